@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Provides the official Temporal CLI (which embeds the dev server) for tests and the demo.
+// Prints only its absolute path on stdout, so callers can do `$(node scripts/ensure-temporal.js)`.
+// With --optional, "nothing found and no Go" exits 0 with an empty stdout instead of 1.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+// Later tags carry a `replace` directive, which `go install pkg@version` refuses.
+const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+const REPO = path.resolve(__dirname, '..');
+const TOOLS = path.join(REPO, '.tools');
+const EXE = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
+
+function fail(message, code) {
+  return Object.assign(new Error(message), { code });
+}
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name, accept = () => true) {
+  const dirs = (process.env.PATH || '').split(path.delimiter).filter(Boolean);
+  return dirs.map((dir) => path.resolve(dir, name)).find((file) => isExecutable(file) && accept(file));
+}
+
+// Another tool may be called `temporal`; only the official CLI can run the dev server.
+function isTemporalCli(file) {
+  const result = spawnSync(file, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  const ok = result.status === 0 && result.stdout.startsWith('temporal version');
+  if (!ok) process.stderr.write(`Skipping ${file}: not the Temporal CLI.\n`);
+  return ok;
+}
+
+/**
+ * Returns the absolute path of the Temporal CLI, building it with Go into .tools/ if needed.
+ * Throws an Error whose `code` is TEMPORAL_CLI_NOT_FOUND (nothing to use or build with),
+ * TEMPORAL_CLI_PATH_INVALID or TEMPORAL_CLI_BUILD_FAILED.
+ */
+function ensureTemporal() {
+  const override = process.env.TEMPORAL_CLI_PATH;
+  if (override) {
+    const file = path.resolve(override);
+    if (!isExecutable(file)) {
+      throw fail(`TEMPORAL_CLI_PATH=${override} is not an executable file.`, 'TEMPORAL_CLI_PATH_INVALID');
+    }
+    return file;
+  }
+
+  const cached = path.join(TOOLS, EXE);
+  if (isExecutable(cached)) return cached;
+
+  const installed = onPath(EXE, isTemporalCli);
+  if (installed) return installed;
+
+  if (!onPath(process.platform === 'win32' ? 'go.exe' : 'go')) {
+    throw fail(
+      [
+        'No Temporal CLI found. Do one of:',
+        `  - install Go (https://go.dev/dl/) and rerun: it builds ${CLI_MODULE} into ${TOOLS}`,
+        '  - set TEMPORAL_CLI_PATH to an existing Temporal CLI binary',
+        '  - put the Temporal CLI on PATH as `temporal` (https://docs.temporal.io/cli#install)',
+      ].join('\n'),
+      'TEMPORAL_CLI_NOT_FOUND',
+    );
+  }
+
+  process.stderr.write(`Building ${CLI_MODULE} into ${TOOLS} (the first build takes several minutes)...\n`);
+  // Go's stdout goes to our stderr too: stdout is reserved for the path.
+  const go = spawnSync('go', ['install', CLI_MODULE], {
+    env: { ...process.env, GOBIN: TOOLS },
+    stdio: ['ignore', process.stderr, process.stderr],
+  });
+  if (go.error) throw fail(`Could not run go: ${go.error.message}`, 'TEMPORAL_CLI_BUILD_FAILED');
+  if (go.status !== 0) {
+    const how = go.status === null ? `signal ${go.signal}` : `exit code ${go.status}`;
+    throw fail(`go install ${CLI_MODULE} failed (${how}); go's output is above.`, 'TEMPORAL_CLI_BUILD_FAILED');
+  }
+  if (!isExecutable(cached)) throw fail(`go install succeeded but ${cached} is missing.`, 'TEMPORAL_CLI_BUILD_FAILED');
+  return cached;
+}
+
+module.exports = { ensureTemporal };
+
+if (require.main === module) {
+  try {
+    process.stdout.write(`${ensureTemporal()}\n`);
+  } catch (err) {
+    process.stderr.write(`ensure-temporal: ${err.message}\n`);
+    // `npm test` passes --optional: without any CLI, the tests fall back to the SDK's download.
+    const optional = process.argv.includes('--optional') && err.code === 'TEMPORAL_CLI_NOT_FOUND';
+    if (optional) process.stderr.write("ensure-temporal: continuing; tests will use the SDK's download.\n");
+    process.exit(optional ? 0 : 1);
+  }
+}

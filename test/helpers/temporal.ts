@@ -1,0 +1,113 @@
+// Real Temporal for tests: one dev server per test file, workflows bundled once per file.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { IllegalStateError } from '@temporalio/common';
+import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+
+// The script is plain CommonJS (it must run before any build), so it has no type declarations.
+const { ensureTemporal } = createRequire(__filename)('../../scripts/ensure-temporal.js') as {
+  ensureTemporal: () => string;
+};
+
+let cliPath: string | null | undefined;
+
+/**
+ * Absolute path of the Temporal CLI (TEMPORAL_CLI_PATH, .tools/, PATH, or built with Go), or
+ * undefined when none can be found or built, in which case the SDK downloads its own.
+ */
+export function temporalCliPath(): string | undefined {
+  if (cliPath === undefined) {
+    try {
+      cliPath = ensureTemporal();
+    } catch (err) {
+      // A wrong TEMPORAL_CLI_PATH or a failed build must not be hidden by a silent download.
+      if ((err as { code?: unknown }).code !== 'TEMPORAL_CLI_NOT_FOUND') throw err;
+      process.stderr.write(`${(err as Error).message}\nFalling back to the SDK's download of the dev server.\n`);
+      cliPath = null;
+    }
+  }
+  return cliPath ?? undefined;
+}
+
+const LOG_LEVELS: readonly string[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] satisfies LogLevel[];
+
+// Worker state changes at INFO would bury test output; TEMPORAL_TEST_LOG_LEVEL=INFO brings them back.
+function installQuietRuntime(): void {
+  const wanted = process.env.TEMPORAL_TEST_LOG_LEVEL ?? 'WARN';
+  const level = (LOG_LEVELS.includes(wanted) ? wanted : 'WARN') as LogLevel;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch (err) {
+    // Already installed or instantiated by this test file: keep that one.
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
+}
+
+/** Starts a local dev server; call in beforeAll and `await env.teardown()` in afterAll. */
+export async function startTestEnv(
+  options: LocalTestWorkflowEnvironmentOptions = {},
+): Promise<TestWorkflowEnvironment> {
+  installQuietRuntime();
+  const path = temporalCliPath();
+  if (path === undefined) return TestWorkflowEnvironment.createLocal(options);
+  return TestWorkflowEnvironment.createLocal({
+    ...options,
+    server: { ...options.server, executable: { type: 'existing-path', path } },
+  });
+}
+
+/** E.g. "temporal version 0.0.0-DEV (Server 1.29.1, UI 2.42.1); server reports 1.29.1". */
+export async function serverVersion(env: TestWorkflowEnvironment): Promise<string> {
+  const path = temporalCliPath();
+  const cli =
+    path === undefined ? 'SDK-downloaded dev server' : execFileSync(path, ['--version'], { encoding: 'utf8' });
+  const info = await env.client.workflowService.getSystemInfo({});
+  return `${cli.trim()}; server reports ${info.serverVersion || 'no version'}`;
+}
+
+// Jest gives each test file its own module registry, so this cache lives for one file.
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+
+/** Bundles the workflows at `workflowsPath` once per test file (bundling takes seconds). */
+export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  let bundle = bundles.get(workflowsPath);
+  if (bundle === undefined) {
+    // Webpack's INFO output would bury the test output.
+    bundle = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    bundles.set(workflowsPath, bundle);
+  }
+  return bundle;
+}
+
+export type TestWorkerOptions = Omit<WorkerOptions, 'connection' | 'taskQueue' | 'workflowsPath'> & {
+  /** Bundled once per file; or pass `workflowBundle` yourself. */
+  workflowsPath?: string;
+  /** Defaults to a fresh queue, so tests never steal each other's tasks. */
+  taskQueue?: string;
+};
+
+/** A worker on `env`; read its queue from `worker.options.taskQueue`, run it with `worker.runUntil(...)`. */
+export async function createWorker(env: TestWorkflowEnvironment, options: TestWorkerOptions): Promise<Worker> {
+  const { workflowsPath, taskQueue = uniqueTaskQueue(), ...rest } = options;
+  return Worker.create({
+    ...rest,
+    ...(workflowsPath === undefined ? {} : { workflowBundle: await bundleWorkflows(workflowsPath) }),
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+  });
+}
+
+export function uniqueTaskQueue(prefix = 'test'): string {
+  return `${prefix}-${randomUUID()}`;
+}
