@@ -1,0 +1,120 @@
+import { errorForStatus, InvalidResponseError } from './errors';
+import type { HttpTransport } from './http';
+import { registerSecret } from './redact';
+import { ErrorBody, IssuedToken, TokenRequest } from './schemas';
+import { validate } from './validate';
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** `json` uses `/v1/token`; `oauth2` uses the form-encoded `/v1/oauth2/token`. */
+export type TokenEndpoint = 'json' | 'oauth2';
+
+export interface TokenProviderOptions {
+  transport: HttpTransport;
+  credentials: Credentials;
+  endpoint?: TokenEndpoint;
+  /** Milliseconds since the epoch; tests move it. */
+  now?: () => number;
+  /** Refresh this long before expiry (default: a tenth of the lifetime, at most 5 minutes). */
+  refreshMarginSeconds?: number;
+}
+
+interface CachedToken {
+  value: string;
+  expiresAt: number;
+  refreshAt: number;
+}
+
+/** Exchanges credentials for a token once, sending nothing on bad input. */
+export async function requestToken(
+  transport: HttpTransport,
+  credentials: Credentials,
+  endpoint: TokenEndpoint = 'json',
+): Promise<IssuedToken> {
+  const body = validate(TokenRequest, credentials, 'credentials');
+  registerSecret(body.clientSecret);
+  const path = endpoint === 'json' ? '/v1/token' : '/v1/oauth2/token';
+  const res = await transport.send(
+    endpoint === 'json'
+      ? { method: 'POST', path, json: body }
+      : {
+          method: 'POST',
+          path,
+          form: { client_id: body.clientId, client_secret: body.clientSecret, grant_type: 'client_credentials' },
+        },
+  );
+  if (res.status !== 200) {
+    const serviceMessage = ErrorBody.safeParse(res.body).data?.error;
+    throw errorForStatus(res.status, { method: 'POST', path, serviceMessage }, res.headers['retry-after']);
+  }
+  const token = IssuedToken.safeParse(res.body);
+  if (!token.success) throw new InvalidResponseError({ method: 'POST', path }, token.error.issues[0]?.message ?? '');
+  registerSecret(token.data.accessToken);
+  return token.data;
+}
+
+/**
+ * Hands out a bearer token: cached, refreshed before it expires, and refreshed at most once at a time however many
+ * callers ask together.
+ */
+export class TokenProvider {
+  private credentials: Credentials;
+  private cached?: CachedToken;
+  private inFlight?: Promise<string>;
+  private readonly endpoint: TokenEndpoint;
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenProviderOptions) {
+    this.credentials = options.credentials;
+    this.endpoint = options.endpoint ?? 'json';
+    this.now = options.now ?? Date.now;
+    registerSecret(options.credentials.clientSecret);
+  }
+
+  get clientId(): string {
+    return this.credentials.clientId;
+  }
+
+  /** A valid token, from the cache while it is fresh. */
+  async getToken(): Promise<string> {
+    if (this.cached && this.now() < this.cached.refreshAt) return this.cached.value;
+    return this.refresh();
+  }
+
+  /**
+   * Gets a new token. Passing the token a call was refused with avoids a second refresh when another caller has
+   * already replaced it.
+   */
+  async refresh(staleToken?: string): Promise<string> {
+    if (staleToken && this.cached && this.cached.value !== staleToken && this.now() < this.cached.refreshAt) {
+      return this.cached.value;
+    }
+    this.inFlight ??= this.fetchToken().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** Uses new credentials from now on (after a rotation); the next call gets a token with them. */
+  setCredentials(credentials: Credentials): void {
+    registerSecret(credentials.clientSecret);
+    this.credentials = credentials;
+    this.cached = undefined;
+  }
+
+  private async fetchToken(): Promise<string> {
+    const issuedAt = this.now();
+    const token = await requestToken(this.options.transport, this.credentials, this.endpoint);
+    const lifetimeMs = token.expiresInSeconds * 1000;
+    const marginMs = (this.options.refreshMarginSeconds ?? Math.min(300, token.expiresInSeconds / 10)) * 1000;
+    this.cached = {
+      value: token.accessToken,
+      expiresAt: issuedAt + lifetimeMs,
+      refreshAt: issuedAt + lifetimeMs - marginMs,
+    };
+    return token.accessToken;
+  }
+}

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import type { TokenProvider } from './auth';
+import { errorForStatus, InvalidResponseError, UnexpectedStatusError } from './errors';
+import type { HttpRequest, HttpResponse, HttpTransport } from './http';
+import { ErrorBody } from './schemas';
+
+export interface Call<S extends z.ZodType> extends HttpRequest {
+  /** Statuses that count as success, each decoded with `schema`. */
+  ok: readonly number[];
+  schema: S;
+}
+
+/** Sends authorised calls: adds the bearer token, refreshes it once on a 401, maps statuses to typed errors. */
+export class ServiceCaller {
+  constructor(
+    readonly transport: HttpTransport,
+    readonly tokens: TokenProvider,
+  ) {}
+
+  async call<S extends z.ZodType>(call: Call<S>): Promise<{ status: number; data: z.output<S> }> {
+    const res = await this.sendAuthorised(call);
+    if (!call.ok.includes(res.status)) throw this.errorOf(call, res);
+    const decoded = call.schema.safeParse(res.body ?? {});
+    if (!decoded.success) {
+      const issue = decoded.error.issues[0];
+      throw new InvalidResponseError(
+        { method: call.method, path: call.path, status: res.status },
+        `${(issue?.path ?? []).join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+      );
+    }
+    return { status: res.status, data: decoded.data };
+  }
+
+  private async sendAuthorised(req: HttpRequest): Promise<HttpResponse> {
+    const token = await this.tokens.getToken();
+    const res = await this.transport.send(withToken(req, token));
+    if (res.status !== 401) return res;
+    // The token may have been revoked or expired early: one fresh token, one more try.
+    const fresh = await this.tokens.refresh(token);
+    return this.transport.send(withToken(req, fresh));
+  }
+
+  private errorOf(call: HttpRequest, res: HttpResponse) {
+    const serviceMessage = ErrorBody.safeParse(res.body).data?.error;
+    const context = { method: call.method, path: call.path, serviceMessage };
+    if (res.status >= 200 && res.status < 300) return new UnexpectedStatusError(res.status, context);
+    return errorForStatus(res.status, context, res.headers['retry-after']);
+  }
+}
+
+function withToken(req: HttpRequest, token: string): HttpRequest {
+  return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
+}

@@ -1,0 +1,424 @@
+import { z } from 'zod';
+import { TokenProvider, type Credentials, type TokenEndpoint } from './auth';
+import { ServiceCaller, type Call } from './caller';
+import { InvalidResponseError } from './errors';
+import { HttpTransport, pathOf, type HttpOptions } from './http';
+import { itemsOf, pages } from './paging';
+import { registerSecret } from './redact';
+import * as s from './schemas';
+import { requireId, validate } from './validate';
+
+export interface ClientOptions extends HttpOptions {
+  projectId: string;
+  credentials: Credentials;
+  tokenEndpoint?: TokenEndpoint;
+  /** Shares a token provider between clients (and lets a rotation reach every one of them). */
+  tokenProvider?: TokenProvider;
+}
+
+/** A protected call either starts at once or needs an approved action request first. */
+export type ProtectedCallResult =
+  { kind: 'started'; jobId: string } | { kind: 'approvalRequired'; request: s.MpaRequest };
+
+export interface ListOptions {
+  pageSize?: number;
+  pageToken?: string;
+}
+
+const Empty = z.unknown();
+const StartedOrApproval = z.union([s.JobStarted, s.ActionRequestBody]);
+
+/** Typed client for every call of the Backup Management Service. */
+export class BackupServiceClient {
+  readonly projectId: string;
+  readonly tokens: TokenProvider;
+  private readonly caller: ServiceCaller;
+
+  constructor(options: ClientOptions) {
+    this.projectId = requireId(options.projectId, 'projectId');
+    const transport = new HttpTransport(options);
+    this.tokens =
+      options.tokenProvider ??
+      new TokenProvider({ transport, credentials: options.credentials, endpoint: options.tokenEndpoint });
+    this.caller = new ServiceCaller(transport, this.tokens);
+  }
+
+  private async data<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
+    return (await this.caller.call(call)).data;
+  }
+
+  private project(strings: TemplateStringsArray, ...params: string[]): string {
+    return pathOf`/v1/projects/${this.projectId}` + pathOf(strings, ...params);
+  }
+
+  /** One page of a POST list call, with the body validated and the paging parameters in the query. */
+  private async listPage<S extends z.ZodType>(path: string, schema: S, body: unknown, page: ListOptions, extra = {}) {
+    const { pageSize, pageToken } = validate(s.PageParams, page, 'page');
+    return this.data({ method: 'POST', path, json: body, query: { pageSize, pageToken, ...extra }, ok: [200], schema });
+  }
+
+  /** Every item of a listing; the paging options are checked before the first page is asked for. */
+  private all<P extends { nextToken?: string | null }, T>(
+    fetchPage: (page: ListOptions) => Promise<P>,
+    pick: (page: P) => readonly T[],
+    options: ListOptions,
+  ): AsyncGenerator<T> {
+    validate(s.PageParams, options, 'page');
+    return itemsOf(pages(fetchPage, options), pick);
+  }
+
+  // 4.1 Credentials
+
+  async rotateCredentials(clientId: string): Promise<s.ApiCredentials> {
+    const path = pathOf`/v1/api-credentials/${requireId(clientId, 'clientId')}/rotate`;
+    return keepSecret(await this.data({ method: 'POST', path, ok: [200], schema: s.ApiCredentials }));
+  }
+
+  /** Rotates the credentials behind the token in use. */
+  async rotateCurrentCredentials(): Promise<s.ApiCredentials> {
+    const path = '/v1/api-credentials/current/rotate';
+    return keepSecret(await this.data({ method: 'POST', path, ok: [200], schema: s.ApiCredentials }));
+  }
+
+  // 4.2 Roles, permissions, identity providers
+
+  async createRole(input: s.RoleInput): Promise<s.Role> {
+    const json = validate(s.RoleInput, input, 'role');
+    return (await this.data({ method: 'POST', path: '/v1/roles', json, ok: [201], schema: s.RoleBody })).role;
+  }
+  async listPermissions(): Promise<s.Permission[]> {
+    return (await this.data({ method: 'GET', path: '/v1/permissions', ok: [200], schema: s.PermissionList }))
+      .permissions;
+  }
+  async getRole(roleId: string): Promise<s.Role> {
+    const path = pathOf`/v1/roles/${requireId(roleId, 'roleId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.RoleBody })).role;
+  }
+  async updateRole(roleId: string, input: s.RoleInput): Promise<s.Role> {
+    const path = pathOf`/v1/roles/${requireId(roleId, 'roleId')}`;
+    const json = validate(s.RoleInput, input, 'role');
+    return (await this.data({ method: 'PUT', path, json, ok: [200], schema: s.RoleBody })).role;
+  }
+  async deleteRole(roleId: string): Promise<void> {
+    const path = pathOf`/v1/roles/${requireId(roleId, 'roleId')}`;
+    await this.data({ method: 'DELETE', path, ok: [204, 200], schema: Empty });
+  }
+  async listRolesPage(page: ListOptions = {}) {
+    return this.listPage('/v1/roles/list', s.RolePage, {}, page);
+  }
+  listRoles(options: ListOptions = {}): AsyncGenerator<s.Role> {
+    return this.all(
+      (p) => this.listRolesPage(p),
+      (page) => page.roles,
+      options,
+    );
+  }
+  async listIdpsPage(page: ListOptions = {}) {
+    return this.listPage('/v1/idps/list', s.IdpPage, {}, page);
+  }
+  listIdps(options: ListOptions = {}): AsyncGenerator<s.IdentityProvider> {
+    return this.all(
+      (p) => this.listIdpsPage(p),
+      (page) => page.idps,
+      options,
+    );
+  }
+  async createIdpGroup(input: s.IdpGroupInput): Promise<s.IdpGroup> {
+    const json = validate(s.IdpGroupInput, input, 'group');
+    return (await this.data({ method: 'POST', path: '/v1/idp-groups', json, ok: [201], schema: s.IdpGroupBody })).group;
+  }
+  async getIdpGroup(groupId: string): Promise<s.IdpGroup> {
+    const path = pathOf`/v1/idp-groups/${requireId(groupId, 'groupId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.IdpGroupBody })).group;
+  }
+  /** Replaces the group's whole role list. */
+  async updateIdpGroup(groupId: string, input: s.IdpGroupUpdate): Promise<s.IdpGroup> {
+    const path = pathOf`/v1/idp-groups/${requireId(groupId, 'groupId')}`;
+    const json = validate(s.IdpGroupUpdate, input, 'group');
+    return (await this.data({ method: 'PUT', path, json, ok: [200], schema: s.IdpGroupBody })).group;
+  }
+  async deleteIdpGroup(groupId: string): Promise<void> {
+    const path = pathOf`/v1/idp-groups/${requireId(groupId, 'groupId')}`;
+    await this.data({ method: 'DELETE', path, ok: [204, 200], schema: Empty });
+  }
+  async listIdpGroupsPage(page: ListOptions = {}) {
+    return this.listPage('/v1/idp-groups/list', s.IdpGroupPage, {}, page);
+  }
+  listIdpGroups(options: ListOptions = {}): AsyncGenerator<s.IdpGroup> {
+    return this.all(
+      (p) => this.listIdpGroupsPage(p),
+      (page) => page.groups,
+      options,
+    );
+  }
+
+  // 4.3 Action requests of the caller
+
+  async getActionRequest(requestId: string): Promise<s.MpaRequest> {
+    const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}`;
+    return this.data({ method: 'GET', path, ok: [200], schema: s.MpaRequestRead });
+  }
+  /** CONFIRM submits the request for approval; DISCARD abandons it. */
+  async submitActionRequest(requestId: string, input: s.SubmitActionInput): Promise<s.MpaRequest | undefined> {
+    const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}/submit`;
+    const json = validate(s.SubmitActionInput, input, 'submit');
+    return (await this.data({ method: 'POST', path, json, ok: [200], schema: s.SubmitActionResult }))
+      .actionApprovalRequest;
+  }
+  async cancelActionRequest(requestId: string): Promise<s.MpaRequest> {
+    const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}/cancel`;
+    return (await this.data({ method: 'POST', path, ok: [200], schema: s.ActionRequestBody })).actionApprovalRequest;
+  }
+
+  // 4.4 Source accounts
+
+  async connectSourceAccount(input: s.ConnectSourceAccountInput): Promise<s.SourceAccount> {
+    const json = validate(s.ConnectSourceAccountInput, input, 'account');
+    const path = this.project`/source-accounts`;
+    return (await this.data({ method: 'POST', path, json, ok: [200, 201], schema: s.SourceAccountBody })).sourceAccount;
+  }
+  async getSourceAccount(accountId: string): Promise<s.SourceAccount> {
+    const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.SourceAccountBody })).sourceAccount;
+  }
+  async updateSourceAccount(accountId: string, input: s.UpdateSourceAccountInput): Promise<s.SourceAccount> {
+    const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}`;
+    const json = validate(s.UpdateSourceAccountInput, input, 'account');
+    return (await this.data({ method: 'PATCH', path, json, ok: [200], schema: s.SourceAccountBody })).sourceAccount;
+  }
+  async deleteSourceAccount(accountId: string): Promise<void> {
+    const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}`;
+    await this.data({ method: 'DELETE', path, ok: [200, 204], schema: Empty });
+  }
+  async listSourceAccountsPage(input: s.AccountListInput = {}, page: ListOptions = {}) {
+    const body = validate(s.AccountListInput, input, 'list');
+    return this.listPage(this.project`/source-accounts/list`, s.SourceAccountPage, body, page);
+  }
+  listSourceAccounts(input: s.AccountListInput = {}, options: ListOptions = {}): AsyncGenerator<s.SourceAccount> {
+    const body = validate(s.AccountListInput, input, 'list');
+    return this.all(
+      (p) => this.listSourceAccountsPage(body, p),
+      (page) => page.accounts,
+      options,
+    );
+  }
+  async disconnectSourceAccount(accountId: string): Promise<s.SourceAccount> {
+    const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}/disconnect`;
+    return (await this.data({ method: 'POST', path, ok: [200], schema: s.SourceAccountBody })).sourceAccount;
+  }
+  async reconnectSourceAccount(accountId: string): Promise<s.SourceAccount> {
+    const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}/reconnect`;
+    return (await this.data({ method: 'POST', path, ok: [200], schema: s.SourceAccountBody })).sourceAccount;
+  }
+
+  // 4.5 Vaults
+
+  async createVault(input: s.CreateVaultInput): Promise<s.Vault> {
+    const json = validate(s.CreateVaultInput, input, 'vault');
+    return (await this.data({ method: 'POST', path: this.project`/vaults`, json, ok: [201], schema: s.VaultBody }))
+      .vault;
+  }
+  async getVault(vaultId: string): Promise<s.Vault> {
+    const path = this.project`/vaults/${requireId(vaultId, 'vaultId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.VaultBody })).vault;
+  }
+  /** Only the display name of a vault can change. */
+  async renameVault(vaultId: string, name: string): Promise<s.Vault> {
+    const path = this.project`/vaults/${requireId(vaultId, 'vaultId')}`;
+    const json = validate(s.RenameVaultInput, { name }, 'vault');
+    return (await this.data({ method: 'PATCH', path, json, ok: [200], schema: s.VaultBody })).vault;
+  }
+  async listVaultsPage(page: ListOptions = {}) {
+    return this.listPage(this.project`/vaults/list`, s.VaultPage, {}, page);
+  }
+  listVaults(options: ListOptions = {}): AsyncGenerator<s.Vault> {
+    return this.all(
+      (p) => this.listVaultsPage(p),
+      (page) => page.vaults,
+      options,
+    );
+  }
+
+  // 4.6 Resources and snapshots
+
+  async listResourcesPage(input: s.ResourceListInput = {}, page: ListOptions & { include?: string[] } = {}) {
+    const body = validate(s.ResourceListInput, input, 'list');
+    const include = page.include && validate(s.ResourceIncludes, page.include, 'include');
+    return this.listPage(this.project`/resources`, s.ResourcePage, body, page, { include });
+  }
+  listResources(
+    input: s.ResourceListInput = {},
+    options: ListOptions & { include?: string[] } = {},
+  ): AsyncGenerator<s.InventoryResource> {
+    const body = validate(s.ResourceListInput, input, 'list');
+    const fetch = (p: ListOptions) => this.listResourcesPage(body, { ...p, include: options.include });
+    return this.all(fetch, (page) => page.resources, options);
+  }
+  async getResource(resourceId: string): Promise<s.InventoryResource> {
+    const path = this.project`/resources/${requireId(resourceId, 'resourceId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.ResourceBody })).resource;
+  }
+  /** Starts a backup job. There is no idempotency key: each call starts a new job. */
+  async takeSnapshot(resourceId: string, input: s.TakeSnapshotInput): Promise<string> {
+    const path = this.project`/resources/${requireId(resourceId, 'resourceId')}/take-snapshot`;
+    const json = validate(s.TakeSnapshotInput, input, 'snapshot');
+    return (await this.data({ method: 'POST', path, json, ok: [202], schema: s.JobStarted })).jobId;
+  }
+  /** Starts a file restore job (never under an approval policy). */
+  async restoreFiles(resourceId: string, snapshotId: string, input: s.RestoreFilesInput): Promise<string> {
+    const path = this.snapshotPath(resourceId, snapshotId, 'restore-files');
+    const json = validate(s.RestoreFilesInput, input, 'restore');
+    return (await this.data({ method: 'POST', path, json, ok: [202], schema: s.JobStarted })).jobId;
+  }
+  /** Starts a bucket restore, or creates an action request when a policy protects it. */
+  async restoreBucket(
+    resourceId: string,
+    snapshotId: string,
+    input: s.RestoreBucketInput,
+    options: { approvalRequestId?: string } = {},
+  ): Promise<ProtectedCallResult> {
+    const path = this.snapshotPath(resourceId, snapshotId, 'restore-bucket');
+    const json = validate(s.RestoreBucketInput, input, 'restore');
+    return this.protectedCall(path, json, options.approvalRequestId);
+  }
+  async listSnapshotsPage(resourceId: string, input: s.SnapshotListInput = {}, page: ListOptions = {}) {
+    const path = this.project`/resources/${requireId(resourceId, 'resourceId')}/snapshots`;
+    return this.listPage(path, s.SnapshotPage, validate(s.SnapshotListInput, input, 'list'), page);
+  }
+  listSnapshots(resourceId: string, input: s.SnapshotListInput = {}, options: ListOptions = {}) {
+    const body = validate(s.SnapshotListInput, input, 'list');
+    return this.all(
+      (p) => this.listSnapshotsPage(resourceId, body, p),
+      (page) => page.snapshots,
+      options,
+    );
+  }
+  async getSnapshot(snapshotId: string): Promise<s.Snapshot> {
+    const path = this.project`/snapshots/${requireId(snapshotId, 'snapshotId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.SnapshotBody })).snapshot;
+  }
+
+  /**
+   * The generic pattern of a call an approval policy may protect: 202 `{jobId}` when it started, 201
+   * `{actionApprovalRequest}` when it needs approval. An approved request is presented in the approval header.
+   */
+  async protectedCall(path: string, json: unknown, approvalRequestId?: string): Promise<ProtectedCallResult> {
+    const headers =
+      approvalRequestId !== undefined
+        ? { [s.APPROVAL_HEADER]: requireId(approvalRequestId, 'approvalRequestId') }
+        : undefined;
+    const { status, data } = await this.caller.call({
+      method: 'POST',
+      path,
+      json,
+      headers,
+      ok: [201, 202],
+      schema: StartedOrApproval,
+    });
+    if (status === 201 && 'actionApprovalRequest' in data) {
+      return { kind: 'approvalRequired', request: s.MpaRequest.parse(data.actionApprovalRequest) };
+    }
+    const started = s.JobStarted.safeParse(data);
+    if (!started.success) throw new InvalidResponseError({ method: 'POST', path, status }, 'jobId: missing');
+    return { kind: 'started', jobId: started.data.jobId };
+  }
+
+  // Jobs (facts §3)
+
+  async getBackupJob(jobId: string): Promise<s.BackupJob> {
+    const path = this.project`/backup-jobs/${requireId(jobId, 'jobId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.BackupJobBody })).job;
+  }
+  async getRestoreJob(jobId: string): Promise<s.RestoreJob> {
+    const path = this.project`/restore-jobs/${requireId(jobId, 'jobId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.RestoreJobBody })).job;
+  }
+  async listBackupJobsPage(input: s.JobListInput = {}, page: ListOptions = {}) {
+    const body = validate(s.JobListInput, input, 'list');
+    return this.listPage(this.project`/backup-jobs`, s.BackupJobPage, body, page);
+  }
+  listBackupJobs(input: s.JobListInput = {}, options: ListOptions = {}): AsyncGenerator<s.BackupJob> {
+    const body = validate(s.JobListInput, input, 'list');
+    return this.all(
+      (p) => this.listBackupJobsPage(body, p),
+      (page) => page.jobs,
+      options,
+    );
+  }
+  async listRestoreJobsPage(input: s.JobListInput = {}, page: ListOptions = {}) {
+    const body = validate(s.JobListInput, input, 'list');
+    return this.listPage(this.project`/restore-jobs`, s.RestoreJobPage, body, page);
+  }
+  listRestoreJobs(input: s.JobListInput = {}, options: ListOptions = {}): AsyncGenerator<s.RestoreJob> {
+    const body = validate(s.JobListInput, input, 'list');
+    return this.all(
+      (p) => this.listRestoreJobsPage(body, p),
+      (page) => page.jobs,
+      options,
+    );
+  }
+
+  // Restore accounts (facts §5)
+
+  async listRestoreAccountsPage(input: s.AccountListInput = {}, page: ListOptions = {}) {
+    const body = validate(s.AccountListInput, input, 'list');
+    return this.listPage(this.project`/restore-accounts/list`, s.RestoreAccountPage, body, page);
+  }
+  listRestoreAccounts(input: s.AccountListInput = {}, options: ListOptions = {}): AsyncGenerator<s.RestoreAccount> {
+    const body = validate(s.AccountListInput, input, 'list');
+    return this.all(
+      (p) => this.listRestoreAccountsPage(body, p),
+      (page) => page.accounts,
+      options,
+    );
+  }
+  async getRestoreAccount(accountId: string): Promise<s.RestoreAccount> {
+    const path = this.project`/restore-accounts/${requireId(accountId, 'accountId')}`;
+    return (await this.data({ method: 'GET', path, ok: [200], schema: s.RestoreAccountBody })).restoreAccount;
+  }
+
+  // 4.7 Database queries
+
+  async runQuery(snapshotId: string, input: s.RunQueryInput): Promise<string> {
+    const path = this.project`/snapshots/${requireId(snapshotId, 'snapshotId')}/databases/query`;
+    const json = validate(s.RunQueryInput, input, 'query');
+    return (await this.data({ method: 'POST', path, json, ok: [202], schema: s.QueryStarted })).queryId;
+  }
+  async getQueryStatus(queryId: string): Promise<s.QueryStatusBody> {
+    const path = this.project`/queries/${requireId(queryId, 'queryId')}/status`;
+    return this.data({ method: 'GET', path, ok: [200], schema: s.QueryStatusBody });
+  }
+  /** One page of results; only once the query is COMPLETED. */
+  async getQueryResultsPage(queryId: string, page: ListOptions = {}): Promise<s.QueryResults> {
+    const path = this.project`/queries/${requireId(queryId, 'queryId')}/results`;
+    const query = validate(s.PageParams, page, 'page');
+    return this.data({ method: 'GET', path, query, ok: [200], schema: s.QueryResults });
+  }
+  queryResultPages(queryId: string, options: ListOptions = {}): AsyncGenerator<s.QueryResults> {
+    requireId(queryId, 'queryId');
+    validate(s.PageParams, options, 'page');
+    return pages((p) => this.getQueryResultsPage(queryId, p), options);
+  }
+
+  // 4.8 Cost data
+
+  async getCostDataPage(input: s.CostDataInput, page: ListOptions = {}): Promise<s.CostDataPage> {
+    const body = validate(s.CostDataInput, input, 'costData');
+    return this.listPage('/v1/cost-data', s.CostDataPage, body, page);
+  }
+  costDataPages(input: s.CostDataInput, options: ListOptions = {}): AsyncGenerator<s.CostDataPage> {
+    const body = validate(s.CostDataInput, input, 'costData');
+    validate(s.PageParams, options, 'page');
+    return pages((p) => this.getCostDataPage(body, p), options);
+  }
+
+  private snapshotPath(resourceId: string, snapshotId: string, action: string): string {
+    return this
+      .project`/resources/${requireId(resourceId, 'resourceId')}/snapshots/${requireId(snapshotId, 'snapshotId')}/${action}`;
+  }
+}
+
+function keepSecret(credentials: s.ApiCredentials): s.ApiCredentials {
+  registerSecret(credentials.clientSecret);
+  return credentials;
+}

@@ -1,0 +1,142 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Pool, request, type Dispatcher } from 'undici';
+import { NetworkError } from './errors';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path below the base URL, starting with `/v1`, parameters already encoded (see `pathOf`). */
+  path: string;
+  query?: Record<string, string | number | readonly string[] | undefined>;
+  headers?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string>;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  /** Parsed JSON, or undefined for an empty or non-JSON body. */
+  body: unknown;
+}
+
+export interface HttpOptions {
+  /** The service's address, possibly with a path prefix (`https://host/api`). */
+  baseUrl: string;
+  /** Per-request deadline, covering connect, headers and body. */
+  timeoutMs?: number;
+  /** Replaces the shared keep-alive pool, for tests. */
+  dispatcher?: Dispatcher;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+// One keep-alive pool per base URL, shared by every client in the process.
+const pools = new Map<string, Pool>();
+
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (!pool) {
+    pool = new Pool(origin, { connections: 16, keepAliveTimeout: 30_000 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+/** Closes every shared pool, so a process can exit promptly. */
+export async function closeHttpPools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((p) => p.close()));
+}
+
+/** Builds a path with each parameter percent-encoded: query IDs hold `:`. */
+export function pathOf(strings: TemplateStringsArray, ...params: string[]): string {
+  return strings.reduce(
+    (out, part, i) => out + part + (i < params.length ? encodeURIComponent(params[i] ?? '') : ''),
+    '',
+  );
+}
+
+export class HttpTransport {
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly timeoutMs: number;
+  private readonly dispatcher: Dispatcher;
+
+  constructor(options: HttpOptions) {
+    const url = new URL(options.baseUrl);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.dispatcher = options.dispatcher ?? poolFor(this.origin);
+  }
+
+  get baseUrl(): string {
+    return this.origin + this.prefix;
+  }
+
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    let body: string | undefined;
+    if (req.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(req.form).toString();
+    } else if (req.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.json);
+    }
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const res = await request(this.origin + this.prefix + req.path + queryString(req.query), {
+        method: req.method,
+        headers,
+        body,
+        signal,
+        dispatcher: this.dispatcher,
+      });
+      const text = await res.body.text();
+      // undici frees the connection a turn after the body ends: without this, a call made at once opens a second one.
+      await nextTurn();
+      return { status: res.statusCode, headers: flatten(res.headers), body: parseJson(text) };
+    } catch (err) {
+      const timedOut = signal.aborted;
+      const cause = timedOut ? `no answer within ${this.timeoutMs} ms` : errorText(err);
+      throw new NetworkError({ method: req.method, path: req.path }, cause, timedOut);
+    }
+  }
+}
+
+function queryString(query: HttpRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value as readonly string[]) params.append(key, v);
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code ? `${code} ${err.message}` : err.message;
+  }
+  return String(err);
+}

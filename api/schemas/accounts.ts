@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { ACCOUNT_STATUSES, AccountStatusInput, CLOUD_PROVIDERS, CloudProviderInput, openEnum } from '../enums';
+import { Timestamp, inNotIn, pageOf, record, sortsOf } from './common';
+import { ResourceNameFilters } from './filters';
+
+const ProviderAAttributes = z.object({ roleArn: z.string().min(1) });
+const ProviderBAttributes = z.object({ tenantId: z.string().min(1), subscriptionId: z.string().min(1) });
+const ProviderCAttributes = z.object({ serviceAccount: z.string().min(1) });
+
+export const SourceAccountAttributes = record({
+  cloudProvider: openEnum(CLOUD_PROVIDERS),
+  providerA: record({ roleArn: z.string() }).optional(),
+  providerB: record({ tenantId: z.string(), subscriptionId: z.string() }).optional(),
+  providerC: record({ serviceAccount: z.string() }).optional(),
+});
+
+const PROVIDER_MEMBER = { PROVIDER_A: 'providerA', PROVIDER_B: 'providerB', PROVIDER_C: 'providerC' } as const;
+
+/** The provider member must match `cloudProvider`. */
+export const SourceAccountAttributesInput = z
+  .object({
+    cloudProvider: CloudProviderInput,
+    providerA: ProviderAAttributes.optional(),
+    providerB: ProviderBAttributes.optional(),
+    providerC: ProviderCAttributes.optional(),
+  })
+  .superRefine((attrs, ctx) => {
+    const expected =
+      attrs.cloudProvider in PROVIDER_MEMBER
+        ? PROVIDER_MEMBER[attrs.cloudProvider as keyof typeof PROVIDER_MEMBER]
+        : undefined;
+    for (const member of Object.values(PROVIDER_MEMBER)) {
+      if (attrs[member] && member !== expected) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [member],
+          message: `does not match cloudProvider ${attrs.cloudProvider}`,
+        });
+      }
+    }
+    if (expected && !attrs[expected]) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [expected],
+        message: `is required for cloudProvider ${attrs.cloudProvider}`,
+      });
+    }
+  });
+export type SourceAccountAttributesInput = z.infer<typeof SourceAccountAttributesInput>;
+
+export const SourceAccount = record({
+  id: z.string(),
+  providerAccountId: z.string(),
+  name: z.string(),
+  status: openEnum(ACCOUNT_STATUSES),
+  sourceAccountAttributes: SourceAccountAttributes,
+  providerAccountName: z.string().optional(),
+  connectedTime: Timestamp.optional(),
+});
+export type SourceAccount = z.infer<typeof SourceAccount>;
+
+export const ConnectSourceAccountInput = z.object({
+  name: z.string().min(1).optional(),
+  sourceAccountAttributes: SourceAccountAttributesInput,
+});
+export type ConnectSourceAccountInput = z.infer<typeof ConnectSourceAccountInput>;
+
+export const UpdateSourceAccountInput = z.object({
+  name: z.string().min(1).optional(),
+  sourceAccountAttributes: SourceAccountAttributesInput.optional(),
+});
+export type UpdateSourceAccountInput = z.infer<typeof UpdateSourceAccountInput>;
+
+export const SourceAccountBody = record({ sourceAccount: SourceAccount });
+
+export const AccountFilters = z.object({
+  id: inNotIn(z.string()).optional(),
+  providerAccountId: inNotIn(z.string()).optional(),
+  accountStatus: inNotIn(AccountStatusInput).optional(),
+  cloudProvider: inNotIn(CloudProviderInput).optional(),
+  accountName: ResourceNameFilters.optional(),
+});
+export const ACCOUNT_SORT_FIELDS = ['name', 'providerAccountId', 'connectedTime'] as const;
+export const AccountListInput = z.object({
+  filters: AccountFilters.optional(),
+  sorts: sortsOf(z.enum(ACCOUNT_SORT_FIELDS)).optional(),
+});
+export type AccountListInput = z.infer<typeof AccountListInput>;
+
+export const SourceAccountPage = pageOf('accounts', SourceAccount);
+
+export const RestoreAccount = record({
+  id: z.string(),
+  providerAccountId: z.string(),
+  name: z.string(),
+  status: openEnum(ACCOUNT_STATUSES),
+  restoreAccountAttributes: record({ cloudProvider: openEnum(CLOUD_PROVIDERS) }),
+  isRestoreAllowed: z.boolean(),
+  providerAccountName: z.string().optional(),
+  connectedTime: Timestamp.optional(),
+});
+export type RestoreAccount = z.infer<typeof RestoreAccount>;
+export const RestoreAccountBody = record({ restoreAccount: RestoreAccount });
+export const RestoreAccountPage = pageOf('accounts', RestoreAccount);

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import {
+  BACKUP_STATUSES,
+  BILLING_MODES,
+  CLOUD_PROVIDERS,
+  ENVIRONMENTS,
+  KEY_TYPES,
+  PROJECTION_TYPES,
+  RESOURCE_INCLUDES,
+  RESOURCE_SORT_FIELDS,
+  RESOURCE_TYPES,
+  openEnum,
+} from '../enums';
+import { Timestamp, pageOf, record, sortsOf } from './common';
+import { ResourceFilters } from './filters';
+
+const Overridable = { isOverridden: z.boolean().optional() };
+export const Classifications = record({
+  dataClassesDetails: record({ dataClasses: z.array(z.string()).optional(), ...Overridable }).optional(),
+  environmentDetails: record({ environment: openEnum(ENVIRONMENTS).optional(), ...Overridable }).optional(),
+  appsDetails: record({
+    apps: z.array(record({ name: z.string(), paths: z.array(z.string()).optional() })).optional(),
+    ...Overridable,
+  }).optional(),
+});
+
+export const InventoryVolume = record({
+  providerVolumeId: z.string(),
+  path: z.string(),
+  region: z.string(),
+  tags: z.record(z.string(), z.string()),
+  availabilityZone: z.string(),
+  volumeSettings: record({
+    type: z.string(),
+    sizeBytes: z.number(),
+    iops: z.number().int().optional(),
+    throughput: z.number().int().optional(),
+  }),
+  encryptionKeyId: z.string().optional(),
+  isProviderAManagedKey: z.boolean().optional(),
+});
+
+const Capacity = record({ readCapacityUnits: z.number().nullish(), writeCapacityUnits: z.number().nullish() });
+const KeySchema = z.array(record({ name: z.string(), type: openEnum(KEY_TYPES) }));
+const Projection = record({
+  projectionType: openEnum(PROJECTION_TYPES),
+  nonKeyAttributes: z.array(z.string()),
+}).partial();
+export const LocalSecondaryIndex = record({
+  indexName: z.string(),
+  keySchema: KeySchema,
+  projection: Projection,
+  indexSizeBytes: z.number().nullable(),
+}).partial();
+export const GlobalSecondaryIndex = LocalSecondaryIndex.extend({
+  onDemandThroughput: Capacity.optional(),
+  provisionedThroughput: Capacity.optional(),
+  warmThroughput: Capacity.optional(),
+});
+
+export const KeyValueDbProperties = record({
+  billingMode: openEnum(BILLING_MODES),
+  readCapacityUnits: z.number(),
+  writeCapacityUnits: z.number(),
+  globalSecondaryIndexes: z.array(GlobalSecondaryIndex).optional(),
+  localSecondaryIndexes: z.array(LocalSecondaryIndex).optional(),
+});
+
+export const InventoryResource = record({
+  id: z.string(),
+  backupStatus: openEnum(BACKUP_STATUSES),
+  providerResourceId: z.string(),
+  resourceName: z.string(),
+  providerAccountId: z.string(),
+  snapshotStorage: record({
+    sizeBytes: z.number().optional(),
+    eonSnapshotCount: z.number().int().optional(),
+    nonEonSnapshotCount: z.number().int().optional(),
+  }),
+  sourceStorage: record({ sizeBytes: z.number().optional() }),
+  tags: z.record(z.string(), z.string()),
+  cloudProvider: openEnum(CLOUD_PROVIDERS),
+  resourceType: openEnum(RESOURCE_TYPES),
+  region: z.string(),
+  createdTime: Timestamp.optional(),
+  discoveredTime: Timestamp.optional(),
+  latestSnapshotTime: Timestamp.optional(),
+  oldestSnapshotTime: Timestamp.optional(),
+  classifications: Classifications.optional(),
+  controlViolationCounts: record({
+    high: z.number().int(),
+    medium: z.number().int(),
+    low: z.number().int(),
+    muted: z.number().int(),
+  }).optional(),
+  vpc: z.string().optional(),
+  subnets: z.array(z.string()).optional(),
+  resourceProperties: record({
+    vmA: record({ volumes: z.array(InventoryVolume).optional() }).optional(),
+    kvDbA: KeyValueDbProperties.optional(),
+  }).optional(),
+});
+export type InventoryResource = z.infer<typeof InventoryResource>;
+
+export const ResourceListInput = z.object({
+  sorts: sortsOf(z.enum(RESOURCE_SORT_FIELDS)).optional(),
+  filters: ResourceFilters.optional(),
+});
+export type ResourceListInput = z.infer<typeof ResourceListInput>;
+export const ResourceIncludes = z.array(z.enum(RESOURCE_INCLUDES));
+
+export const ResourcePage = pageOf('resources', InventoryResource);
+export const ResourceBody = record({ resource: InventoryResource });

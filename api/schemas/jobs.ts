@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import {
+  CLOUD_PROVIDERS,
+  JOB_ERROR_CODES,
+  JOB_SORT_FIELDS,
+  JOB_STATUSES,
+  JobStatusInput,
+  RESOURCE_TYPES,
+  openEnum,
+} from '../enums';
+import { Timestamp, inNotIn, pageOf, record, sortsOf } from './common';
+import { Vault } from './vaults';
+
+export const JobExecutionDetails = record({
+  jobId: z.string(),
+  status: openEnum([...JOB_STATUSES, 'JOB_CANCELLED']),
+  createdTime: Timestamp,
+  expectedStartTime: Timestamp.optional(),
+  startTime: Timestamp.optional(),
+  endTime: Timestamp.optional(),
+  durationSeconds: z.number().optional(),
+  errorCode: openEnum(JOB_ERROR_CODES).optional(),
+  statusMessage: z.string().optional(),
+});
+export type JobExecutionDetails = z.infer<typeof JobExecutionDetails>;
+
+export const JobResourceDetails = record({
+  id: z.string(),
+  providerResourceId: z.string(),
+  resourceName: z.string(),
+  resourceType: openEnum(RESOURCE_TYPES),
+  providerAccountId: z.string(),
+  cloudProvider: openEnum(CLOUD_PROVIDERS),
+  region: z.string(),
+  sourceStorageSizeBytes: z.number(),
+}).partial({ sourceStorageSizeBytes: true });
+
+export const JobSnapshotDetails = record({
+  pointInTime: Timestamp,
+  id: z.string().optional(),
+  expirationTime: Timestamp.optional(),
+});
+
+const JobVault = Vault.partial();
+
+export const BackupJob = record({
+  jobExecutionDetails: JobExecutionDetails,
+  backupType: z.string(),
+  resourceDetails: JobResourceDetails.optional(),
+  snapshotDetails: JobSnapshotDetails.optional(),
+  vault: JobVault.optional(),
+});
+export type BackupJob = z.infer<typeof BackupJob>;
+
+export const RestoreJob = record({
+  jobExecutionDetails: JobExecutionDetails,
+  restoreType: z.string(),
+  destinationDetails: record({
+    restoreAccountId: z.string(),
+    providerAccountId: z.string(),
+    cloudProvider: openEnum(CLOUD_PROVIDERS),
+    region: z.string(),
+    restoreResult: z.unknown().optional(),
+  }),
+  resourceDetails: JobResourceDetails.optional(),
+  snapshotDetails: JobSnapshotDetails.optional(),
+  vault: JobVault.optional(),
+});
+export type RestoreJob = z.infer<typeof RestoreJob>;
+
+export const BackupJobBody = record({ job: BackupJob });
+export const RestoreJobBody = record({ job: RestoreJob });
+export const BackupJobPage = pageOf('jobs', BackupJob);
+export const RestoreJobPage = pageOf('jobs', RestoreJob);
+
+export const JobListInput = z.object({
+  filters: z
+    .object({
+      jobId: inNotIn(z.string()).optional(),
+      snapshotId: inNotIn(z.string()).optional(),
+      status: inNotIn(JobStatusInput).optional(),
+      providerResourceId: inNotIn(z.string()).optional(),
+    })
+    .optional(),
+  sorts: sortsOf(z.enum(JOB_SORT_FIELDS)).optional(),
+});
+export type JobListInput = z.infer<typeof JobListInput>;

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { QUERY_STATUSES, openEnum } from '../enums';
+import { record } from './common';
+
+export const QueryDestination = z.object({
+  bucketA: z.object({ bucketName: z.string().min(1), prefix: z.string().optional() }).optional(),
+});
+export type QueryDestination = z.infer<typeof QueryDestination>;
+
+export const RunQueryInput = z.object({
+  databaseName: z.string().min(1),
+  query: z.string().min(1),
+  restoreAccountId: z.string().min(1),
+  destination: QueryDestination,
+});
+export type RunQueryInput = z.infer<typeof RunQueryInput>;
+
+export const QueryStarted = record({ queryId: z.string() });
+
+export const QueryStatusBody = record({
+  status: openEnum(QUERY_STATUSES),
+  runningTimeMs: z.number().optional(),
+  errorMessage: z.string().nullish(),
+  outputLocations: z.array(z.string()).optional(),
+});
+export type QueryStatusBody = z.infer<typeof QueryStatusBody>;
+
+export const QueryResults = record({
+  columns: z.array(z.string()),
+  records: z.array(z.array(z.string())),
+  nextToken: z.string().nullable(),
+});
+export type QueryResults = z.infer<typeof QueryResults>;

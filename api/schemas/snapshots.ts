@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { Timestamp, pageOf, record, sortsOf } from './common';
+
+export const Snapshot = record({
+  id: z.string(),
+  createdTime: Timestamp,
+  resourceId: z.string(),
+  projectId: z.string().optional(),
+  pointInTime: Timestamp.optional(),
+  jobId: z.string().optional(),
+  vaultId: z.string().optional(),
+  expirationTime: Timestamp.optional(),
+  onHold: z.boolean().optional(),
+  holdDescription: z.string().optional(),
+});
+export type Snapshot = z.infer<typeof Snapshot>;
+
+const DateOnly = z.iso.date({ error: 'must be a YYYY-MM-DD date' });
+export const SnapshotListInput = z.object({
+  filters: z
+    .object({ pointInTime: z.object({ startDate: DateOnly.optional(), endDate: DateOnly.optional() }).optional() })
+    .optional(),
+  sorts: sortsOf(z.literal('pointInTime')).optional(),
+});
+export type SnapshotListInput = z.infer<typeof SnapshotListInput>;
+
+export const SnapshotBody = record({ snapshot: Snapshot });
+export const SnapshotPage = pageOf('snapshots', Snapshot);

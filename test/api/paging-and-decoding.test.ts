@@ -1,0 +1,450 @@
+// Paging through three pages with every listing, and decoding of what the client does not know: new enum values,
+// new fields, and the public dialect of the action request.
+import type { z } from 'zod';
+import type { BackupServiceClient } from '../../api/client';
+import { closeHttpPools } from '../../api/http';
+import { collect, pages } from '../../api/paging';
+import * as s from '../../api/schemas';
+import {
+  PROJECT_ID,
+  RecordingServer,
+  apiCredentials,
+  backupJob,
+  costInput,
+  costRecord,
+  idp,
+  idpGroup,
+  makeClient,
+  mpaRequest,
+  mpaReview,
+  parseJson,
+  permission,
+  queryResults,
+  resource,
+  restoreAccount,
+  restoreJob,
+  role,
+  snapshot,
+  sourceAccount,
+  vault,
+  type RecordedRequest,
+} from './helpers';
+
+let server: RecordingServer;
+let client: BackupServiceClient;
+
+beforeAll(async () => {
+  server = await RecordingServer.start();
+  client = makeClient(server);
+});
+beforeEach(() => server.clear());
+afterAll(async () => {
+  await closeHttpPools();
+  await server.close();
+});
+
+const P = `/api/v1/projects/${PROJECT_ID}`;
+// Opaque tokens with characters that must survive query encoding.
+const SECOND = 'next/2 a+b=';
+const THIRD = 'next:3&x';
+
+type Ending = 'missing' | 'null' | 'empty';
+
+interface ListingCase {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** The body every page must carry (undefined: no body). */
+  body: unknown;
+  /** Query parameters every page must carry besides the paging ones. */
+  extra?: Record<string, string>;
+  /** The page bodies, without their nextToken. */
+  pages: [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+  iterate: (c: BackupServiceClient, pageSize: number) => AsyncIterable<unknown>;
+  /** What the iterator yields, given the page bodies the server sent. */
+  expected: (sent: Record<string, unknown>[]) => unknown[];
+  /** Whether a page may leave out nextToken. */
+  tokenOptional: boolean;
+}
+
+function itemsUnder(key: string) {
+  return (sent: Record<string, unknown>[]) => sent.flatMap((p) => p[key] as unknown[]);
+}
+const wholePages = (sent: Record<string, unknown>[]) => sent;
+
+const resourceFilter: s.ResourceListInput = {
+  filters: { resourceType: { in: ['PA_KEYVALUE_DB', 'PA_VM'] }, environment: { in: ['PROD'] } },
+  sorts: [{ field: 'createdTime', order: 'DESC' }],
+};
+const accountFilter: s.AccountListInput = {
+  filters: { cloudProvider: { notIn: ['PROVIDER_D'] } },
+  sorts: [{ field: 'connectedTime', order: 'ASC' }],
+};
+const jobFilter: s.JobListInput = {
+  filters: { snapshotId: { in: ['snap-1'] } },
+  sorts: [{ field: 'endTime', order: 'ASC' }],
+};
+const snapshotFilter: s.SnapshotListInput = {
+  filters: { pointInTime: { startDate: '2025-01-01' } },
+  sorts: [{ field: 'pointInTime', order: 'ASC' }],
+};
+
+const listings: ListingCase[] = [
+  {
+    name: 'listRoles',
+    method: 'POST',
+    path: '/api/v1/roles/list',
+    body: {},
+    pages: [{ roles: [role('r1')] }, { roles: [role('r2'), role('r3')] }, { roles: [role('r4')] }],
+    iterate: (c, pageSize) => c.listRoles({ pageSize }),
+    expected: itemsUnder('roles'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listIdps',
+    method: 'POST',
+    path: '/api/v1/idps/list',
+    body: {},
+    pages: [{ idps: [idp('i1')] }, { idps: [idp('i2')] }, { idps: [] }],
+    iterate: (c, pageSize) => c.listIdps({ pageSize }),
+    expected: itemsUnder('idps'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listIdpGroups',
+    method: 'POST',
+    path: '/api/v1/idp-groups/list',
+    body: {},
+    pages: [{ groups: [idpGroup('g1')] }, { groups: [idpGroup('g2')] }, { groups: [idpGroup('g3')] }],
+    iterate: (c, pageSize) => c.listIdpGroups({ pageSize }),
+    expected: itemsUnder('groups'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listSourceAccounts',
+    method: 'POST',
+    path: `${P}/source-accounts/list`,
+    body: accountFilter,
+    pages: [
+      { accounts: [sourceAccount('a1')] },
+      { accounts: [sourceAccount('a2')] },
+      { accounts: [sourceAccount('a3')] },
+    ],
+    iterate: (c, pageSize) => c.listSourceAccounts(accountFilter, { pageSize }),
+    expected: itemsUnder('accounts'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listVaults',
+    method: 'POST',
+    path: `${P}/vaults/list`,
+    body: {},
+    pages: [{ vaults: [vault('v1')] }, { vaults: [vault('v2')] }, { vaults: [vault('v3')] }],
+    iterate: (c, pageSize) => c.listVaults({ pageSize }),
+    expected: itemsUnder('vaults'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listResources (include=DYNAMODB_INDEXES)',
+    method: 'POST',
+    path: `${P}/resources`,
+    body: resourceFilter,
+    extra: { include: 'DYNAMODB_INDEXES' },
+    pages: [{ resources: [resource('r1')] }, { resources: [resource('r2')] }, { resources: [resource('r3')] }],
+    iterate: (c, pageSize) => c.listResources(resourceFilter, { pageSize, include: ['DYNAMODB_INDEXES'] }),
+    expected: itemsUnder('resources'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listSnapshots',
+    method: 'POST',
+    path: `${P}/resources/res-1/snapshots`,
+    body: snapshotFilter,
+    pages: [{ snapshots: [snapshot('s1')] }, { snapshots: [snapshot('s2')] }, { snapshots: [snapshot('s3')] }],
+    iterate: (c, pageSize) => c.listSnapshots('res-1', snapshotFilter, { pageSize }),
+    expected: itemsUnder('snapshots'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listBackupJobs',
+    method: 'POST',
+    path: `${P}/backup-jobs`,
+    body: jobFilter,
+    pages: [{ jobs: [backupJob('j1')] }, { jobs: [backupJob('j2')] }, { jobs: [backupJob('j3')] }],
+    iterate: (c, pageSize) => c.listBackupJobs(jobFilter, { pageSize }),
+    expected: itemsUnder('jobs'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listRestoreJobs',
+    method: 'POST',
+    path: `${P}/restore-jobs`,
+    body: jobFilter,
+    pages: [{ jobs: [restoreJob('j1')] }, { jobs: [restoreJob('j2')] }, { jobs: [restoreJob('j3')] }],
+    iterate: (c, pageSize) => c.listRestoreJobs(jobFilter, { pageSize }),
+    expected: itemsUnder('jobs'),
+    tokenOptional: true,
+  },
+  {
+    name: 'listRestoreAccounts',
+    method: 'POST',
+    path: `${P}/restore-accounts/list`,
+    body: accountFilter,
+    pages: [
+      { accounts: [restoreAccount('a1')] },
+      { accounts: [restoreAccount('a2')] },
+      { accounts: [restoreAccount('a3')] },
+    ],
+    iterate: (c, pageSize) => c.listRestoreAccounts(accountFilter, { pageSize }),
+    expected: itemsUnder('accounts'),
+    tokenOptional: true,
+  },
+  {
+    name: 'queryResultPages',
+    method: 'GET',
+    path: `${P}/queries/q-1%3Aq-2/results`,
+    body: undefined,
+    pages: [
+      { columns: ['a'], records: [['1']] },
+      { columns: ['a'], records: [['2']] },
+      { columns: ['a'], records: [['3']] },
+    ],
+    iterate: (c, pageSize) => c.queryResultPages('q-1:q-2', { pageSize }),
+    expected: wholePages,
+    // The specification makes nextToken required (null on the last page).
+    tokenOptional: false,
+  },
+  {
+    name: 'costDataPages',
+    method: 'POST',
+    path: '/api/v1/cost-data',
+    body: costInput(),
+    pages: [
+      { records: [costRecord('r1')], totalCount: 3 },
+      { records: [costRecord('r2')], totalCount: 3 },
+      { records: [costRecord('r3')], totalCount: 3 },
+    ],
+    iterate: (c, pageSize) => c.costDataPages(costInput(), { pageSize }),
+    expected: wholePages,
+    tokenOptional: true,
+  },
+];
+
+const runs = listings.flatMap((c) =>
+  (['missing', 'null', 'empty'] as Ending[])
+    .filter((e) => e !== 'missing' || c.tokenOptional)
+    .map((e) => ({ ...c, ending: e })),
+);
+
+function lastPage(body: Record<string, unknown>, ending: Ending): Record<string, unknown> {
+  if (ending === 'missing') return body;
+  return { ...body, nextToken: ending === 'null' ? null : '' };
+}
+
+test.each(runs)('$name pages through three pages (last token $ending)', async (c) => {
+  const sent: Record<string, unknown>[] = [
+    { ...c.pages[0], nextToken: SECOND },
+    { ...c.pages[1], nextToken: THIRD },
+    lastPage(c.pages[2], c.ending),
+  ];
+  server.handler = (req: RecordedRequest) => {
+    const token = req.query.get('pageToken');
+    const page = token === null ? sent[0] : token === SECOND ? sent[1] : token === THIRD ? sent[2] : undefined;
+    return page ? { status: 200, json: page } : { status: 400, json: { error: `unknown token ${token}` } };
+  };
+
+  const items = await collect(c.iterate(client, 2));
+
+  expect(items).toEqual(c.expected(sent));
+  const reqs = server.apiRequests;
+  expect(reqs).toHaveLength(3);
+  expect(reqs.map((r) => r.query.get('pageToken'))).toEqual([null, SECOND, THIRD]);
+  for (const req of reqs) {
+    expect(`${req.method} ${req.path}`).toBe(`${c.method} ${c.path}`);
+    expect(req.query.get('pageSize')).toBe('2');
+    for (const [key, value] of Object.entries(c.extra ?? {})) expect(req.query.getAll(key)).toEqual([value]);
+    expect([...req.query.keys()].sort()).toEqual(
+      ['pageSize', ...(req === reqs[0] ? [] : ['pageToken']), ...Object.keys(c.extra ?? {})].sort(),
+    );
+    expect(req.headers.authorization).toBe(`Bearer ${server.lastToken}`);
+    if (c.body === undefined) expect(req.body).toBe('');
+    else expect(parseJson(req.body)).toEqual(c.body);
+  }
+  // The same filters and sorts, byte for byte, on every page.
+  expect(new Set(reqs.map((r) => r.body)).size).toBe(1);
+});
+
+test('a starting pageToken is sent on the first request', async () => {
+  server.reply(200, { roles: [role()] });
+  await collect(client.listRoles({ pageToken: 'resume-here', pageSize: 7 }));
+  expect(server.lastApi().url).toBe('/api/v1/roles/list?pageSize=7&pageToken=resume-here');
+});
+
+test('iteration is lazy: stopping after the first item asks for one page only', async () => {
+  server.reply(200, { roles: [role('r1'), role('r2')], nextToken: 'more' });
+  for await (const r of client.listRoles()) {
+    expect(r.id).toBe('r1');
+    break;
+  }
+  expect(server.apiRequests).toHaveLength(1);
+});
+
+test('a failing page ends the iteration with its error', async () => {
+  server.handler = (req) =>
+    req.query.get('pageToken') === null
+      ? { status: 200, json: { vaults: [vault()], nextToken: 'n2' } }
+      : { status: 503, json: { error: 'down' } };
+  await expect(collect(client.listVaults())).rejects.toMatchObject({ code: 'SERVER_ERROR', status: 503 });
+  expect(server.apiRequests).toHaveLength(2);
+});
+
+test('pages() stops on a missing, null or empty token', async () => {
+  for (const last of [{}, { nextToken: null }, { nextToken: '' }]) {
+    const seen: (string | undefined)[] = [];
+    const all = await collect(
+      pages<{ n: number; nextToken?: string | null }>(async ({ pageToken }) => {
+        seen.push(pageToken);
+        return pageToken === undefined ? { n: 1, nextToken: 'b' } : { n: 2, ...last };
+      }),
+    );
+    expect(all.map((p) => p.n)).toEqual([1, 2]);
+    expect(seen).toEqual([undefined, 'b']);
+  }
+});
+
+describe('decoding what the client does not know', () => {
+  test('a resource with unknown enum values and unknown fields keeps them all', async () => {
+    const body = {
+      ...resource(),
+      resourceType: 'PE_QUANTUM_DB',
+      cloudProvider: 'AWS',
+      backupStatus: 'QUARANTINED',
+      futureField: { x: 1 },
+      classifications: { environmentDetails: { environment: 'DEV', isOverridden: false, source: 'ml' } },
+      resourceProperties: { vmB: { disks: 3 }, kvDbA: { ...resource().resourceProperties?.kvDbA, tableClass: 'IA' } },
+    };
+    server.reply(200, { resource: body, requestId: 'abc' });
+    const result = await client.getResource('res-1');
+
+    expect(result).toEqual(body);
+    expect(result.resourceType).toBe('PE_QUANTUM_DB');
+    expect(result.cloudProvider).toBe('AWS');
+    expect(result.futureField).toEqual({ x: 1 });
+  });
+
+  test('a listing page keeps unknown items fields and enum values', async () => {
+    const odd = { ...resource('r9'), resourceType: 'PE_QUANTUM_DB', futureField: { x: 1 } };
+    server.reply(200, { resources: [odd], totalCount: 1, nextToken: null, facets: { byType: {} } });
+    const page = await client.listResourcesPage();
+    expect(page.resources).toEqual([odd]);
+    expect(page.facets).toEqual({ byType: {} });
+  });
+
+  test.each(['JOB_ARCHIVED', 'JOB_CANCELLED'])('a job with status %s decodes and keeps it', async (status) => {
+    const job = { ...backupJob('job-1', status), futureField: { x: 1 } };
+    job.jobExecutionDetails = { ...job.jobExecutionDetails, errorCode: 'QUANTUM_DECOHERENCE' };
+    server.reply(200, { job });
+    const result = await client.getBackupJob('job-1');
+    expect(result).toEqual(job);
+    expect(result.jobExecutionDetails.status).toBe(status);
+  });
+
+  test('a restore job with an unknown provider and result decodes', async () => {
+    const job = restoreJob('job-2', 'JOB_ARCHIVED');
+    job.destinationDetails = { ...job.destinationDetails, cloudProvider: 'GCP', restoreResult: { bucket: 'x' } };
+    server.reply(200, { job });
+    await expect(client.getRestoreJob('job-2')).resolves.toEqual(job);
+  });
+
+  test('a vault on provider AWS and a source account in an unknown status decode', async () => {
+    const v = { ...vault(), vaultAttributes: { cloudProvider: 'AWS', providerX: { k: 1 } } };
+    server.reply(200, { vault: v });
+    await expect(client.getVault('vault-1')).resolves.toEqual(v);
+
+    const a = { ...sourceAccount('acc-1', 'SUSPENDED'), sourceAccountAttributes: { cloudProvider: 'AZURE' } };
+    server.reply(200, { sourceAccount: a });
+    await expect(client.getSourceAccount('acc-1')).resolves.toEqual(a);
+  });
+
+  test('cost records with unknown dimensions and units decode', async () => {
+    const record = costRecord();
+    record.costs = [
+      {
+        meteringDimension: 'PE_QUANTUM_METERING_DIMENSION',
+        cost: { amount: 1, unit: 'EUR' },
+        usage: { amount: 2, unit: 'QUBITS' },
+      },
+    ];
+    server.reply(200, { records: [record], totalCount: 1 });
+    await expect(client.getCostDataPage(costInput())).resolves.toEqual({ records: [record], totalCount: 1 });
+  });
+
+  test('a query status outside the enum decodes', async () => {
+    server.reply(200, { status: 'QUEUED', errorMessage: null, futureField: { x: 1 } });
+    await expect(client.getQueryStatus('q-1')).resolves.toEqual({
+      status: 'QUEUED',
+      errorMessage: null,
+      futureField: { x: 1 },
+    });
+  });
+
+  test('an action request in an unknown status and operation decodes', async () => {
+    const request = {
+      ...mpaRequest('req-1', 'ESCALATED'),
+      operation: 'MPA_OPERATION_DELETE_VAULT',
+      futureField: { x: 1 },
+    };
+    server.reply(200, request);
+    await expect(client.getActionRequest('req-1')).resolves.toEqual(request);
+  });
+});
+
+describe('action requests in both dialects', () => {
+  test('the public dialect {mpaRequestDetail: {request, reviews}} is unwrapped', async () => {
+    const request = { ...mpaRequest('req-1', 'APPROVED'), futureField: { x: 1 } };
+    server.reply(200, {
+      mpaRequestDetail: { request, reviews: [mpaReview(), { ...mpaReview('rev-2'), decision: 'ABSTAINED' }] },
+    });
+    await expect(client.getActionRequest('req-1')).resolves.toEqual(request);
+  });
+
+  test('the public dialect without reviews is unwrapped', async () => {
+    server.reply(200, { mpaRequestDetail: { request: mpaRequest('req-1', 'PENDING_APPROVAL') } });
+    await expect(client.getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'PENDING_APPROVAL'));
+  });
+
+  test('the bare MPARequest is returned as it is', async () => {
+    server.reply(200, mpaRequest('req-1', 'EXECUTED'));
+    await expect(client.getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'EXECUTED'));
+  });
+
+  test('a body that is neither is an InvalidResponseError', async () => {
+    server.reply(200, { mpaRequestDetail: { reviews: [] } });
+    await expect(client.getActionRequest('req-1')).rejects.toMatchObject({ code: 'INVALID_RESPONSE' });
+  });
+});
+
+describe('fixtures satisfy the schemas', () => {
+  const fixtures: [string, z.ZodType, unknown][] = [
+    ['ApiCredentials', s.ApiCredentials, apiCredentials()],
+    ['Permission', s.Permission, permission()],
+    ['Role', s.Role, role()],
+    ['IdentityProvider', s.IdentityProvider, idp()],
+    ['IdpGroup', s.IdpGroup, idpGroup()],
+    ['MpaRequest', s.MpaRequest, mpaRequest()],
+    ['MpaReview', s.MpaReview, mpaReview()],
+    ['SourceAccount', s.SourceAccount, sourceAccount()],
+    ['RestoreAccount', s.RestoreAccount, restoreAccount()],
+    ['Vault', s.Vault, vault()],
+    ['InventoryResource', s.InventoryResource, resource()],
+    ['Snapshot', s.Snapshot, snapshot()],
+    ['BackupJob', s.BackupJob, backupJob()],
+    ['RestoreJob', s.RestoreJob, restoreJob()],
+    ['QueryResults', s.QueryResults, queryResults()],
+    ['CostDataRecord', s.CostDataRecord, costRecord()],
+    ['CostDataInput', s.CostDataInput, costInput()],
+  ];
+  test.each(fixtures)('%s', (_name, schema, value) => {
+    expect(schema.parse(value)).toEqual(value);
+  });
+});

@@ -1,0 +1,306 @@
+// Bad arguments are refused with an InvalidArgumentError naming the field, before anything is sent: the server
+// records no request at all, not even a token request.
+import { requestToken } from '../../api/auth';
+import { BackupServiceClient } from '../../api/client';
+import { InvalidArgumentError } from '../../api/errors';
+import { HttpTransport, closeHttpPools } from '../../api/http';
+import { collect } from '../../api/paging';
+import type * as s from '../../api/schemas';
+import { CREDENTIALS, RecordingServer, costInput, failureOf, makeClient, vault } from './helpers';
+
+let server: RecordingServer;
+
+beforeAll(async () => {
+  server = await RecordingServer.start();
+});
+beforeEach(() => server.clear());
+afterAll(async () => {
+  await closeHttpPools();
+  await server.close();
+});
+
+const dayMinusOneMinute: s.CostDataInput = {
+  timeFrame: { startTime: '2025-02-01T00:00:00Z', endTime: '2025-02-01T23:59:00Z' },
+};
+const bucketRestore: s.RestoreBucketInput = { destination: { bucketA: { bucketName: 'b' } }, restoreAccountId: 'ra-1' };
+
+/** Inputs a caller might build from untyped data (configuration, workflow arguments). */
+function untyped<T>(value: unknown): T {
+  return value as T;
+}
+
+interface ValidationCase {
+  name: string;
+  call: (c: BackupServiceClient) => unknown;
+  /** The field the error names, exactly. */
+  field: string;
+}
+
+const cases: ValidationCase[] = [
+  // Cost data
+  {
+    name: 'cost time frame of 23 h 59 min',
+    call: (c) => c.getCostDataPage(dayMinusOneMinute),
+    field: 'costData.timeFrame.endTime',
+  },
+  {
+    name: 'cost time frame (pages)',
+    call: (c) => collect(c.costDataPages(dayMinusOneMinute)),
+    field: 'costData.timeFrame.endTime',
+  },
+  {
+    name: 'cost time frame ending before it starts',
+    call: (c) =>
+      c.getCostDataPage({ timeFrame: { startTime: '2025-02-02T00:00:00Z', endTime: '2025-02-01T00:00:00Z' } }),
+    field: 'costData.timeFrame.endTime',
+  },
+  {
+    name: 'cost startTime not a date-time',
+    call: (c) => c.getCostDataPage({ timeFrame: { startTime: 'yesterday', endTime: '2025-02-02T00:00:00Z' } }),
+    field: 'costData.timeFrame.startTime',
+  },
+  { name: 'cost topN 0', call: (c) => c.getCostDataPage({ ...costInput(), topN: 0 }), field: 'costData.topN' },
+  {
+    name: 'cost unit UNSPECIFIED (responses only)',
+    call: (c) => c.getCostDataPage({ ...costInput(), costUnit: untyped('UNSPECIFIED') }),
+    field: 'costData.costUnit',
+  },
+  {
+    name: 'cost filter with an unknown resource type',
+    call: (c) => c.getCostDataPage({ ...costInput(), filters: { resourceType: { in: untyped(['PE_QUANTUM_DB']) } } }),
+    field: 'costData.filters.resourceType.in.0',
+  },
+  { name: 'cost pageSize 0', call: (c) => c.getCostDataPage(costInput(), { pageSize: 0 }), field: 'page.pageSize' },
+  // Paging
+  { name: 'pageSize 0 (page)', call: (c) => c.listRolesPage({ pageSize: 0 }), field: 'page.pageSize' },
+  { name: 'pageSize 0 (iterator)', call: (c) => collect(c.listRoles({ pageSize: 0 })), field: 'page.pageSize' },
+  { name: 'pageSize 2.5', call: (c) => c.listVaultsPage({ pageSize: 2.5 }), field: 'page.pageSize' },
+  {
+    name: 'pageSize -1 (iterator)',
+    call: (c) => collect(c.listResources({}, { pageSize: -1 })),
+    field: 'page.pageSize',
+  },
+  { name: 'empty pageToken', call: (c) => c.listIdpsPage({ pageToken: '' }), field: 'page.pageToken' },
+  {
+    name: 'query results pageSize 0',
+    call: (c) => c.getQueryResultsPage('q-1', { pageSize: 0 }),
+    field: 'page.pageSize',
+  },
+  {
+    name: 'query result pages pageSize 0',
+    call: (c) => collect(c.queryResultPages('q-1', { pageSize: 0 })),
+    field: 'page.pageSize',
+  },
+  // Path parameters
+  { name: 'empty resource id', call: (c) => c.getResource(''), field: 'resourceId' },
+  { name: 'blank resource id', call: (c) => c.getResource('   '), field: 'resourceId' },
+  {
+    name: 'empty resource id (take-snapshot)',
+    call: (c) => c.takeSnapshot('', { vaultId: 'v', retentionDays: 1 }),
+    field: 'resourceId',
+  },
+  {
+    name: 'empty snapshot id (restore-bucket)',
+    call: (c) => c.restoreBucket('res-1', '', bucketRestore),
+    field: 'snapshotId',
+  },
+  { name: 'empty query id', call: (c) => c.getQueryStatus(''), field: 'queryId' },
+  { name: 'empty query id (pages)', call: (c) => collect(c.queryResultPages('')), field: 'queryId' },
+  { name: 'empty client id (rotate)', call: (c) => c.rotateCredentials(''), field: 'clientId' },
+  { name: 'empty role id', call: (c) => c.deleteRole(''), field: 'roleId' },
+  { name: 'empty request id', call: (c) => c.cancelActionRequest(''), field: 'requestId' },
+  { name: 'empty account id', call: (c) => c.disconnectSourceAccount(''), field: 'accountId' },
+  { name: 'empty vault id', call: (c) => c.renameVault('', 'x'), field: 'vaultId' },
+  { name: 'empty job id', call: (c) => c.getRestoreJob(''), field: 'jobId' },
+  { name: 'empty resource id (snapshot list)', call: (c) => collect(c.listSnapshots('')), field: 'resourceId' },
+  {
+    name: 'blank approval request id',
+    call: (c) => c.restoreBucket('r', 's', bucketRestore, { approvalRequestId: ' ' }),
+    field: 'approvalRequestId',
+  },
+  {
+    name: 'empty approval request id',
+    call: (c) => c.restoreBucket('r', 's', bucketRestore, { approvalRequestId: '' }),
+    field: 'approvalRequestId',
+  },
+  // Bodies
+  {
+    name: 'retentionDays 0',
+    call: (c) => c.takeSnapshot('res-1', { vaultId: 'v', retentionDays: 0 }),
+    field: 'snapshot.retentionDays',
+  },
+  {
+    name: 'empty vaultId',
+    call: (c) => c.takeSnapshot('res-1', { vaultId: '', retentionDays: 7 }),
+    field: 'snapshot.vaultId',
+  },
+  {
+    name: 'bad enum in a resource filter',
+    call: (c) => c.listResourcesPage({ filters: { resourceType: { in: untyped(['PE_QUANTUM_DB']) } } }),
+    field: 'list.filters.resourceType.in.0',
+  },
+  {
+    name: 'public-dialect provider in a filter (iterator)',
+    call: (c) => collect(c.listResources({ filters: { cloudProvider: { notIn: untyped(['AWS']) } } })),
+    field: 'list.filters.cloudProvider.notIn.0',
+  },
+  {
+    name: 'responses-only provider in a filter',
+    call: (c) => c.listResourcesPage({ filters: { cloudProvider: { in: untyped(['PROVIDER_UNSPECIFIED']) } } }),
+    field: 'list.filters.cloudProvider.in.0',
+  },
+  {
+    name: 'tag filter that is no key=value',
+    call: (c) => c.listResourcesPage({ filters: { tagKeyValues: { containsAllOf: ['env'] } } }),
+    field: 'list.filters.tagKeyValues.containsAllOf.0',
+  },
+  {
+    name: 'unknown sort field',
+    call: (c) => c.listResourcesPage({ sorts: [{ field: untyped('size'), order: 'ASC' }] }),
+    field: 'list.sorts.0.field',
+  },
+  { name: 'unknown include', call: (c) => c.listResourcesPage({}, { include: ['EVERYTHING'] }), field: 'include.0' },
+  {
+    name: 'responses-only job status in a filter',
+    call: (c) => collect(c.listBackupJobs({ filters: { status: { in: untyped(['JOB_UNSPECIFIED']) } } })),
+    field: 'list.filters.status.in.0',
+  },
+  {
+    name: 'responses-only account status in a filter',
+    call: (c) => c.listSourceAccountsPage({ filters: { accountStatus: { in: untyped(['NOT_READY']) } } }),
+    field: 'list.filters.accountStatus.in.0',
+  },
+  {
+    name: 'snapshot list date that is no YYYY-MM-DD',
+    call: (c) => c.listSnapshotsPage('res-1', { filters: { pointInTime: { startDate: '2025/01/01' } } }),
+    field: 'list.filters.pointInTime.startDate',
+  },
+  {
+    name: 'relative file path',
+    call: (c) =>
+      c.restoreFiles('r', 's', {
+        destination: {},
+        files: [{ path: 'etc/hosts', isDirectory: false }],
+        restoreAccountId: 'ra',
+      }),
+    field: 'restore.files.0.path',
+  },
+  {
+    name: 'no files to restore',
+    call: (c) => c.restoreFiles('r', 's', { destination: {}, files: [], restoreAccountId: 'ra' }),
+    field: 'restore.files',
+  },
+  {
+    name: 'empty restore account',
+    call: (c) => c.restoreBucket('r', 's', { destination: {}, restoreAccountId: '' }),
+    field: 'restore.restoreAccountId',
+  },
+  {
+    name: 'empty destination bucket name',
+    call: (c) => c.restoreBucket('r', 's', { destination: { bucketA: { bucketName: '' } }, restoreAccountId: 'ra' }),
+    field: 'restore.destination.bucketA.bucketName',
+  },
+  {
+    name: 'submit action UNSPECIFIED',
+    call: (c) => c.submitActionRequest('req-1', { action: untyped('MPA_SUBMIT_ACTION_UNSPECIFIED') }),
+    field: 'submit.action',
+  },
+  {
+    name: 'source account provider member that does not match cloudProvider',
+    call: (c) =>
+      c.connectSourceAccount({
+        sourceAccountAttributes: { cloudProvider: 'PROVIDER_A', providerB: { tenantId: 't', subscriptionId: 's' } },
+      }),
+    field: 'account.sourceAccountAttributes.providerB',
+  },
+  {
+    name: 'source account without its provider member',
+    call: (c) => c.updateSourceAccount('acc-1', { sourceAccountAttributes: { cloudProvider: 'PROVIDER_C' } }),
+    field: 'account.sourceAccountAttributes.providerC',
+  },
+  {
+    name: 'role without permissions',
+    call: (c) => c.createRole({ name: 'r', permissionGrants: [] }),
+    field: 'role.permissionGrants',
+  },
+  {
+    name: 'role grant naming an unknown access condition',
+    call: (c) =>
+      c.updateRole('role-1', { name: 'r', permissionGrants: [{ permission: 'jobs.view', accessConditionId: 'nope' }] }),
+    field: 'role.permissionGrants.0.accessConditionId',
+  },
+  {
+    name: 'empty role id in an IdP group',
+    call: (c) => c.updateIdpGroup('g-1', { roleIds: [''] }),
+    field: 'group.roleIds.0',
+  },
+  {
+    name: 'empty provider group id',
+    call: (c) => c.createIdpGroup({ idpId: 'idp-1', providerGroupId: '', roleIds: [] }),
+    field: 'group.providerGroupId',
+  },
+  {
+    name: 'vault with the responses-only provider',
+    call: (c) =>
+      c.createVault({ name: 'v', region: 'r', vaultAttributes: { cloudProvider: untyped('PROVIDER_UNSPECIFIED') } }),
+    field: 'vault.vaultAttributes.cloudProvider',
+  },
+  { name: 'empty vault name', call: (c) => c.renameVault('vault-1', ''), field: 'vault.name' },
+  {
+    name: 'empty SQL query',
+    call: (c) => c.runQuery('snap-1', { databaseName: 'db', query: '', restoreAccountId: 'ra', destination: {} }),
+    field: 'query.query',
+  },
+];
+
+test.each(cases)('$name → InvalidArgumentError($field), nothing sent', async ({ call, field }) => {
+  server.reply(200, {});
+  const err = await failureOf(() => call(makeClient(server)));
+
+  expect(err).toBeInstanceOf(InvalidArgumentError);
+  expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', retryable: false, field });
+  expect((err as Error).message).toContain(field);
+  expect(server.requests).toHaveLength(0);
+});
+
+test('Promise-returning methods reject instead of throwing synchronously', async () => {
+  const client = makeClient(server);
+  const calls: [string, () => Promise<unknown>][] = [
+    ['getCostDataPage', () => client.getCostDataPage(dayMinusOneMinute)],
+    ['listRolesPage', () => client.listRolesPage({ pageSize: 0 })],
+    ['listResourcesPage', () => client.listResourcesPage({}, { include: ['EVERYTHING'] })],
+    ['listSnapshotsPage', () => client.listSnapshotsPage('')],
+    ['getResource', () => client.getResource('')],
+  ];
+  const thrownSynchronously: string[] = [];
+  for (const [name, call] of calls) {
+    let promise: Promise<unknown> | undefined;
+    try {
+      promise = call();
+    } catch {
+      thrownSynchronously.push(name);
+    }
+    await promise?.catch(() => undefined);
+  }
+  expect(thrownSynchronously).toEqual([]);
+  expect(server.requests).toHaveLength(0);
+});
+
+test('the client refuses an empty project id at construction', () => {
+  expect(() => makeClient(server, { projectId: '' })).toThrow(InvalidArgumentError);
+  expect(() => makeClient(server, { projectId: '' })).toThrow('projectId');
+});
+
+test('requestToken refuses empty credentials before sending', async () => {
+  const transport = new HttpTransport({ baseUrl: server.url() });
+  const err = await failureOf(() => requestToken(transport, { clientId: '', clientSecret: CREDENTIALS.clientSecret }));
+  expect(err).toMatchObject({ field: 'credentials.clientId' });
+  expect(server.requests).toHaveLength(0);
+});
+
+test('control: valid arguments do reach the server', async () => {
+  server.reply(200, { vault: vault() });
+  await makeClient(server).getVault('vault-1');
+  expect(server.tokenRequests).toHaveLength(1);
+  expect(server.apiRequests).toHaveLength(1);
+});
