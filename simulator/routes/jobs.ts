@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { JobListInput } from '../../api';
+import type { SimContext, SimModule } from '../context';
+import { notFound, parse } from '../errors';
+import { matchesInNotIn, readPageParams, sortItems } from '../filters';
+import { backupJobView, jobRan, jobStatus, providerResourceIdOf, restoreJobView, settleJobs } from '../jobs';
+import type { BackupJobRecord, RestoreJobRecord } from '../model';
+import { paginate } from '../paging';
+
+type ProjectParams = { Params: { projectId: string } };
+type JobParams = { Params: { projectId: string; jobId: string } };
+type JobRecord = BackupJobRecord | RestoreJobRecord;
+
+const DEFAULT_PAGE_SIZE = 50;
+
+const JobsConfigInput = z.object({
+  backupSeconds: z.number().min(0).optional(),
+  restoreSeconds: z.number().min(0).optional(),
+  querySeconds: z.number().min(0).optional(),
+  maxConcurrentBackups: z.number().int().min(0).optional(),
+  /** Replaces the whole map: resource ID → the outcome its next jobs reach instead of JOB_COMPLETED. */
+  outcomes: z.record(z.string(), z.enum(['JOB_FAILED', 'JOB_PARTIAL', 'JOB_REJECTED', 'JOB_SKIPPED'])).optional(),
+});
+
+/** Job reading and listing (facts §3), plus the control routes that configure and reveal jobs. */
+export const jobsModule: SimModule = {
+  name: 'jobs',
+  routes(app, ctx) {
+    const project = '/v1/projects/:projectId';
+
+    app.get<JobParams>(`${project}/backup-jobs/:jobId`, async (req) => {
+      ctx.requireProject(req.params.projectId);
+      ctx.authorize(req, 'jobs.view');
+      settleJobs(ctx);
+      const job = ctx.state.backupJobs[req.params.jobId];
+      if (!job) throw notFound(`backup job ${req.params.jobId}`);
+      return { job: backupJobView(ctx, job) };
+    });
+
+    app.get<JobParams>(`${project}/restore-jobs/:jobId`, async (req) => {
+      ctx.requireProject(req.params.projectId);
+      ctx.authorize(req, 'jobs.view');
+      settleJobs(ctx);
+      const job = ctx.state.restoreJobs[req.params.jobId];
+      if (!job) throw notFound(`restore job ${req.params.jobId}`);
+      return { job: restoreJobView(ctx, job) };
+    });
+
+    app.post<ProjectParams>(`${project}/backup-jobs`, async (req) => {
+      ctx.requireProject(req.params.projectId);
+      ctx.authorize(req, 'jobs.view');
+      const page = readPageParams(req.query);
+      const body = parse(JobListInput, req.body, 'body');
+      settleJobs(ctx);
+      const result = paginate(listJobs(ctx, Object.values(ctx.state.backupJobs), body), page, DEFAULT_PAGE_SIZE, body);
+      return { jobs: result.items.map((j) => backupJobView(ctx, j)), ...pageFields(result) };
+    });
+
+    app.post<ProjectParams>(`${project}/restore-jobs`, async (req) => {
+      ctx.requireProject(req.params.projectId);
+      ctx.authorize(req, 'jobs.view');
+      const page = readPageParams(req.query);
+      const body = parse(JobListInput, req.body, 'body');
+      settleJobs(ctx);
+      const result = paginate(listJobs(ctx, Object.values(ctx.state.restoreJobs), body), page, DEFAULT_PAGE_SIZE, body);
+      return { jobs: result.items.map((j) => restoreJobView(ctx, j)), ...pageFields(result) };
+    });
+
+    app.put('/_simulator/jobs/config', async (req) => {
+      const input = parse(JobsConfigInput, req.body, 'body');
+      const config = ctx.state.jobsConfig;
+      for (const key of ['backupSeconds', 'restoreSeconds', 'querySeconds', 'maxConcurrentBackups'] as const) {
+        const value = input[key];
+        if (value !== undefined) config[key] = value;
+      }
+      if (input.outcomes) config.outcomes = input.outcomes;
+      return config;
+    });
+
+    app.get('/_simulator/jobs', async () => {
+      settleJobs(ctx);
+      return {
+        backupJobs: Object.values(ctx.state.backupJobs).map((j) => backupJobView(ctx, j)),
+        restoreJobs: Object.values(ctx.state.restoreJobs).map((j) => restoreJobView(ctx, j)),
+      };
+    });
+  },
+  summary(ctx) {
+    return { jobsConfig: ctx.state.jobsConfig };
+  },
+};
+
+function pageFields(result: { totalCount: number; nextToken: string | null }) {
+  return { totalCount: result.totalCount, nextToken: result.nextToken };
+}
+
+/** Filters on the status at the current simulated time; newest first unless sorted otherwise. */
+function listJobs<T extends JobRecord>(ctx: SimContext, jobs: T[], input: JobListInput): T[] {
+  const now = ctx.clock.now();
+  const f = input.filters ?? {};
+  const matched = jobs.filter(
+    (j) =>
+      matchesInNotIn(j.id, f.jobId) &&
+      matchesInNotIn(j.snapshotId, f.snapshotId) &&
+      matchesInNotIn<string>(jobStatus(j, now), f.status) &&
+      matchesInNotIn(providerResourceIdOf(ctx.state, j.resourceId), f.providerResourceId),
+  );
+  const sorts = input.sorts ?? [{ field: 'createdTime', order: 'DESC' } as const];
+  return sortItems(
+    matched,
+    sorts,
+    (j, field) => sortKey(j, field, now),
+    (j) => j.id,
+  );
+}
+
+/** Start and end times exist only once reached; a job that never ran has no start time. */
+function sortKey(job: JobRecord, field: 'createdTime' | 'startTime' | 'endTime', now: number): number | undefined {
+  if (field === 'createdTime') return job.createdAt;
+  if (field === 'endTime') return now >= job.endAt ? job.endAt : undefined;
+  return jobRan(job) && now >= job.startAt ? job.startAt : undefined;
+}

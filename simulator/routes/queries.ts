@@ -1,0 +1,273 @@
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database } from 'sql.js';
+import { RunQueryInput, type QueryStatusBody } from '../../api';
+import type { SimContext, SimModule } from '../context';
+import { SimError, notFound, parse } from '../errors';
+import { readPageParams } from '../filters';
+import type { QueryRecord, SimState } from '../model';
+import { paginate } from '../paging';
+import { DATABASE_TABLES, databaseNameOf, fillDatabase, growthDays } from '../seed-databases';
+import { Lru, QueryFailure, loadSqlEngine, runSelect, toCsv, type QueryOutput } from '../sql-engine';
+
+/**
+ * Database queries over relational snapshots (spec 2.7, 4.7; facts §8). The SQL runs once at submit time against a
+ * seeded database; the status turns COMPLETED or FAILED `jobsConfig.querySeconds` later on the simulated clock.
+ * Result rows live only in memory and are rebuilt from the seed when needed; the CSV is written when the status is
+ * first seen COMPLETED.
+ */
+
+const RELATIONAL = 'PA_RELATIONAL_DB';
+const DEFAULT_RESULTS_PAGE = 500;
+export const OUTPUT_SCHEME = 'bucketa://';
+/** S3-style bucket names: lower-case letters, digits, dots and hyphens. */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,62}$/;
+
+interface QueryRuntime {
+  databases: Lru<string, Database>;
+  outputs: Lru<string, QueryOutput>;
+  bucketsDir?: string;
+}
+
+const runtimes = new WeakMap<SimContext, QueryRuntime>();
+
+function runtimeOf(ctx: SimContext): QueryRuntime {
+  let runtime = runtimes.get(ctx);
+  if (!runtime) {
+    runtime = { databases: new Lru(4, (db) => db.close()), outputs: new Lru(8) };
+    runtimes.set(ctx, runtime);
+  }
+  return runtime;
+}
+
+/** Where simulated buckets live: `<dataDir>/buckets`, or a temporary directory removed when the server closes. */
+export function bucketsDirOf(ctx: SimContext): string {
+  const runtime = runtimeOf(ctx);
+  runtime.bucketsDir ??= ctx.options.dataDir
+    ? join(ctx.options.dataDir, 'buckets')
+    : join(mkdtempSync(join(tmpdir(), 'backup-sim-')), 'buckets');
+  return runtime.bucketsDir;
+}
+
+async function openDatabase(ctx: SimContext, resourceId: string, days: number): Promise<Database> {
+  const runtime = runtimeOf(ctx);
+  const key = `${resourceId}/${days}`;
+  const cached = runtime.databases.get(key);
+  if (cached) return cached;
+  const SQL = await loadSqlEngine();
+  const db = new SQL.Database();
+  fillDatabase(db, ctx.state.seed, resourceId, days);
+  runtime.databases.set(key, db);
+  return db;
+}
+
+/** The rows of a completed query, from the cache or by running its SQL again on the rebuilt database. */
+async function outputOf(
+  ctx: SimContext,
+  query: Pick<QueryRecord, 'id' | 'resourceId' | 'growthDays' | 'query'>,
+): Promise<QueryOutput> {
+  const runtime = runtimeOf(ctx);
+  const cached = runtime.outputs.get(query.id);
+  if (cached) return cached;
+  const db = await openDatabase(ctx, query.resourceId, query.growthDays ?? 0);
+  const output = runSelect(db, query.query);
+  runtime.outputs.set(query.id, output);
+  return output;
+}
+
+/** Every region a vault or resource is in: the regions a simulated bucket can be in. */
+function knownRegions(state: SimState): string[] {
+  const regions = new Set<string>();
+  for (const vault of Object.values(state.vaults)) regions.add(vault.region);
+  for (const { resource } of Object.values(state.resources)) regions.add(resource.region);
+  return [...regions].sort();
+}
+
+/** Buckets are not modelled: one exists in region R when its name ends with `-R` (the longest such region wins). */
+export function bucketRegion(state: SimState, bucketName: string): string | undefined {
+  return knownRegions(state)
+    .filter((region) => bucketName.endsWith(`-${region}`))
+    .sort((a, b) => b.length - a.length)[0];
+}
+
+function prefixSegments(prefix: string | undefined): string[] {
+  const segments = (prefix ?? '').split('/').filter((s) => s.length > 0);
+  if (segments.some((s) => s === '.' || s === '..' || s.includes('\\') || s.includes('\0'))) {
+    throw new SimError(400, 'invalid body.destination.bucketA.prefix: must not hold "." or ".." segments');
+  }
+  return segments;
+}
+
+function statusOf(ctx: SimContext, query: QueryRecord): 'IN_PROGRESS' | 'COMPLETED' | 'FAILED' {
+  if (ctx.clock.now() < query.endAt) return 'IN_PROGRESS';
+  return query.errorMessage === undefined ? 'COMPLETED' : 'FAILED';
+}
+
+/** Writes the CSV once (atomically) and records its location. */
+async function ensureCsv(ctx: SimContext, query: QueryRecord): Promise<string> {
+  const bucket = query.destination.bucketA;
+  if (!bucket) throw new SimError(500, `query ${query.id} has no bucketA destination`);
+  const key = [...prefixSegments(bucket.prefix), `${query.id.replace(/:/g, '_')}.csv`];
+  const path = join(bucketsDirOf(ctx), bucket.bucketName, ...key);
+  const location = `${OUTPUT_SCHEME}${bucket.bucketName}/${key.join('/')}`;
+  if (query.outputLocation === location && existsSync(path)) return location;
+  const csv = toCsv(await outputOf(ctx, query));
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(`${path}.tmp`, csv);
+  renameSync(`${path}.tmp`, path);
+  query.outputLocation = location;
+  return location;
+}
+
+function findQuery(ctx: SimContext, queryId: string): QueryRecord {
+  const query = ctx.state.queries[queryId];
+  if (!query) throw notFound(`query ${queryId}`);
+  return query;
+}
+
+type ProjectParams = { projectId: string };
+type QueryParams = ProjectParams & { queryId: string };
+
+export const queriesModule: SimModule = {
+  name: 'queries',
+
+  routes(app, ctx) {
+    app.addHook('onClose', async () => {
+      const runtime = runtimes.get(ctx);
+      if (!runtime) return;
+      runtime.databases.clear();
+      runtime.outputs.clear();
+      if (!ctx.options.dataDir && runtime.bucketsDir) rmSync(join(runtime.bucketsDir, '..'), { recursive: true });
+      runtimes.delete(ctx);
+    });
+
+    app.post<{ Params: ProjectParams & { snapshotId: string } }>(
+      '/v1/projects/:projectId/snapshots/:snapshotId/databases/query',
+      async (req, reply) => {
+        ctx.authorize(req, 'databases.query');
+        ctx.requireProject(req.params.projectId);
+        const body = parse(RunQueryInput, req.body, 'body');
+        const { state } = ctx;
+        const snapshot = state.snapshots[req.params.snapshotId];
+        if (!snapshot) throw notFound(`snapshot ${req.params.snapshotId}`);
+        const resource = state.resources[snapshot.resourceId]?.resource;
+        if (!resource) throw notFound(`resource ${snapshot.resourceId} of snapshot ${snapshot.id}`);
+        if (resource.resourceType !== RELATIONAL) {
+          throw new SimError(
+            400,
+            `snapshot ${snapshot.id} is of a ${resource.resourceType} resource; queries need a ${RELATIONAL} snapshot`,
+          );
+        }
+        const databaseName = databaseNameOf(state.seed, resource.id);
+        if (body.databaseName !== databaseName) {
+          throw notFound(`database ${body.databaseName} in snapshot ${snapshot.id} (it holds ${databaseName})`);
+        }
+        if (!state.restoreAccounts[body.restoreAccountId]) {
+          throw notFound(`restore account ${body.restoreAccountId}`);
+        }
+        const bucket = body.destination.bucketA;
+        if (!bucket) throw new SimError(400, 'invalid body.destination.bucketA: required (the only destination kind)');
+        if (!BUCKET_NAME.test(bucket.bucketName)) {
+          throw new SimError(400, 'invalid body.destination.bucketA.bucketName: not a valid bucket name');
+        }
+        prefixSegments(bucket.prefix);
+        const vaultRegion = (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ?? resource.region;
+        const region = bucketRegion(state, bucket.bucketName);
+        if (region === undefined) {
+          throw new SimError(
+            400,
+            `invalid body.destination.bucketA.bucketName: bucket ${bucket.bucketName} does not exist ` +
+              `(simulated buckets are named <name>-<region>, e.g. query-results-${vaultRegion})`,
+          );
+        }
+        if (region !== vaultRegion) {
+          throw new SimError(
+            400,
+            `invalid body.destination.bucketA.bucketName: bucket ${bucket.bucketName} is in ${region}, ` +
+              `but the snapshot's vault is in ${vaultRegion}`,
+          );
+        }
+
+        const run = {
+          id: `${ctx.newId()}:${ctx.newId()}`,
+          resourceId: resource.id,
+          growthDays: growthDays(state.seed, resource, snapshot),
+          query: body.query,
+        };
+        let errorMessage: string | undefined;
+        try {
+          await outputOf(ctx, run);
+        } catch (err) {
+          if (!(err instanceof QueryFailure)) throw err;
+          errorMessage = err.message;
+        }
+        // The clock starts once the SQL has run, so a slow database build does not eat the IN_PROGRESS window.
+        const createdAt = ctx.clock.now();
+        const query: QueryRecord = {
+          ...run,
+          snapshotId: snapshot.id,
+          databaseName,
+          restoreAccountId: body.restoreAccountId,
+          destination: body.destination,
+          createdAt,
+          endAt: createdAt + state.jobsConfig.querySeconds * 1000,
+          ...(errorMessage === undefined ? {} : { errorMessage }),
+        };
+        state.queries[query.id] = query;
+        return reply.code(202).send({ queryId: query.id });
+      },
+    );
+
+    app.get<{ Params: QueryParams }>('/v1/projects/:projectId/queries/:queryId/status', async (req) => {
+      ctx.authorize(req, 'databases.query');
+      ctx.requireProject(req.params.projectId);
+      const query = findQuery(ctx, req.params.queryId);
+      const status = statusOf(ctx, query);
+      const body: QueryStatusBody = {
+        status,
+        runningTimeMs: Math.min(ctx.clock.now(), query.endAt) - query.createdAt,
+      };
+      if (status === 'FAILED') body.errorMessage = query.errorMessage ?? null;
+      if (status === 'COMPLETED') body.outputLocations = [await ensureCsv(ctx, query)];
+      return body;
+    });
+
+    app.get<{ Params: QueryParams }>('/v1/projects/:projectId/queries/:queryId/results', async (req) => {
+      ctx.authorize(req, 'databases.query');
+      ctx.requireProject(req.params.projectId);
+      const params = readPageParams(req.query);
+      const query = findQuery(ctx, req.params.queryId);
+      const status = statusOf(ctx, query);
+      if (status !== 'COMPLETED') {
+        throw new SimError(409, `query ${query.id} is ${status}; results can be read only once it is COMPLETED`);
+      }
+      await ensureCsv(ctx, query);
+      const output = await outputOf(ctx, query);
+      const page = paginate(output.rows, params, DEFAULT_RESULTS_PAGE, { queryId: query.id });
+      return { columns: output.columns, records: page.items, nextToken: page.nextToken };
+    });
+  },
+
+  summary(ctx) {
+    const { state } = ctx;
+    const databases = Object.values(state.resources)
+      .filter(({ resource }) => resource.resourceType === RELATIONAL)
+      .map(({ resource }) => ({
+        resourceId: resource.id,
+        databaseName: databaseNameOf(state.seed, resource.id),
+        tables: [...DATABASE_TABLES],
+        snapshotIds: Object.values(state.snapshots)
+          .filter((s) => s.resourceId === resource.id)
+          .sort((a, b) => (a.pointInTime ?? a.createdTime).localeCompare(b.pointInTime ?? b.createdTime))
+          .map((s) => s.id),
+      }))
+      .sort((a, b) => a.resourceId.localeCompare(b.resourceId));
+    return {
+      databases,
+      buckets: knownRegions(state).map((region) => ({ name: `query-results-${region}`, region })),
+      bucketRule: 'any bucket named <name>-<region> exists in that region, for every region of a vault or resource',
+      bucketsDir: bucketsDirOf(ctx),
+    };
+  },
+};

@@ -1,0 +1,510 @@
+// Conformance of the database-query endpoints (spec 2.7, 4.7; facts §8), over raw HTTP.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { QueryResults, QueryStarted, QueryStatusBody } from '../../api';
+import type { InventoryResource, Snapshot } from '../../api';
+import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { fillDatabase, growthDays } from '../../simulator/seed-databases';
+import { loadSqlEngine } from '../../simulator/sql-engine';
+import { bucketRegion } from '../../simulator/routes/queries';
+
+let sim: RunningSimulator;
+let token: string;
+let fx: Fixture;
+
+interface Fixture {
+  resource: InventoryResource;
+  databaseName: string;
+  earlier: Snapshot;
+  later: Snapshot;
+  region: string;
+  otherRegion: string;
+  restoreAccountId: string;
+  nonRelationalSnapshotId: string;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+}
+
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  opts: { body?: unknown; auth?: string | null } = {},
+): Promise<Reply> {
+  const auth = opts.auth === undefined ? token : opts.auth;
+  const res = await request(`${sim.baseUrl}${path}`, {
+    method,
+    headers: {
+      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
+  const res = await call('POST', '/v1/token', { body: { clientId, clientSecret }, auth: null });
+  return (res.body as { access_token: string }).access_token;
+}
+
+const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
+const project = () => `/v1/projects/${sim.projectId}`;
+const queryPath = (snapshotId: string) => `${project()}/snapshots/${snapshotId}/databases/query`;
+const statusPath = (queryId: string) => `${project()}/queries/${encodeURIComponent(queryId)}/status`;
+const resultsPath = (queryId: string, params = '') =>
+  `${project()}/queries/${encodeURIComponent(queryId)}/results${params}`;
+
+function runBody(query: string, overrides: Record<string, unknown> = {}) {
+  return {
+    databaseName: fx.databaseName,
+    query,
+    restoreAccountId: fx.restoreAccountId,
+    destination: { bucketA: { bucketName: `exports-${fx.region}`, prefix: 'runbooks/tests' } },
+    ...overrides,
+  };
+}
+
+async function submit(query: string, snapshot = fx.later): Promise<string> {
+  const res = await call('POST', queryPath(snapshot.id), { body: runBody(query) });
+  expect(res.status).toBe(202);
+  return QueryStarted.parse(res.body).queryId;
+}
+
+async function advance(seconds: number) {
+  expect((await call('POST', '/_simulator/clock/advance', { body: { seconds }, auth: null })).status).toBe(200);
+}
+
+async function completed(query: string, snapshot = fx.later): Promise<string> {
+  const id = await submit(query, snapshot);
+  await advance(sim.ctx.state.jobsConfig.querySeconds);
+  return id;
+}
+
+async function allRows(queryId: string, pageSize: number) {
+  const rows: string[][] = [];
+  let pages = 0;
+  let pageToken: string | null = null;
+  do {
+    const params: string = `?pageSize=${pageSize}${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
+    const res = await call('GET', resultsPath(queryId, params));
+    expect(res.status).toBe(200);
+    const page = QueryResults.parse(res.body);
+    rows.push(...page.records);
+    pageToken = page.nextToken;
+    pages++;
+  } while (pageToken);
+  return { rows, pages };
+}
+
+/** Uses the seeded inventory when it holds a relational resource with two snapshots; inserts a minimal one if not. */
+function prepareFixture(): Fixture {
+  const state = sim.ctx.state;
+  const byResource = new Map<string, Snapshot[]>();
+  for (const s of Object.values(state.snapshots))
+    byResource.set(s.resourceId, [...(byResource.get(s.resourceId) ?? []), s]);
+  const time = (s: Snapshot) => s.pointInTime ?? s.createdTime;
+  let rdb = Object.values(state.resources).find(
+    ({ resource }) =>
+      resource.resourceType === 'PA_RELATIONAL_DB' &&
+      (byResource.get(resource.id) ?? []).filter((s) => s.vaultId && state.vaults[s.vaultId]).length >= 2,
+  )?.resource;
+  if (!rdb) rdb = insertInventory();
+  const snapshots = (byResource.get(rdb.id) ?? Object.values(state.snapshots).filter((s) => s.resourceId === rdb.id))
+    .filter((s) => s.vaultId && state.vaults[s.vaultId])
+    .sort((a, b) => time(a).localeCompare(time(b)));
+  const earlier = snapshots[0];
+  const later = snapshots.at(-1);
+  if (!earlier || !later) throw new Error('fixture: no snapshots');
+  const region = state.vaults[later.vaultId ?? '']?.region ?? '';
+  let otherRegion = Object.values(state.vaults).find(
+    (v) => bucketRegion(state, `exports-${v.region}`) !== region,
+  )?.region;
+  if (!otherRegion) {
+    otherRegion = 'sa-east-1';
+    state.vaults['vault-fixture-other'] = vault('vault-fixture-other', otherRegion);
+  }
+  let restoreAccountId = Object.keys(state.restoreAccounts)[0];
+  if (!restoreAccountId) {
+    restoreAccountId = 'restore-fixture';
+    state.restoreAccounts[restoreAccountId] = {
+      id: restoreAccountId,
+      providerAccountId: '999900001111',
+      name: 'fixture restore account',
+      status: 'CONNECTED',
+      restoreAccountAttributes: { cloudProvider: 'PROVIDER_A' },
+      isRestoreAllowed: true,
+    };
+  }
+  let nonRelational = Object.values(state.snapshots).find(
+    (s) => state.resources[s.resourceId] && state.resources[s.resourceId]?.resource.resourceType !== 'PA_RELATIONAL_DB',
+  );
+  if (!nonRelational) {
+    const vm = resourceRecord('res-fixture-vm', 'PA_VM');
+    state.resources[vm.id] = { resource: vm, sourceAccountId: 'src-fixture' };
+    nonRelational = snapshot('snap-fixture-vm', vm.id, later.vaultId ?? '', '2025-01-05T00:00:00.000Z');
+    state.snapshots[nonRelational.id] = nonRelational;
+  }
+  return {
+    resource: rdb,
+    databaseName: '',
+    earlier,
+    later,
+    region,
+    otherRegion,
+    restoreAccountId,
+    nonRelationalSnapshotId: nonRelational.id,
+  };
+}
+
+function vault(id: string, region: string) {
+  return {
+    id,
+    vaultAccountId: 'vault-account-fixture',
+    providerAccountId: '111122223333',
+    name: id,
+    region,
+    isManagedByEon: true,
+    vaultAttributes: { cloudProvider: 'PROVIDER_A' },
+  };
+}
+
+function resourceRecord(id: string, resourceType: string): InventoryResource {
+  return {
+    id,
+    backupStatus: 'PROTECTED',
+    providerResourceId: `prov-${id}`,
+    resourceName: id,
+    providerAccountId: '123456789012',
+    snapshotStorage: { sizeBytes: 50 * 1024 ** 3 },
+    sourceStorage: { sizeBytes: 80 * 1024 ** 3 },
+    tags: { env: 'test' },
+    cloudProvider: 'PROVIDER_A',
+    resourceType,
+    region: 'eu-west-1',
+    createdTime: '2024-12-01T00:00:00.000Z',
+  };
+}
+
+function snapshot(id: string, resourceId: string, vaultId: string, pointInTime: string): Snapshot {
+  return { id, createdTime: pointInTime, resourceId, pointInTime, vaultId };
+}
+
+function insertInventory(): InventoryResource {
+  const state = sim.ctx.state;
+  state.vaults['vault-fixture'] = vault('vault-fixture', 'eu-west-1');
+  const rdb = resourceRecord('res-fixture-rdb', 'PA_RELATIONAL_DB');
+  state.resources[rdb.id] = { resource: rdb, sourceAccountId: 'src-fixture' };
+  for (const [i, day] of ['2025-01-01', '2025-01-11'].entries()) {
+    const s = snapshot(`snap-fixture-rdb-${i}`, rdb.id, 'vault-fixture', `${day}T00:00:00.000Z`);
+    state.snapshots[s.id] = s;
+  }
+  return rdb;
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0 });
+  // Query time runs on the simulated clock, which also moves with real time: leave room for a loaded machine.
+  sim.ctx.state.jobsConfig.querySeconds = 120;
+  token = await tokenFor(sim.clientId, sim.clientSecret);
+  fx = prepareFixture();
+  const state = await call('GET', '/_simulator/state', { auth: null });
+  const databases = (state.body as { databases: { resourceId: string; databaseName: string }[] }).databases;
+  fx.databaseName = databases.find((d) => d.resourceId === fx.resource.id)?.databaseName ?? '';
+});
+
+afterAll(async () => {
+  await sim?.close();
+});
+
+/** A minimal RFC 4180 reader: quoted fields may hold commas, doubled quotes and line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/** The rows of a statement run directly on the database the snapshot holds. */
+async function directRows(sql: string, s: Snapshot): Promise<{ columns: string[]; values: unknown[][] }> {
+  const SQL = await loadSqlEngine();
+  const db = new SQL.Database();
+  try {
+    fillDatabase(db, sim.ctx.state.seed, fx.resource.id, growthDays(sim.ctx.state.seed, fx.resource, s));
+    const [result] = db.exec(sql);
+    return { columns: result?.columns ?? [], values: result?.values ?? [] };
+  } finally {
+    db.close();
+  }
+}
+
+describe('GET /_simulator/state', () => {
+  test('lists a database for every PA_RELATIONAL_DB resource, and the buckets of every region', async () => {
+    const res = await call('GET', '/_simulator/state', { auth: null });
+    const body = res.body as {
+      databases: { resourceId: string; databaseName: string; tables: string[] }[];
+      buckets: { name: string; region: string }[];
+    };
+    const relational = Object.values(sim.ctx.state.resources).filter(
+      ({ resource }) => resource.resourceType === 'PA_RELATIONAL_DB',
+    );
+    expect(body.databases).toHaveLength(relational.length);
+    const mine = body.databases.find((d) => d.resourceId === fx.resource.id);
+    expect(mine?.databaseName).toMatch(/^[a-z]+$/);
+    expect(mine?.tables).toEqual(['customers', 'orders', 'order_items', 'events']);
+    expect(body.buckets).toContainEqual({ name: `query-results-${fx.region}`, region: fx.region });
+  });
+});
+
+describe('POST .../snapshots/{snapshotId}/databases/query', () => {
+  test('202 with a query ID of two UUIDs joined by a colon', async () => {
+    const id = await submit('SELECT count(*) AS n FROM customers');
+    expect(id).toMatch(/^[0-9a-f-]{36}:[0-9a-f-]{36}$/);
+    expect(sim.ctx.state.queries[id]?.snapshotId).toBe(fx.later.id);
+  });
+
+  test('400 naming the field when the body is incomplete', async () => {
+    const res = await call('POST', queryPath(fx.later.id), { body: { ...runBody('SELECT 1'), query: undefined } });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toContain('body.query');
+  });
+
+  test('400 when the destination has no bucketA', async () => {
+    const res = await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1', { destination: {} }) });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toContain('body.destination.bucketA');
+  });
+
+  test('400 when the bucket is in another region than the snapshot vault', async () => {
+    const destination = { bucketA: { bucketName: `exports-${fx.otherRegion}` } };
+    const res = await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1', { destination }) });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toContain(`is in ${fx.otherRegion}`);
+  });
+
+  test('400 when the bucket does not exist (no region suffix) or the prefix climbs out of it', async () => {
+    const unknown = { bucketA: { bucketName: 'no-such-bucket' } };
+    const res = await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1', { destination: unknown }) });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toContain('bucketName');
+    const climbing = { bucketA: { bucketName: `exports-${fx.region}`, prefix: 'a/../../etc' } };
+    const res2 = await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1', { destination: climbing }) });
+    expect(res2.status).toBe(400);
+    expect(errorOf(res2)).toContain('prefix');
+  });
+
+  test('400 when the snapshot is not of a PA_RELATIONAL_DB resource', async () => {
+    const res = await call('POST', queryPath(fx.nonRelationalSnapshotId), { body: runBody('SELECT 1') });
+    expect(res.status).toBe(400);
+    expect(errorOf(res)).toContain('PA_RELATIONAL_DB');
+  });
+
+  test('404 for an unknown snapshot, restore account, database or project', async () => {
+    expect((await call('POST', queryPath('no-such-snapshot'), { body: runBody('SELECT 1') })).status).toBe(404);
+    const noAccount = runBody('SELECT 1', { restoreAccountId: 'no-such-account' });
+    expect((await call('POST', queryPath(fx.later.id), { body: noAccount })).status).toBe(404);
+    const noDb = await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1', { databaseName: 'nodb' }) });
+    expect(noDb.status).toBe(404);
+    expect(errorOf(noDb)).toContain(fx.databaseName);
+    const otherProject = `/v1/projects/00000000-0000-4000-8000-000000000000/snapshots/${fx.later.id}/databases/query`;
+    expect((await call('POST', otherProject, { body: runBody('SELECT 1') })).status).toBe(404);
+  });
+
+  test('401 without a token, 403 without databases.query', async () => {
+    expect((await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1'), auth: null })).status).toBe(401);
+    const created = await call('POST', '/_simulator/credentials', {
+      body: { permissions: ['inventory.view', 'cost_explorer.view'] },
+      auth: null,
+    });
+    const { clientId, clientSecret } = created.body as { clientId: string; clientSecret: string };
+    const weak = await tokenFor(clientId, clientSecret);
+    expect((await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1'), auth: weak })).status).toBe(403);
+    const id = await submit('SELECT 1');
+    expect((await call('GET', statusPath(id), { auth: weak })).status).toBe(403);
+    expect((await call('GET', resultsPath(id), { auth: weak })).status).toBe(403);
+    expect((await call('GET', statusPath(id), { auth: null })).status).toBe(401);
+    expect((await call('GET', resultsPath(id), { auth: null })).status).toBe(401);
+  });
+});
+
+describe('query lifecycle', () => {
+  test('IN_PROGRESS until querySeconds pass on the simulated clock, then COMPLETED with the CSV location', async () => {
+    const seconds = sim.ctx.state.jobsConfig.querySeconds;
+    const id = await submit('SELECT id, name FROM customers ORDER BY id LIMIT 5');
+    const first = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+    expect(first.status).toBe('IN_PROGRESS');
+    expect(first.runningTimeMs).toBeGreaterThanOrEqual(0);
+    expect(first.runningTimeMs).toBeLessThan(seconds * 1000);
+    expect(first.outputLocations).toBeUndefined();
+    expect(first.errorMessage).toBeUndefined();
+
+    const early = await call('GET', resultsPath(id));
+    expect(early.status).toBe(409);
+    expect(errorOf(early)).toContain('IN_PROGRESS');
+
+    await advance(seconds + 60);
+    const done = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+    expect(done.status).toBe('COMPLETED');
+    expect(done.runningTimeMs).toBe(seconds * 1000);
+    expect(done.outputLocations).toEqual([`bucketa://exports-${fx.region}/runbooks/tests/${id.replace(':', '_')}.csv`]);
+    expect(done.errorMessage).toBeUndefined();
+  });
+
+  test('accepts the query ID percent-encoded and raw in the path', async () => {
+    const id = await completed('SELECT 1 AS one');
+    const encoded = await call('GET', `${project()}/queries/${encodeURIComponent(id)}/status`);
+    expect(encoded.status).toBe(200);
+    expect(encoded.body).toMatchObject({ status: 'COMPLETED' });
+    expect(`${project()}/queries/${encodeURIComponent(id)}/status`).toContain('%3A');
+    const raw = await call('GET', `${project()}/queries/${id}/results`);
+    expect(QueryResults.parse(raw.body)).toEqual({ columns: ['one'], records: [['1']], nextToken: null });
+  });
+
+  test('404 for an unknown query on status and results', async () => {
+    const unknown = `${sim.ctx.newId()}:${sim.ctx.newId()}`;
+    expect((await call('GET', statusPath(unknown))).status).toBe(404);
+    expect((await call('GET', resultsPath(unknown))).status).toBe(404);
+  });
+
+  test('a statement other than SELECT is accepted, then FAILED with an errorMessage; the data stays intact', async () => {
+    const before = await completed('SELECT count(*) FROM events');
+    const count = (await call('GET', resultsPath(before))).body as { records: string[][] };
+    for (const sql of [
+      'DELETE FROM events',
+      '  -- comment\n UPDATE customers SET name = 1',
+      'WITH doomed AS (SELECT id FROM events) DELETE FROM events WHERE id IN (SELECT id FROM doomed)',
+      'SELECT 1; DROP TABLE events',
+    ]) {
+      const id = await submit(sql);
+      expect(QueryStatusBody.parse((await call('GET', statusPath(id))).body).status).toBe('IN_PROGRESS');
+      await advance(sim.ctx.state.jobsConfig.querySeconds);
+      const status = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+      expect(status.status).toBe('FAILED');
+      expect(status.errorMessage).toMatch(/SELECT/);
+      expect(status.outputLocations).toBeUndefined();
+      const results = await call('GET', resultsPath(id));
+      expect(results.status).toBe(409);
+      expect(errorOf(results)).toContain('FAILED');
+    }
+    const after = await completed('SELECT count(*) FROM events');
+    expect(((await call('GET', resultsPath(after))).body as { records: string[][] }).records).toEqual(count.records);
+  });
+
+  test('a SELECT the engine refuses ends FAILED with the engine message', async () => {
+    const id = await completed('SELECT * FROM no_such_table');
+    const status = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+    expect(status).toMatchObject({ status: 'FAILED', errorMessage: 'no such table: no_such_table' });
+  });
+});
+
+describe('GET .../queries/{queryId}/results', () => {
+  test('pages through ≥ 20,000 rows over ≥ 40 pages, equal to the rows of a direct SQL run', async () => {
+    const sql = 'SELECT * FROM events ORDER BY id';
+    const id = await completed(sql);
+    const { rows, pages } = await allRows(id, 500);
+    const direct = await directRows(sql, fx.later);
+    expect(rows.length).toBeGreaterThanOrEqual(20_000);
+    expect(pages).toBeGreaterThanOrEqual(40);
+    expect(rows.length).toBe(direct.values.length);
+    const expected = direct.values.map((row) => row.map((v) => (v === null ? '' : String(v as string | number))));
+    expect(rows).toEqual(expected);
+    const count = await completed('SELECT count(*) FROM events');
+    expect((await call('GET', resultsPath(count))).body).toMatchObject({ records: [[String(rows.length)]] });
+  });
+
+  test('default page size is 500, and the last page has a null nextToken', async () => {
+    const id = await completed('SELECT id FROM orders ORDER BY id LIMIT 700');
+    const first = QueryResults.parse((await call('GET', resultsPath(id))).body);
+    expect(first.columns).toEqual(['id']);
+    expect(first.records).toHaveLength(500);
+    expect(first.nextToken).toEqual(expect.any(String));
+    const second = QueryResults.parse(
+      (await call('GET', resultsPath(id, `?pageToken=${encodeURIComponent(first.nextToken ?? '')}`))).body,
+    );
+    expect(second.records).toHaveLength(200);
+    expect(second.records[0]).toEqual(['501']);
+    expect(second.nextToken).toBeNull();
+  });
+
+  test('400 naming the parameter for a bad pageSize or a foreign pageToken', async () => {
+    const id = await completed('SELECT id FROM customers LIMIT 3');
+    const zero = await call('GET', resultsPath(id, '?pageSize=0'));
+    expect(zero.status).toBe(400);
+    expect(errorOf(zero)).toContain('query.pageSize');
+    const other = await completed('SELECT id FROM customers LIMIT 3');
+    const token = QueryResults.parse((await call('GET', resultsPath(other, '?pageSize=1'))).body).nextToken ?? '';
+    const foreign = await call('GET', resultsPath(id, `?pageToken=${encodeURIComponent(token)}`));
+    expect(foreign.status).toBe(400);
+    expect(errorOf(foreign)).toContain('pageToken');
+  });
+
+  test('values are strings and NULL is the empty string', async () => {
+    const id = await completed('SELECT 42 AS n, 1.5 AS x, NULL AS missing, \'a,"b"\' AS text');
+    const page = QueryResults.parse((await call('GET', resultsPath(id))).body);
+    expect(page).toEqual({
+      columns: ['n', 'x', 'missing', 'text'],
+      records: [['42', '1.5', '', 'a,"b"']],
+      nextToken: null,
+    });
+  });
+
+  test('a later snapshot of the same resource holds at least the rows of an earlier one', async () => {
+    const sql = "SELECT (SELECT count(*) FROM events) || '/' || (SELECT count(*) FROM orders) AS n";
+    const early = await completed(sql, fx.earlier);
+    const late = await completed(sql, fx.later);
+    const counts = async (id: string) =>
+      (QueryResults.parse((await call('GET', resultsPath(id))).body).records[0]?.[0] ?? '').split('/').map(Number);
+    const [earlyEvents = 0, earlyOrders = 0] = await counts(early);
+    const [lateEvents = 0, lateOrders = 0] = await counts(late);
+    expect(earlyEvents).toBeGreaterThanOrEqual(25_000);
+    expect(lateEvents).toBeGreaterThanOrEqual(earlyEvents);
+    expect(lateOrders).toBeGreaterThanOrEqual(earlyOrders);
+    const dayGap =
+      growthDays(sim.ctx.state.seed, fx.resource, fx.later) - growthDays(sim.ctx.state.seed, fx.resource, fx.earlier);
+    expect(lateEvents - earlyEvents).toBe(10 * dayGap);
+  });
+});
+
+describe('the result CSV', () => {
+  test('is written to the bucket with a header and RFC 4180 quoting, matching the results', async () => {
+    const id = await completed('SELECT id, name, notes, city FROM customers ORDER BY id');
+    const status = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+    const location = status.outputLocations?.[0] ?? '';
+    const state = (await call('GET', '/_simulator/state', { auth: null })).body as { bucketsDir: string };
+    const file = join(state.bucketsDir, ...location.replace('bucketa://', '').split('/'));
+    const text = readFileSync(file, 'utf8');
+    const { rows } = await allRows(id, 1000);
+    expect(parseCsv(text)).toEqual([['id', 'name', 'notes', 'city'], ...rows]);
+    // The seeded data carries every character a CSV writer must quote.
+    expect(text).toMatch(/"[^"]*,[^"]*"/);
+    expect(text).toContain('""');
+    expect(text).toMatch(/"[^"\r]*\n[^"]*"/);
+    expect(rows.some((row) => /[\u0080-\uffff]/.test(row[1] ?? ''))).toBe(true);
+  });
+});
