@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
+import { FaultInput } from '../simulator/routes/control';
 import { startSimulator } from '../simulator/server';
 
 const USAGE =
   'usage: runbooks simulator --port <p> [--host 127.0.0.1] [--data-dir <dir>] [--seed <n>] [--prefix /api] ' +
-  '[--token-ttl <seconds>] [--log-level <level>]';
+  '[--token-ttl <seconds>] [--log-level <level>] [--fault-rate <0..1> --fault-kinds 500,503,429,reset,latency ' +
+  '[--fault-latency-ms <ms>] [--fault-retry-after <s>] [--fault-path-prefix </v1/...>]]';
 
 /** `runbooks simulator`: runs the local service until SIGINT or SIGTERM. */
 export async function simulatorCommand(argv: string[]): Promise<void> {
@@ -17,6 +19,11 @@ export async function simulatorCommand(argv: string[]): Promise<void> {
       prefix: { type: 'string', default: '' },
       'token-ttl': { type: 'string', default: '43200' },
       'log-level': { type: 'string', default: 'silent' },
+      'fault-rate': { type: 'string' },
+      'fault-kinds': { type: 'string' },
+      'fault-latency-ms': { type: 'string' },
+      'fault-retry-after': { type: 'string' },
+      'fault-path-prefix': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -37,6 +44,20 @@ export async function simulatorCommand(argv: string[]): Promise<void> {
     tokenTtlSeconds,
     logLevel: values['log-level'],
   });
+  if (values['fault-rate'] !== undefined) {
+    const faults = FaultInput.safeParse({
+      rate: Number(values['fault-rate']),
+      kinds: (values['fault-kinds'] ?? '500').split(',').map((k) => k.trim()),
+      latencyMs: values['fault-latency-ms'] === undefined ? undefined : Number(values['fault-latency-ms']),
+      retryAfterSeconds: values['fault-retry-after'] === undefined ? undefined : Number(values['fault-retry-after']),
+      pathPrefix: values['fault-path-prefix'],
+    });
+    if (!faults.success) {
+      await sim.close();
+      throw new Error(`invalid fault flags: ${faults.error.issues[0]?.message ?? 'invalid'}\n${USAGE}`);
+    }
+    sim.ctx.state.faults = faults.data;
+  }
   console.log(`simulator listening on ${sim.baseUrl} project=${sim.projectId} clientId=${sim.clientId}`);
   const stop = () => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
@@ -41,12 +42,12 @@ function runtimeOf(ctx: SimContext): QueryRuntime {
   return runtime;
 }
 
-/** Where simulated buckets live: `<dataDir>/buckets`, or a temporary directory removed when the server closes. */
+/** Where simulated buckets live: `<dataDir>/buckets`, or a temporary directory (made on the first write, removed on close). */
 export function bucketsDirOf(ctx: SimContext): string {
   const runtime = runtimeOf(ctx);
   runtime.bucketsDir ??= ctx.options.dataDir
     ? join(ctx.options.dataDir, 'buckets')
-    : join(mkdtempSync(join(tmpdir(), 'backup-sim-')), 'buckets');
+    : join(tmpdir(), `backup-sim-${randomUUID()}`, 'buckets');
   return runtime.bucketsDir;
 }
 
@@ -138,7 +139,8 @@ export const queriesModule: SimModule = {
       if (!runtime) return;
       runtime.databases.clear();
       runtime.outputs.clear();
-      if (!ctx.options.dataDir && runtime.bucketsDir) rmSync(join(runtime.bucketsDir, '..'), { recursive: true });
+      if (!ctx.options.dataDir && runtime.bucketsDir)
+        rmSync(join(runtime.bucketsDir, '..'), { recursive: true, force: true });
       runtimes.delete(ctx);
     });
 

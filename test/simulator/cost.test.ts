@@ -1,7 +1,6 @@
 // Conformance of POST /v1/cost-data (spec 2.8, 4.8), over raw HTTP.
 import { request } from 'undici';
 import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
-import { Random } from '../../simulator/random';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 
 let sim: RunningSimulator;
@@ -64,76 +63,10 @@ function expectClose(actual: number, expected: number) {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(Math.abs(expected) * 1e-9 + 1e-9);
 }
 
-/** Tops the inventory up to 200 varied resources when the seeded inventory is smaller (or not there yet). */
-function ensureInventory() {
-  const state = sim.ctx.state;
-  const vaults = [
-    ['vault-cost-a', 'eu-west-1', 'PROVIDER_A'],
-    ['vault-cost-b', 'westeurope', 'PROVIDER_B'],
-    ['vault-cost-c', 'us-central1', 'PROVIDER_C'],
-  ] as const;
-  const existing = costed().length;
-  if (existing >= 200) return;
-  for (const [id, region, cloudProvider] of vaults) {
-    state.vaults[id] = {
-      id,
-      vaultAccountId: `account-${id}`,
-      providerAccountId: `provider-${id}`,
-      name: id,
-      region,
-      isManagedByEon: true,
-      vaultAttributes: { cloudProvider },
-    };
-  }
-  const types = [
-    'PA_VM',
-    'PA_RELATIONAL_DB',
-    'PA_OBJECT_STORE',
-    'PB_VM',
-    'PB_STORAGE_ACCOUNT',
-    'PC_VM',
-    'PD_DOC_DB_CLUSTER',
-  ];
-  const random = new Random(7);
-  for (let i = existing; i < 200; i++) {
-    const resourceType = random.pick(types);
-    const letter = resourceType.slice(1, 2);
-    const cloudProvider = `PROVIDER_${letter}`;
-    const tags: Record<string, string> = {};
-    if (random.chance(0.6)) tags.env = random.pick(['prod', 'stage']);
-    if (random.chance(0.5)) tags.team = random.pick(['payments', 'search']);
-    if (random.chance(0.3)) tags.legacy = '';
-    const id = `res-cost-${String(i).padStart(3, '0')}`;
-    state.resources[id] = {
-      resource: {
-        id,
-        backupStatus: 'PROTECTED',
-        providerResourceId: `prov-${id}`,
-        resourceName: id,
-        providerAccountId: `${letter}-account-${random.int(1, 2)}`,
-        snapshotStorage: { sizeBytes: random.int(5, 800) * 1024 ** 3 },
-        sourceStorage: {},
-        tags,
-        cloudProvider,
-        resourceType,
-        region: 'eu-west-1',
-      },
-      sourceAccountId: `src-${letter}`,
-    };
-    const homeVault = vaults.find(([, , p]) => p === cloudProvider)?.[0] ?? 'vault-cost-a';
-    const snapshotVaults = random.chance(0.2) ? [homeVault, random.pick(vaults)[0]] : [homeVault];
-    for (const [k, vaultId] of snapshotVaults.entries()) {
-      const sid = `snap-${id}-${k}`;
-      state.snapshots[sid] = { id: sid, createdTime: '2024-04-01T00:00:00Z', resourceId: id, vaultId };
-    }
-  }
-}
-
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
   const res = await call('/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret }, auth: null });
   token = (res.body as { access_token: string }).access_token;
-  ensureInventory();
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 // Conformance of the database-query endpoints (spec 2.7, 4.7; facts §8), over raw HTTP.
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { QueryResults, QueryStarted, QueryStatusBody } from '../../api';
@@ -101,109 +102,39 @@ async function allRows(queryId: string, pageSize: number) {
   return { rows, pages };
 }
 
-/** Uses the seeded inventory when it holds a relational resource with two snapshots; inserts a minimal one if not. */
+/** Picks from the seeded inventory: a relational resource with two vaulted snapshots, and what the errors need. */
 function prepareFixture(): Fixture {
   const state = sim.ctx.state;
-  const byResource = new Map<string, Snapshot[]>();
-  for (const s of Object.values(state.snapshots))
-    byResource.set(s.resourceId, [...(byResource.get(s.resourceId) ?? []), s]);
   const time = (s: Snapshot) => s.pointInTime ?? s.createdTime;
-  let rdb = Object.values(state.resources).find(
-    ({ resource }) =>
-      resource.resourceType === 'PA_RELATIONAL_DB' &&
-      (byResource.get(resource.id) ?? []).filter((s) => s.vaultId && state.vaults[s.vaultId]).length >= 2,
+  const vaulted = (resourceId: string) =>
+    Object.values(state.snapshots)
+      .filter((s) => s.resourceId === resourceId && s.vaultId && state.vaults[s.vaultId])
+      .sort((a, b) => time(a).localeCompare(time(b)));
+  const resource = Object.values(state.resources).find(
+    ({ resource: r }) => r.resourceType === 'PA_RELATIONAL_DB' && vaulted(r.id).length >= 2,
   )?.resource;
-  if (!rdb) rdb = insertInventory();
-  const snapshots = (byResource.get(rdb.id) ?? Object.values(state.snapshots).filter((s) => s.resourceId === rdb.id))
-    .filter((s) => s.vaultId && state.vaults[s.vaultId])
-    .sort((a, b) => time(a).localeCompare(time(b)));
-  const earlier = snapshots[0];
-  const later = snapshots.at(-1);
-  if (!earlier || !later) throw new Error('fixture: no snapshots');
-  const region = state.vaults[later.vaultId ?? '']?.region ?? '';
-  let otherRegion = Object.values(state.vaults).find(
-    (v) => bucketRegion(state, `exports-${v.region}`) !== region,
-  )?.region;
-  if (!otherRegion) {
-    otherRegion = 'sa-east-1';
-    state.vaults['vault-fixture-other'] = vault('vault-fixture-other', otherRegion);
-  }
-  let restoreAccountId = Object.keys(state.restoreAccounts)[0];
-  if (!restoreAccountId) {
-    restoreAccountId = 'restore-fixture';
-    state.restoreAccounts[restoreAccountId] = {
-      id: restoreAccountId,
-      providerAccountId: '999900001111',
-      name: 'fixture restore account',
-      status: 'CONNECTED',
-      restoreAccountAttributes: { cloudProvider: 'PROVIDER_A' },
-      isRestoreAllowed: true,
-    };
-  }
-  let nonRelational = Object.values(state.snapshots).find(
+  if (!resource) throw new Error('the seeded inventory has no PA_RELATIONAL_DB resource with two snapshots');
+  const snapshots = vaulted(resource.id);
+  const [earlier, later] = [snapshots[0], snapshots.at(-1)];
+  const region = state.vaults[later?.vaultId ?? '']?.region;
+  const otherRegion = Object.values(state.vaults).find((v) => bucketRegion(state, `exports-${v.region}`) !== region);
+  const restoreAccountId = Object.values(state.restoreAccounts).find((a) => a.isRestoreAllowed)?.id;
+  const nonRelational = Object.values(state.snapshots).find(
     (s) => state.resources[s.resourceId] && state.resources[s.resourceId]?.resource.resourceType !== 'PA_RELATIONAL_DB',
   );
-  if (!nonRelational) {
-    const vm = resourceRecord('res-fixture-vm', 'PA_VM');
-    state.resources[vm.id] = { resource: vm, sourceAccountId: 'src-fixture' };
-    nonRelational = snapshot('snap-fixture-vm', vm.id, later.vaultId ?? '', '2025-01-05T00:00:00.000Z');
-    state.snapshots[nonRelational.id] = nonRelational;
+  if (!earlier || !later || !region || !otherRegion || !restoreAccountId || !nonRelational) {
+    throw new Error('the seeded inventory lacks a vault region, a restore account or a non-relational snapshot');
   }
   return {
-    resource: rdb,
+    resource,
     databaseName: '',
     earlier,
     later,
     region,
-    otherRegion,
+    otherRegion: otherRegion.region,
     restoreAccountId,
     nonRelationalSnapshotId: nonRelational.id,
   };
-}
-
-function vault(id: string, region: string) {
-  return {
-    id,
-    vaultAccountId: 'vault-account-fixture',
-    providerAccountId: '111122223333',
-    name: id,
-    region,
-    isManagedByEon: true,
-    vaultAttributes: { cloudProvider: 'PROVIDER_A' },
-  };
-}
-
-function resourceRecord(id: string, resourceType: string): InventoryResource {
-  return {
-    id,
-    backupStatus: 'PROTECTED',
-    providerResourceId: `prov-${id}`,
-    resourceName: id,
-    providerAccountId: '123456789012',
-    snapshotStorage: { sizeBytes: 50 * 1024 ** 3 },
-    sourceStorage: { sizeBytes: 80 * 1024 ** 3 },
-    tags: { env: 'test' },
-    cloudProvider: 'PROVIDER_A',
-    resourceType,
-    region: 'eu-west-1',
-    createdTime: '2024-12-01T00:00:00.000Z',
-  };
-}
-
-function snapshot(id: string, resourceId: string, vaultId: string, pointInTime: string): Snapshot {
-  return { id, createdTime: pointInTime, resourceId, pointInTime, vaultId };
-}
-
-function insertInventory(): InventoryResource {
-  const state = sim.ctx.state;
-  state.vaults['vault-fixture'] = vault('vault-fixture', 'eu-west-1');
-  const rdb = resourceRecord('res-fixture-rdb', 'PA_RELATIONAL_DB');
-  state.resources[rdb.id] = { resource: rdb, sourceAccountId: 'src-fixture' };
-  for (const [i, day] of ['2025-01-01', '2025-01-11'].entries()) {
-    const s = snapshot(`snap-fixture-rdb-${i}`, rdb.id, 'vault-fixture', `${day}T00:00:00.000Z`);
-    state.snapshots[s.id] = s;
-  }
-  return rdb;
 }
 
 beforeAll(async () => {
@@ -506,5 +437,33 @@ describe('the result CSV', () => {
     expect(text).toContain('""');
     expect(text).toMatch(/"[^"\r]*\n[^"]*"/);
     expect(rows.some((row) => /[\u0080-\uffff]/.test(row[1] ?? ''))).toBe(true);
+  });
+});
+
+describe('with a data directory', () => {
+  test('a completed query is readable again after a restart, and its CSV lands under <dataDir>/buckets', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'queries-restart-'));
+    const first = sim;
+    try {
+      sim = await startSimulator({ port: 0, dataDir });
+      token = await tokenFor(sim.clientId, sim.clientSecret);
+      const sql = 'SELECT id, email FROM customers ORDER BY id LIMIT 750';
+      const id = await completed(sql);
+      const before = await allRows(id, 500);
+      await sim.close();
+
+      sim = await startSimulator({ port: 0, dataDir });
+      token = await tokenFor(sim.clientId, sim.clientSecret);
+      const status = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+      expect(status.status).toBe('COMPLETED');
+      expect(await allRows(id, 500)).toEqual(before);
+      const key = (status.outputLocations?.[0] ?? '').replace('bucketa://', '');
+      expect(existsSync(join(dataDir, 'buckets', ...key.split('/')))).toBe(true);
+      await sim.close();
+    } finally {
+      sim = first;
+      token = await tokenFor(sim.clientId, sim.clientSecret);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
