@@ -1,0 +1,9 @@
+/** One CSV record per RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled, lines end in CRLF. */
+export function csvRecord(fields: readonly (string | number | null | undefined)[]): string {
+  return fields.map(csvField).join(',') + '\r\n';
+}
+
+function csvField(value: string | number | null | undefined): string {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

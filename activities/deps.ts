@@ -1,0 +1,10 @@
+import type { BackupServiceClient } from '../api';
+
+/** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
+export interface ActivityDeps {
+  client: BackupServiceClient;
+  /** Directory for exports and reports. */
+  outputDir: string;
+  /** File the worker reads its client secret from, when it uses one (rotations write it). */
+  credentialsFile?: string;
+}

@@ -1,0 +1,163 @@
+// offboardSourceAccount and rotateCredentials end to end.
+import { randomUUID } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { NotFoundError } from '../../api';
+import { costExport, offboardSourceAccount, rotateCredentials } from '../../workflows';
+import { FailureType, RunbookResourceKey } from '../../workflows/shared';
+import { failureOf, scanForSecrets, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
+
+let fx: E2E;
+
+beforeAll(async () => {
+  fx = await setupE2E();
+}, 120_000);
+
+afterAll(() => teardownE2E(fx), 60_000);
+
+function accountNamed(name: string) {
+  const account = Object.values(fx.sim.ctx.state.sourceAccounts).find((a) => a.name === name);
+  if (!account) throw new Error(`no seeded source account ${name}`);
+  return account;
+}
+
+function offboard(accountId: string, taskQueue = fx.worker.taskQueue) {
+  return fx.env.client.workflow.start(offboardSourceAccount, {
+    taskQueue,
+    workflowId: `offboard-${randomUUID()}`,
+    args: [{ accountId }],
+  });
+}
+
+async function tokenStatus(clientId: string, clientSecret: string): Promise<number> {
+  const res = await request(`${fx.sim.baseUrl}/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId, clientSecret }),
+  });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+test('offboarding disconnects, deletes, and reports the resources that stay because they have snapshots', async () => {
+  const account = accountNamed('payments-staging');
+  const state = fx.sim.ctx.state;
+  const owned = Object.values(state.resources).filter((r) => r.sourceAccountId === account.id);
+  const snapshotted = new Set(Object.values(state.snapshots).map((s) => s.resourceId));
+  const staying = owned.filter((r) => snapshotted.has(r.resource.id)).map((r) => r.resource.id);
+  expect(owned.length).toBeGreaterThan(staying.length);
+  expect(staying.length).toBeGreaterThan(0);
+
+  const handle = await offboard(account.id);
+  const result = await handle.result();
+
+  expect(result).toMatchObject({ accountId: account.id, providerAccountId: account.providerAccountId, deleted: true });
+  expect(result.remainingResources.map((r) => r.id).sort()).toEqual([...staying].sort());
+  expect(result.remainingResources.every((r) => r.snapshots > 0)).toBe(true);
+  await expect(fx.service.getSourceAccount(account.id)).rejects.toBeInstanceOf(NotFoundError);
+  const left = await fx.service.getResource(staying[0] ?? '');
+  expect(left.backupStatus).toBe('DISCONNECTED');
+  expect((await handle.describe()).typedSearchAttributes.get(RunbookResourceKey)).toBe(account.id);
+});
+
+test('a delete refused with 409 (the account was reconnected meanwhile) fails the run with a typed Conflict', async () => {
+  const account = accountNamed('erp-prod');
+  // Someone reconnects the account between the runbook's check and its delete.
+  const remove = fx.proxy.add({
+    method: 'DELETE',
+    path: new RegExp(`/source-accounts/${account.id}$`),
+    times: 1,
+    before: async () => {
+      await fx.service.reconnectSourceAccount(account.id);
+    },
+  });
+  try {
+    const failure = await failureOf(await offboard(account.id));
+    expect(failure.type).toBe(FailureType.Conflict);
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain('refused to delete');
+    expect(failure.message).toContain('disconnect the source account before deleting it');
+  } finally {
+    remove();
+  }
+  expect((await fx.service.getSourceAccount(account.id)).status).toBe('CONNECTED');
+});
+
+test('offboarding an unknown account fails with a typed NOT_FOUND', async () => {
+  const failure = await failureOf(await offboard(randomUUID()));
+  expect(failure.type).toBe(FailureType.NotFound);
+  expect(failure.nonRetryable).toBe(true);
+});
+
+test.each([
+  [{ accountId: '' }, 'accountId'],
+  [{}, 'accountId'],
+])('offboarding with invalid input %j fails at once with InvalidInput naming %s', async (input, field) => {
+  const handle = await fx.env.client.workflow.start('offboardSourceAccount', {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `offboard-invalid-${randomUUID()}`,
+    args: [input],
+  });
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.message).toContain(`invalid input ${field}`);
+  const { events } = await handle.fetchHistory();
+  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+});
+
+test('a worker without a credentials file refuses to rotate, and its secret keeps working', async () => {
+  const failure = await failureOf(
+    await fx.env.client.workflow.start(rotateCredentials, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `rotate-${randomUUID()}`,
+    }),
+  );
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.message).toContain('credentials file');
+  expect(await tokenStatus(fx.sim.clientId, fx.sim.clientSecret)).toBe(200);
+});
+
+test('rotating credentials stores the new secret (0600), retires the old one, and the worker goes on with the new', async () => {
+  const old = await fx.control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {});
+  const credentialsFile = join(fx.outputDir, 'credentials.json');
+  await writeFile(credentialsFile, JSON.stringify(old), { mode: 0o644 });
+  const worker = await startWorker(fx, { credentials: old, credentialsFile });
+  try {
+    const handle = await fx.env.client.workflow.start(rotateCredentials, {
+      taskQueue: worker.taskQueue,
+      workflowId: `rotate-${randomUUID()}`,
+    });
+    const result = await handle.result();
+    fx.retiredSecrets.push(old.clientSecret);
+
+    expect(result).toEqual({ clientId: old.clientId, credentialsFile, verified: true });
+    expect((await stat(credentialsFile)).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(await readFile(credentialsFile, 'utf8')) as { clientId: string; clientSecret: string };
+    expect(stored.clientId).toBe(old.clientId);
+    expect(stored.clientSecret).not.toBe(old.clientSecret);
+    expect(fx.sim.ctx.state.credentials[old.clientId]?.clientSecret).toBe(stored.clientSecret);
+    expect(await tokenStatus(old.clientId, stored.clientSecret)).toBe(200);
+    expect(await tokenStatus(old.clientId, old.clientSecret)).toBe(404);
+
+    // The running worker drops its cached token and gets its next one with the new secret.
+    const tokensOf = () => Object.values(fx.sim.ctx.state.tokens).filter((t) => t.clientId === old.clientId).length;
+    const before = tokensOf();
+    const exported = await fx.env.client.workflow.execute(costExport, {
+      taskQueue: worker.taskQueue,
+      workflowId: `cost-export-after-rotation-${randomUUID()}`,
+      args: [{ window: 'previous-day' }],
+    });
+    expect(exported.export.rows).toBeGreaterThan(0);
+    expect(tokensOf()).toBeGreaterThan(before);
+  } finally {
+    await worker.stop();
+  }
+});
+
+test('no secret or token appears in any workflow history or in the logs', async () => {
+  const scanned = await scanForSecrets(fx);
+  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
+  expect(scanned.histories).toBeGreaterThanOrEqual(7);
+  expect(fx.retiredSecrets).toHaveLength(1);
+});

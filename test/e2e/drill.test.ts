@@ -1,0 +1,324 @@
+// drDrill end to end, worker restarts in the middle of waits, and retries under injected faults.
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { InventoryResource } from '../../api';
+import { approvalGatedRestore, drDrill } from '../../workflows';
+import type { DrDrillInput } from '../../workflows/dr-drill';
+import type { DrillReport } from '../../workflows/drill-types';
+import { FailureType, RunbookKindKey } from '../../workflows/shared';
+import {
+  eventually,
+  failureOf,
+  jobsPerResource,
+  nudge,
+  phaseReached,
+  scanForSecrets,
+  setupE2E,
+  startWorker,
+  teardownE2E,
+  type E2E,
+} from './helpers';
+
+let fx: E2E;
+let vaultId: string;
+let vaultRegion: string;
+let restoreAccountId: string;
+/** Resources no test has used yet, by type: each test takes its own, so that job counts are its own. */
+let unused: Map<string, InventoryResource[]>;
+
+beforeAll(async () => {
+  fx = await setupE2E();
+  const state = fx.sim.ctx.state;
+  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  vaultId = vault.id;
+  vaultRegion = vault.region;
+  restoreAccountId = account.id;
+  unused = new Map();
+  for (const { resource } of Object.values(state.resources).sort((a, b) =>
+    a.resource.id.localeCompare(b.resource.id),
+  )) {
+    unused.set(resource.resourceType, [...(unused.get(resource.resourceType) ?? []), resource]);
+  }
+}, 120_000);
+
+afterAll(() => teardownE2E(fx), 60_000);
+
+beforeEach(async () => {
+  await fx.control.clearPolicies();
+  await fx.control.jobsConfig({ outcomes: {}, backupSeconds: 1 });
+});
+
+function take(type: string, where: (r: InventoryResource) => boolean = () => true): InventoryResource {
+  const list = unused.get(type) ?? [];
+  const index = list.findIndex(where);
+  const [resource] = index < 0 ? [] : list.splice(index, 1);
+  if (!resource) throw new Error(`no unused ${type} resource left`);
+  return resource;
+}
+
+/** An unused resource of a type with a snapshot already taken, and that snapshot. */
+function takeSnapshotted(type: string) {
+  const snapshots = Object.values(fx.sim.ctx.state.snapshots);
+  const resource = take(type, (r) => snapshots.some((s) => s.resourceId === r.id));
+  const snapshot = snapshots.find((s) => s.resourceId === resource.id);
+  if (!snapshot) throw new Error(`resource ${resource.id} has no snapshot`);
+  return { resource, snapshot };
+}
+
+function drillInput(ids: string[], overrides: Partial<DrDrillInput> = {}): DrDrillInput {
+  return {
+    name: `e2e-${randomUUID().slice(0, 8)}`,
+    resources: { ids },
+    vaultId,
+    restoreAccountId,
+    destination: { bucketA: { bucketName: 'dr-drill-restores', prefix: 'drills/' } },
+    targets: { rpoSeconds: 3600, rtoSeconds: 600 },
+    retentionDays: 3,
+    parallelism: 2,
+    ...overrides,
+  };
+}
+
+function startDrill(input: DrDrillInput) {
+  return fx.env.client.workflow.start(drDrill, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `drill-${input.name}`,
+    args: [input],
+  });
+}
+
+/** Nudges the runs every second until they end, so that no test waits for a long retry backoff. */
+function keepNudging(...handles: WorkflowHandle[]): () => void {
+  const timer = setInterval(() => {
+    for (const handle of handles) void nudge(handle).catch(() => undefined);
+  }, 1_000);
+  return () => clearInterval(timer);
+}
+
+/** The largest number of resources that were being drilled at the same moment (backup created to restore end). */
+function maxOverlap(report: DrillReport, jobs: Awaited<ReturnType<E2E['control']['jobs']>>): number {
+  const times = (id: string | undefined, list: typeof jobs.backupJobs | typeof jobs.restoreJobs) =>
+    list.find((j) => j.jobExecutionDetails.jobId === id)?.jobExecutionDetails;
+  const spans = report.resources.map((r) => {
+    const backup = times(r.backupJobId, jobs.backupJobs);
+    const restore = times(r.restoreJobId, jobs.restoreJobs);
+    return [Date.parse(backup?.createdTime ?? ''), Date.parse(restore?.endTime ?? backup?.endTime ?? '')] as const;
+  });
+  return Math.max(...spans.map(([start]) => spans.filter(([s, e]) => s <= start && start < e).length));
+}
+
+test('a drill over resources of several types reports RPO, RTO, checks and verdicts, and one failure does not stop the others', async () => {
+  const { databases } = await fx.control.state();
+  const takenDb = databases.find((d) => d.tables.includes('customers') && unusedHas(d.resourceId));
+  if (!takenDb) throw new Error('no relational database in /_simulator/state');
+  const relational = takeById('PA_RELATIONAL_DB', takenDb.resourceId);
+  const vm = take('PA_VM');
+  const bucket = take('PA_OBJECT_STORE');
+  const files = take('PA_FILE_SYSTEM');
+  const broken = take('PA_KEYVALUE_DB');
+  await fx.control.jobsConfig({ outcomes: { [broken.id]: 'JOB_FAILED' } });
+  const since = (await fx.control.state()).now;
+
+  const input = drillInput([relational.id, vm.id, bucket.id, files.id, broken.id], {
+    sqlCheck: {
+      databaseName: takenDb.databaseName,
+      query: 'SELECT id, name FROM customers',
+      expectation: 'rows >= 100',
+      destination: { bucketA: { bucketName: `query-results-${vaultRegion}`, prefix: 'drill-checks' } },
+    },
+  });
+  const handle = await startDrill(input);
+  const stop = keepNudging(handle);
+  const result = await handle.result().finally(stop);
+
+  // The result holds the report's paths and the summary, nothing else.
+  expect(Object.keys(result).sort()).toEqual(['report', 'summary']);
+  expect(Object.keys(result.report).sort()).toEqual(['json', 'markdown']);
+  expect(result.summary).toMatchObject({ total: 5, passed: 4, failed: 1, verdict: 'FAIL' });
+
+  const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
+  expect(report).toMatchObject({ name: input.name, workflowId: handle.workflowId, targets: input.targets });
+  expect(report.summary).toEqual(result.summary);
+  const byId = new Map(report.resources.map((r) => [r.resourceId, r]));
+  for (const resource of [relational, vm, bucket, files]) {
+    const row = byId.get(resource.id);
+    expect(row).toMatchObject({ verdict: 'PASS', resourceType: resource.resourceType, rpoMet: true, rtoMet: true });
+    expect(row?.backupJobId).toBeTruthy();
+    expect(row?.restoreJobId).toBeTruthy();
+    expect(row?.snapshotPointInTime).toBeTruthy();
+    expect(row?.rpoSeconds).toBeGreaterThanOrEqual(0);
+    expect(row?.rtoSeconds).toBeGreaterThan(0);
+  }
+  expect(byId.get(relational.id)?.check).toMatchObject({ passed: true, expectation: 'rows >= 100' });
+  expect(byId.get(relational.id)?.check?.rows).toBeGreaterThanOrEqual(400);
+  expect(byId.get(vm.id)?.check).toBeUndefined();
+  const failed = byId.get(broken.id);
+  expect(failed).toMatchObject({ verdict: 'FAIL', backupStatus: 'JOB_FAILED' });
+  expect(failed?.restoreJobId).toBeUndefined();
+  expect(failed?.reasons.join(' ')).toContain('CLOUD_OPERATION_FAILED');
+
+  const markdown = await readFile(result.report.markdown, 'utf8');
+  expect(markdown).toContain(`# Disaster-recovery drill: ${input.name}`);
+  expect(markdown).toContain('RPO 3600 s, RTO 600 s');
+  expect(markdown).toContain('**FAIL** (4 passed, 1 failed of 5)');
+  for (const row of report.resources) {
+    expect(markdown).toContain(row.resourceName);
+    if (row.backupJobId) expect(markdown).toContain(row.backupJobId);
+    if (row.restoreJobId) expect(markdown).toContain(row.restoreJobId);
+  }
+  expect(markdown).toContain('## Failures');
+
+  // One backup and at most one restore per resource, never more than `parallelism` resources at once.
+  const jobs = await fx.control.jobs();
+  const backups = jobsPerResource(jobs.backupJobs, since);
+  const restores = jobsPerResource(jobs.restoreJobs, since);
+  for (const resource of [relational, vm, bucket, files]) {
+    expect(backups.get(resource.id)).toEqual([byId.get(resource.id)?.backupJobId]);
+    expect(restores.get(resource.id)).toEqual([byId.get(resource.id)?.restoreJobId]);
+  }
+  expect(backups.get(broken.id)).toHaveLength(1);
+  expect(restores.get(broken.id)).toBeUndefined();
+  expect(maxOverlap(report, jobs)).toBeLessThanOrEqual(2);
+  expect((await handle.describe()).typedSearchAttributes.get(RunbookKindKey)).toBe('drDrill');
+});
+
+test('runs survive a worker restart in the middle of their waits, and start each restore exactly once', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 24, executionWindowHours: 4 });
+  const since = (await fx.control.state()).now;
+  const { resource: bucketResource, snapshot } = takeSnapshotted('PA_OBJECT_STORE');
+  const restore = await fx.env.client.workflow.start(approvalGatedRestore, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `restore-${randomUUID()}`,
+    args: [
+      {
+        resourceId: bucketResource.id,
+        snapshotId: snapshot.id,
+        restoreAccountId,
+        destination: { bucketA: { bucketName: 'restored-objects' } },
+        comment: 'restart test',
+      },
+    ],
+  });
+  const status = await phaseReached(restore, 'waiting for approval');
+  const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
+
+  // Backups long enough that the drill is certainly waiting on them when the worker goes away.
+  await fx.control.jobsConfig({ backupSeconds: 8 });
+  const drilled = [take('PA_VM'), take('PA_FILE_SYSTEM')];
+  const drill = await startDrill(drillInput(drilled.map((r) => r.id)));
+  await eventually('both backup jobs', async () => {
+    const backups = jobsPerResource((await fx.control.jobs()).backupJobs, since);
+    return drilled.every((r) => backups.get(r.id)?.length === 1);
+  });
+  await fx.control.jobsConfig({ backupSeconds: 1 });
+
+  await fx.worker.stop();
+  // Approval arrives while no worker runs; the backups finish meanwhile too.
+  await fx.control.approve(requestId);
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  fx.worker = await startWorker(fx, { taskQueue: fx.worker.taskQueue });
+
+  const stop = keepNudging(restore, drill);
+  const [restored, drillResult] = await Promise.all([restore.result(), drill.result()]).finally(stop);
+  expect(restored.job.succeeded).toBe(true);
+  expect(restored.approval?.status).toBe('APPROVED');
+  expect(drillResult.summary).toMatchObject({ total: 2, passed: 2, verdict: 'PASS' });
+
+  const jobs = await fx.control.jobs();
+  const restores = jobsPerResource(jobs.restoreJobs, since);
+  expect(restores.get(bucketResource.id)).toEqual([restored.job.jobId]);
+  const backups = jobsPerResource(jobs.backupJobs, since);
+  for (const resource of drilled) {
+    expect(restores.get(resource.id)).toHaveLength(1);
+    expect(backups.get(resource.id)).toHaveLength(1);
+  }
+});
+
+test('under injected faults and lost responses, a drill and a restore complete with exactly one job each', async () => {
+  const drilled = [take('PA_VM'), take('PA_OBJECT_STORE'), take('PA_FILE_SYSTEM')];
+  const { resource: restoreTarget, snapshot } = takeSnapshotted('PA_OBJECT_STORE');
+  const since = (await fx.control.state()).now;
+
+  // The service acts on these calls but the answer never reaches the worker: an ambiguous failure.
+  const removers = [
+    fx.proxy.add({ method: 'POST', path: /\/take-snapshot$/, loseResponse: true, times: 2 }),
+    fx.proxy.add({ method: 'POST', path: /\/restore-(files|bucket)$/, loseResponse: true, times: 2 }),
+  ];
+  await fx.control.faults({ rate: 0.3, kinds: ['500', '503', '429', 'reset'], pathPrefix: '/v1/projects' });
+  try {
+    const drill = await startDrill(
+      drillInput(
+        drilled.map((r) => r.id),
+        { parallelism: 3 },
+      ),
+    );
+    const restore = await fx.env.client.workflow.start(approvalGatedRestore, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `restore-${randomUUID()}`,
+      args: [
+        {
+          resourceId: restoreTarget.id,
+          snapshotId: snapshot.id,
+          restoreAccountId,
+          destination: { bucketA: { bucketName: 'restored-objects' } },
+        },
+      ],
+    });
+    const stop = keepNudging(drill, restore);
+    const [drillResult, restored] = await Promise.all([drill.result(), restore.result()]).finally(stop);
+    expect(drillResult.summary).toMatchObject({ total: 3, passed: 3, verdict: 'PASS' });
+    expect(restored.job.succeeded).toBe(true);
+  } finally {
+    await fx.control.clearFaults();
+    removers.forEach((remove) => remove());
+  }
+
+  console.log(`responses lost on purpose: ${fx.proxy.lost.join('; ')}`);
+  expect(fx.proxy.lost.filter((l) => l.includes('take-snapshot -> 202')).length).toBeGreaterThanOrEqual(1);
+  expect(fx.proxy.lost.filter((l) => /restore-(files|bucket) -> 202/.test(l)).length).toBeGreaterThanOrEqual(1);
+  const jobs = await fx.control.jobs();
+  const backups = jobsPerResource(jobs.backupJobs, since);
+  const restores = jobsPerResource(jobs.restoreJobs, since);
+  for (const resource of drilled) {
+    expect(backups.get(resource.id)).toHaveLength(1);
+    expect(restores.get(resource.id)).toHaveLength(1);
+  }
+  expect(restores.get(restoreTarget.id)).toHaveLength(1);
+  expect(backups.get(restoreTarget.id)).toBeUndefined();
+});
+
+test.each([
+  [{ name: 'Not A Valid Name' }, 'name'],
+  [{ resources: {} }, 'resources'],
+  [{ parallelism: 0 }, 'parallelism'],
+  [{ targets: { rpoSeconds: 0, rtoSeconds: 60 } }, 'targets.rpoSeconds'],
+] as const)('invalid input %j fails at once with InvalidInput naming %s', async (overrides, field) => {
+  const handle = await fx.env.client.workflow.start(drDrill, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `drill-invalid-${randomUUID()}`,
+    args: [{ ...drillInput(['some-id']), ...overrides }],
+  });
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(`invalid input ${field}`);
+  const { events } = await handle.fetchHistory();
+  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+});
+
+test('no secret or token appears in any workflow history or in the logs', async () => {
+  const scanned = await scanForSecrets(fx);
+  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
+  expect(scanned.histories).toBeGreaterThanOrEqual(5);
+});
+
+function unusedHas(resourceId: string): boolean {
+  return (unused.get('PA_RELATIONAL_DB') ?? []).some((r) => r.id === resourceId);
+}
+
+function takeById(type: string, id: string): InventoryResource {
+  return take(type, (r) => r.id === id);
+}

@@ -1,0 +1,242 @@
+// queryExport and costExport end to end: files on disk, checked against the service's own data.
+import { createHash, randomUUID } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { csvRecord } from '../../activities/csv';
+import { COST_COLUMNS } from '../../activities/exports';
+import { costExport, queryExport } from '../../workflows';
+import type { CostExportInput } from '../../workflows/cost-export';
+import type { QueryExportInput } from '../../workflows/query-export';
+import { FailureType, RunbookResourceKey } from '../../workflows/shared';
+import { failureOf, historyText, scanForSecrets, setupE2E, teardownE2E, type E2E } from './helpers';
+
+let fx: E2E;
+let db: { snapshotId: string; databaseName: string; restoreAccountId: string; bucketName: string };
+
+beforeAll(async () => {
+  fx = await setupE2E();
+  const state = fx.sim.ctx.state;
+  const { databases } = await fx.control.state();
+  const database = databases.find((d) => d.tables.includes('events') && d.snapshotIds.length > 0);
+  const snapshotId = database?.snapshotIds.at(-1);
+  const snapshot = snapshotId === undefined ? undefined : state.snapshots[snapshotId];
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!database || !snapshot || !account) throw new Error('the seeded simulator has no queryable database snapshot');
+  const region =
+    (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ??
+    state.resources[snapshot.resourceId]?.resource.region;
+  db = {
+    snapshotId: snapshot.id,
+    databaseName: database.databaseName,
+    restoreAccountId: account.id,
+    bucketName: `query-results-${region ?? 'unknown'}`,
+  };
+}, 120_000);
+
+afterAll(() => teardownE2E(fx), 60_000);
+
+function runQueryExport(sql: string, extra: Partial<QueryExportInput> = {}) {
+  return fx.env.client.workflow.start(queryExport, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `query-export-${randomUUID()}`,
+    args: [
+      {
+        snapshotId: db.snapshotId,
+        query: {
+          databaseName: db.databaseName,
+          query: sql,
+          restoreAccountId: db.restoreAccountId,
+          destination: { bucketA: { bucketName: db.bucketName, prefix: 'e2e' } },
+        },
+        ...extra,
+      },
+    ],
+  });
+}
+
+function runCostExport(input: CostExportInput) {
+  return fx.env.client.workflow.execute(costExport, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `cost-export-${randomUUID()}`,
+    args: [input],
+  });
+}
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** Data rows of a CSV file, counting quoted line breaks as part of their field. */
+function csvRows(text: string): number {
+  let rows = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    else if (c === '\n' && !quoted) rows += 1;
+  }
+  return rows - 1;
+}
+
+test('a query export writes every row to CSV and returns the service output locations', async () => {
+  const handle = await runQueryExport('SELECT id, name, email, notes FROM customers ORDER BY id', {
+    fileName: 'customers.csv',
+  });
+  const result = await handle.result();
+
+  expect(result.export.path.endsWith('/query-exports/customers.csv')).toBe(true);
+  expect(result.outputLocations).toHaveLength(1);
+  expect(result.outputLocations[0]).toMatch(new RegExp(`^bucketa://${db.bucketName}/e2e/`));
+  const text = await readFile(result.export.path, 'utf8');
+  expect(text.startsWith('id,name,email,notes\r\n')).toBe(true);
+  expect(csvRows(text)).toBe(result.export.rows);
+  expect(result.export.rows).toBeGreaterThanOrEqual(400);
+  expect(result.export.sha256).toBe(sha256(text));
+  expect(result.export.bytes).toBe(Buffer.byteLength(text));
+  expect((await handle.describe()).typedSearchAttributes.get(RunbookResourceKey)).toBe(db.snapshotId);
+});
+
+test.each([
+  ['a statement that is not a SELECT', 'DELETE FROM events'],
+  ['SQL naming no table of the database', 'SELECT * FROM no_such_table'],
+])('a query that ends FAILED (%s) fails the run with QueryFailed and the service message', async (_what, sql) => {
+  const handle = await runQueryExport(sql);
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.QueryFailed);
+  expect(failure.nonRetryable).toBe(true);
+  const details = failure.details?.[0] as { status?: string; errorMessage?: string } | undefined;
+  expect(details?.status).toBe('FAILED');
+  expect(details?.errorMessage).toBeTruthy();
+  expect(failure.message).toContain(details?.errorMessage ?? '');
+});
+
+test('an export of more than 20,000 rows over more than 40 pages matches the service data, and history holds no rows', async () => {
+  const handle = await runQueryExport('SELECT * FROM events ORDER BY id', { pageSize: 500 });
+  const { export: summary, queryId } = await handle.result();
+  console.log(`query export: ${summary.rows} rows, ${summary.pages} pages, ${summary.bytes} bytes`);
+  expect(summary.rows).toBeGreaterThanOrEqual(20_000);
+  expect(summary.pages).toBeGreaterThanOrEqual(40);
+
+  // The same rows, read independently (other page size) with the project's client.
+  let expected = '';
+  let rows = 0;
+  const samples: string[] = [];
+  for await (const page of fx.service.queryResultPages(queryId, { pageSize: 3_000 })) {
+    if (rows === 0) expected += csvRecord(page.columns);
+    for (const record of page.records) {
+      expected += csvRecord(record);
+      if ([0, 7_777, 19_999].includes(rows)) samples.push(record[1] ?? '');
+      rows += 1;
+    }
+  }
+  const file = await readFile(summary.path);
+  expect(summary.rows).toBe(rows);
+  expect(csvRows(file.toString('utf8'))).toBe(rows);
+  expect(sha256(file)).toBe(sha256(expected));
+  expect(summary.sha256).toBe(sha256(expected));
+
+  const history = historyText(await handle.fetchHistory());
+  expect(samples).toHaveLength(3);
+  for (const value of samples) {
+    expect(value.length).toBeGreaterThan(10);
+    expect(history.includes(value)).toBe(false);
+  }
+  expect(history.length).toBeLessThan(100_000);
+});
+
+test('a cost export over an explicit window passes every option and names its file for the window', async () => {
+  const day = 24 * 3600 * 1000;
+  const today = Math.floor(Date.now() / day) * day;
+  const startTime = new Date(today - 3 * day).toISOString();
+  const endTime = new Date(today - day).toISOString();
+  const result = await runCostExport({
+    window: { startTime, endTime },
+    options: { granularity: 'DAILY', groupBy: 'RESOURCE_TYPE', costUnit: 'USD', usageUnit: 'BYTES' },
+    pageSize: 7,
+  });
+
+  const compact = (iso: string) => iso.replace(/[:.]/g, '').replace(/000Z$/, 'Z');
+  expect(result.window.label).toBe(`${compact(startTime)}_${compact(endTime)}`);
+  expect(basename(result.export.path)).toBe(`cost-export-${result.window.label}.csv`);
+  expect(result.window.timeFrame).toEqual({ startTime, endTime });
+  const text = await readFile(result.export.path, 'utf8');
+  const lines = text.trimEnd().split('\r\n');
+  expect(lines[0]).toBe(COST_COLUMNS.join(','));
+  expect(lines.length - 1).toBe(result.export.rows);
+  expect(result.export.rows).toBeGreaterThan(0);
+  expect(result.export.pages).toBeGreaterThan(1);
+  const rows = lines.slice(1).map((line) => line.split(','));
+  const column = (name: (typeof COST_COLUMNS)[number]) => COST_COLUMNS.indexOf(name);
+  expect(new Set(rows.map((r) => r[column('costUnit')]))).toEqual(new Set(['USD']));
+  expect(new Set(rows.map((r) => r[column('usageUnit')]))).toEqual(new Set(['BYTES']));
+  expect(rows.every((r) => (r[column('resourceType')] ?? '') !== '')).toBe(true);
+  // Daily records: two days in the window.
+  expect(new Set(rows.map((r) => r[column('periodStart')]))).toEqual(
+    new Set([startTime, new Date(today - 2 * day).toISOString()]),
+  );
+});
+
+test('a previous-day cost export covers yesterday (UTC) and is named for it', async () => {
+  const result = await runCostExport({ window: 'previous-day', options: { groupBy: 'CLOUD_PROVIDER' } });
+  const day = 24 * 3600 * 1000;
+  const today = Math.floor(Date.now() / day) * day;
+  const yesterday = new Date(today - day).toISOString();
+  expect(result.window).toEqual({
+    label: yesterday.slice(0, 10),
+    timeFrame: { startTime: yesterday, endTime: new Date(today).toISOString() },
+  });
+  expect(basename(result.export.path)).toBe(`cost-export-${yesterday.slice(0, 10)}.csv`);
+  expect(result.export.rows).toBeGreaterThan(0);
+});
+
+test('a re-run for the same window replaces the file atomically with the same content', async () => {
+  const input: CostExportInput = {
+    window: { startTime: '2025-01-01T00:00:00Z', endTime: '2025-01-08T00:00:00Z' },
+    options: { granularity: 'DAILY', groupBy: 'RESOURCE' },
+    pageSize: 50,
+  };
+  const first = await runCostExport(input);
+  const before = await stat(first.export.path);
+  const firstText = await readFile(first.export.path);
+  const second = await runCostExport(input);
+  const after = await stat(second.export.path);
+
+  expect(second.export.path).toBe(first.export.path);
+  expect(second.export.sha256).toBe(first.export.sha256);
+  expect(sha256(await readFile(second.export.path))).toBe(sha256(firstText));
+  // A rename over the old file (a new inode), not a rewrite in place; and no partial file left behind.
+  expect(after.ino).not.toBe(before.ino);
+  const leftovers = (await readdir(dirname(second.export.path))).filter((name) => !name.endsWith('.csv'));
+  expect(leftovers).toEqual([]);
+});
+
+test.each([
+  [
+    'queryExport',
+    { snapshotId: '', query: { databaseName: 'x', query: 'SELECT 1', restoreAccountId: 'r' } },
+    'snapshotId',
+  ],
+  ['queryExport', { snapshotId: 's', query: { databaseName: 'x', query: 'SELECT 1' } }, 'query.restoreAccountId'],
+  ['costExport', { window: 'yesterday' }, 'window'],
+  [
+    'costExport',
+    { window: { startTime: '2025-01-01T00:00:00Z', endTime: '2025-01-01T06:00:00Z' } },
+    'timeFrame.endTime',
+  ],
+] as const)('%s with invalid input %j fails at once with InvalidInput naming %s', async (runbook, input, field) => {
+  const handle = await fx.env.client.workflow.start(runbook, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `invalid-${randomUUID()}`,
+    args: [input],
+  });
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(`invalid input ${field}`);
+  const { events } = await handle.fetchHistory();
+  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+});
+
+test('no secret or token appears in any workflow history or in the logs', async () => {
+  const scanned = await scanForSecrets(fx);
+  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
+  expect(scanned.histories).toBeGreaterThanOrEqual(8);
+});

@@ -1,0 +1,310 @@
+// approvalGatedRestore end to end: real Temporal dev server, in-process simulator, the runbook worker.
+import { randomUUID } from 'node:crypto';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  ApprovalStatusKey,
+  FailureType,
+  RunbookKindKey,
+  RunbookResourceKey,
+  statusQuery,
+} from '../../workflows/shared';
+import { approvalGatedRestore } from '../../workflows';
+import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
+import {
+  eventCount,
+  eventually,
+  failureOf,
+  nudge,
+  phaseReached,
+  scanForSecrets,
+  setupE2E,
+  teardownE2E,
+  type E2E,
+} from './helpers';
+
+let fx: E2E;
+let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
+
+beforeAll(async () => {
+  fx = await setupE2E();
+  const state = fx.sim.ctx.state;
+  const snapshot = Object.values(state.snapshots).find(
+    (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
+  );
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!snapshot || !account) throw new Error('the seeded simulator has no object-store snapshot or restore-pa account');
+  target = { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
+}, 120_000);
+
+afterAll(() => teardownE2E(fx), 60_000);
+
+beforeEach(async () => {
+  await fx.control.clearPolicies();
+  await fx.control.jobsConfig({ outcomes: {} });
+});
+
+function input(overrides: Partial<ApprovalGatedRestoreInput> = {}): ApprovalGatedRestoreInput {
+  return {
+    ...target,
+    kind: 'bucket',
+    destination: { bucketA: { bucketName: 'restored-objects', prefix: 'e2e/' } },
+    comment: 'restore for incident INC-1234',
+    ...overrides,
+  };
+}
+
+function start(overrides: Partial<ApprovalGatedRestoreInput> = {}) {
+  return fx.env.client.workflow.start(approvalGatedRestore, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `restore-${randomUUID()}`,
+    args: [input(overrides)],
+  });
+}
+
+async function approvalStatusOf(handle: WorkflowHandle): Promise<string | undefined> {
+  return (await handle.describe()).typedSearchAttributes.get(ApprovalStatusKey);
+}
+
+/** Waits for the runbook to wait on its reviewers, and reads the action request's ID from its status. */
+async function waitingRequestId(handle: WorkflowHandle): Promise<string> {
+  const status = await phaseReached(handle, 'waiting for approval');
+  const id = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1];
+  if (!id) throw new Error(`no action request in ${JSON.stringify(status)}`);
+  return id;
+}
+
+/** Holds the worker's reads of its action requests until released, so that the next read is known to come later. */
+function holdRequestReads(): () => void {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const remove = fx.proxy.add({ method: 'GET', path: /\/action-approvals\/my-requests\/[^/]+$/, before: () => gate });
+  return () => {
+    remove();
+    release();
+  };
+}
+
+async function restoreJobsOf(snapshotId: string, since: string) {
+  const { restoreJobs } = await fx.control.jobs();
+  return restoreJobs.filter((j) => j.snapshotDetails?.id === snapshotId && j.jobExecutionDetails.createdTime >= since);
+}
+
+test('restores at once when no policy protects the call (202)', async () => {
+  const since = (await fx.control.state()).now;
+  const handle = await start();
+  const result = await handle.result();
+
+  expect(result.approval).toBeUndefined();
+  expect(result.job).toMatchObject({ outcome: 'COMPLETED', succeeded: true, status: 'JOB_COMPLETED' });
+  expect(result.timings.approvedAt).toBeUndefined();
+  const jobs = await restoreJobsOf(target.snapshotId, since);
+  expect(jobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  expect(jobs[0]?.restoreType).toBe('BUCKET');
+
+  const attributes = (await handle.describe()).typedSearchAttributes;
+  expect(attributes.get(RunbookKindKey)).toBe('approvalGatedRestore');
+  expect(attributes.get(RunbookResourceKey)).toBe(target.resourceId);
+  expect(attributes.get(ApprovalStatusKey)).toBeUndefined();
+  expect((await handle.query(statusQuery)).phase).toBe('completed');
+});
+
+test('with a policy: submits the request (201), waits, and restores once approved', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
+  const since = (await fx.control.state()).now;
+  const handle = await start();
+  const requestId = await waitingRequestId(handle);
+
+  const pending = (await fx.control.actionRequest(requestId)).actionApprovalRequest;
+  expect(pending).toMatchObject({ status: 'PENDING_APPROVAL', comment: 'restore for incident INC-1234' });
+  expect(pending.approvalExpirationTime).toBeTruthy();
+  await eventually(
+    'ApprovalStatus PENDING_APPROVAL',
+    async () => (await approvalStatusOf(handle)) === 'PENDING_APPROVAL',
+  );
+  expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
+
+  await fx.control.approve(requestId);
+  await nudge(handle);
+  const result = await handle.result();
+
+  expect(result.approval).toMatchObject({ requestId, status: 'APPROVED', approvals: { current: 1, required: 1 } });
+  expect(result.job).toMatchObject({ outcome: 'COMPLETED', succeeded: true });
+  expect(result.timings.approvedAt).toBeDefined();
+  expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
+  const jobs = await restoreJobsOf(target.snapshotId, since);
+  expect(jobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  expect(await approvalStatusOf(handle)).toBe('EXECUTED');
+});
+
+test('a denial ends the run with ApprovalDenied', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
+  const since = (await fx.control.state()).now;
+  const handle = await start();
+  const requestId = await waitingRequestId(handle);
+  await fx.control.deny(requestId);
+  await nudge(handle);
+
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.ApprovalDenied);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain('DENIED');
+  expect(await approvalStatusOf(handle)).toBe('DENIED');
+  expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
+});
+
+test('an approval window that passes ends the run with ApprovalExpired (EXPIRED_PENDING_APPROVAL)', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 2, executionWindowHours: 24 });
+  const handle = await start();
+  const requestId = await waitingRequestId(handle);
+  await fx.control.advanceClock(3 * 3600);
+  await nudge(handle);
+
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.ApprovalExpired);
+  expect(failure.message).toContain('EXPIRED_PENDING_APPROVAL');
+  expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXPIRED_PENDING_APPROVAL');
+  expect(await approvalStatusOf(handle)).toBe('EXPIRED_PENDING_APPROVAL');
+});
+
+test('an execution window that passes before the repeat ends the run with ApprovalExpired (EXPIRED_APPROVED)', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 1 });
+  const since = (await fx.control.state()).now;
+  const handle = await start();
+  const requestId = await waitingRequestId(handle);
+
+  // The approval and the end of its execution window happen between two of the runbook's checks.
+  const release = holdRequestReads();
+  try {
+    await fx.control.approve(requestId);
+    await fx.control.advanceClock(2 * 3600);
+  } finally {
+    release();
+  }
+  await nudge(handle);
+
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.ApprovalExpired);
+  expect(failure.message).toContain('EXPIRED_APPROVED');
+  expect(await approvalStatusOf(handle)).toBe('EXPIRED_APPROVED');
+  expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
+});
+
+test('cancelling the run while it waits cancels the action request (CANCELED_PENDING_APPROVAL)', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
+  const handle = await start();
+  const requestId = await waitingRequestId(handle);
+  await handle.cancel();
+
+  const err = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  const request = (await fx.control.actionRequest(requestId)).actionApprovalRequest;
+  expect(request.status).toBe('CANCELED_PENDING_APPROVAL');
+  expect(request.resolvedTime).toBeTruthy();
+  expect(await approvalStatusOf(handle)).toBe('CANCELED_PENDING_APPROVAL');
+});
+
+test('cancelling the run before its request is submitted discards the request (CREATED -> DISCARDED)', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
+  // The worker's submit is held at the proxy, so the request is certainly still CREATED when the run is cancelled.
+  let held: string | undefined;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const remove = fx.proxy.add({
+    method: 'POST',
+    path: /\/my-requests\/[^/]+\/submit$/,
+    times: 1,
+    before: (path) => {
+      held = /my-requests\/([^/]+)\/submit/.exec(path)?.[1];
+      return gate;
+    },
+  });
+  try {
+    const handle = await start();
+    const requestId = await eventually('the held submit', () => held);
+    expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('CREATED');
+    await handle.cancel();
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const request = (await fx.control.actionRequest(requestId)).actionApprovalRequest;
+    expect(request.status).toBe('DISCARDED');
+    expect(request.approvalExpirationTime ?? undefined).toBeUndefined();
+    expect(await approvalStatusOf(handle)).toBe('DISCARDED');
+  } finally {
+    remove();
+    release();
+  }
+});
+
+test.each([
+  ['JOB_FAILED', 'CLOUD_OPERATION_FAILED'],
+  ['JOB_REJECTED', 'INVALID_INPUT_PARAMETERS'],
+] as const)('a restore job that ends %s fails the run with JobFailed', async (outcome, errorCode) => {
+  await fx.control.jobsConfig({ outcomes: { [target.resourceId]: outcome } });
+  const handle = await start();
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.JobFailed);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(outcome);
+  expect(failure.message).toContain(errorCode);
+});
+
+test('a restore job that ends JOB_PARTIAL succeeds with a warning', async () => {
+  await fx.control.jobsConfig({ outcomes: { [target.resourceId]: 'JOB_PARTIAL' } });
+  const handle = await start();
+  const result = await handle.result();
+  expect(result.job).toMatchObject({ outcome: 'PARTIAL', succeeded: true, status: 'JOB_PARTIAL' });
+  expect(result.job.statusMessage).toBeTruthy();
+  const status = await handle.query(statusQuery);
+  expect(status.phase).toBe('completed with warnings');
+  expect(status.detail).toBe(result.job.statusMessage);
+});
+
+test('waiting is cheap: 12 simulated hours of waiting for approval leave at most 40 history events', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 24, executionWindowHours: 4 });
+  const handle = await start();
+  const requestId = await waitingRequestId(handle);
+  // Let the retry policy poll a few times for real, then let half a day pass on the service's clock.
+  await new Promise((resolve) => setTimeout(resolve, 8_000));
+  for (let hour = 0; hour < 12; hour += 3) {
+    await fx.control.advanceClock(3 * 3600);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  expect((await handle.query(statusQuery)).phase).toBe('waiting for approval');
+  expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('PENDING_APPROVAL');
+
+  await fx.control.approve(requestId);
+  await nudge(handle);
+  const result = await handle.result();
+  expect(result.job.succeeded).toBe(true);
+
+  const events = await eventCount(handle);
+  console.log(`approval wait of 12 simulated hours: ${events} events in the workflow history`);
+  expect(events).toBeLessThanOrEqual(40);
+});
+
+test.each([
+  [{ resourceId: '' }, 'resourceId'],
+  [{ kind: 'files' as const, files: [] }, 'files'],
+  [{ destination: { bucketA: { bucketName: '' } } }, 'destination.bucketA.bucketName'],
+])('invalid input %j fails at once with InvalidInput naming %s', async (overrides, field) => {
+  const handle = await start(overrides);
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(field);
+  const { events } = await handle.fetchHistory();
+  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+});
+
+test('no secret or token appears in any workflow history or in the logs', async () => {
+  const scanned = await scanForSecrets(fx);
+  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
+  expect(scanned.histories).toBeGreaterThanOrEqual(10);
+});

@@ -1,0 +1,207 @@
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import {
+  ConfigError,
+  loadConfig,
+  loadServiceConfig,
+  loadTemporalConfig,
+  type ServiceConfig,
+} from '../../worker/config';
+import { resolveCredentials } from '../../worker/credentials';
+
+/** The variables a ConfigError names, in order. */
+function variablesOf(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues.map((i) => i.variable);
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const remote = {
+  BACKUP_SERVICE_URL: 'https://backup.example.com/api',
+  BACKUP_PROJECT_ID: '5b1c1f7e-0000-4000-8000-000000000001',
+  BACKUP_CLIENT_ID: 'client-1',
+  BACKUP_CLIENT_SECRET: 'a-long-client-secret',
+};
+
+describe('loadConfig', () => {
+  test('an empty environment means the embedded dev server and simulator, with defaults', () => {
+    expect(loadConfig({})).toEqual({
+      temporal: {
+        address: undefined,
+        namespace: 'default',
+        taskQueue: 'backup-runbooks',
+        tls: false,
+        apiKey: undefined,
+      },
+      service: { mode: 'embedded' },
+      dataDir: '.data',
+      outputDir: join('.data', 'output'),
+      logLevel: 'info',
+    });
+  });
+
+  test('empty strings count as unset', () => {
+    expect(loadConfig({ TEMPORAL_ADDRESS: '', BACKUP_SERVICE_URL: ' ', LOG_LEVEL: '' }).service).toEqual({
+      mode: 'embedded',
+    });
+  });
+
+  test('a remote service takes its settings and defaults', () => {
+    const config = loadConfig({ ...remote, BACKUP_TOKEN_ENDPOINT: 'oauth2', BACKUP_TIMEOUT_MS: '5000' });
+    expect(config.service).toEqual({
+      mode: 'remote',
+      baseUrl: remote.BACKUP_SERVICE_URL,
+      projectId: remote.BACKUP_PROJECT_ID,
+      clientId: 'client-1',
+      clientSecret: 'a-long-client-secret',
+      credentialsFile: undefined,
+      tokenEndpoint: 'oauth2',
+      timeoutMs: 5000,
+    });
+  });
+
+  test('every bad variable of every group is named at once', () => {
+    const env = {
+      TEMPORAL_ADDRESS: 'no-port',
+      BACKUP_SERVICE_URL: 'ftp://example.com',
+      BACKUP_TIMEOUT_MS: '12s',
+      BACKUP_TOKEN_ENDPOINT: 'saml',
+      LOG_LEVEL: 'loud',
+    };
+    expect(variablesOf(() => loadConfig(env))).toEqual([
+      'TEMPORAL_ADDRESS',
+      'BACKUP_SERVICE_URL',
+      'BACKUP_TOKEN_ENDPOINT',
+      'BACKUP_TIMEOUT_MS',
+      'LOG_LEVEL',
+    ]);
+  });
+
+  test('the message says what is wrong with each variable', () => {
+    expect(() => loadConfig({ TEMPORAL_ADDRESS: 'localhost' })).toThrow(
+      'TEMPORAL_ADDRESS: must be host:port, e.g. localhost:7233',
+    );
+    expect(() => loadConfig({ ...remote, BACKUP_TIMEOUT_MS: '50' })).toThrow('BACKUP_TIMEOUT_MS: must be at least 100');
+  });
+
+  test('LOG_LEVEL is case-insensitive and RUNBOOKS_OUTPUT_DIR overrides the default', () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'WARN',
+      RUNBOOKS_DATA_DIR: '/var/lib/runbooks',
+      RUNBOOKS_OUTPUT_DIR: '/out',
+    });
+    expect(config).toMatchObject({ logLevel: 'warn', dataDir: '/var/lib/runbooks', outputDir: '/out' });
+  });
+});
+
+describe('loadServiceConfig', () => {
+  test('a service URL needs a project and credentials', () => {
+    expect(variablesOf(() => loadServiceConfig({ BACKUP_SERVICE_URL: remote.BACKUP_SERVICE_URL }))).toEqual([
+      'BACKUP_PROJECT_ID',
+      'BACKUP_CLIENT_ID',
+      'BACKUP_CLIENT_SECRET',
+    ]);
+  });
+
+  test('a credentials file stands in for the client ID and secret', () => {
+    const { BACKUP_CLIENT_ID: _id, BACKUP_CLIENT_SECRET: _secret, ...rest } = remote;
+    const config = loadServiceConfig({ ...rest, BACKUP_CREDENTIALS_FILE: '/etc/runbooks/credentials.json' });
+    expect(config).toMatchObject({ mode: 'remote', credentialsFile: '/etc/runbooks/credentials.json' });
+  });
+
+  test('service credentials without a service URL are refused, not silently replaced by the simulator', () => {
+    expect(variablesOf(() => loadServiceConfig({ BACKUP_CLIENT_ID: 'x', BACKUP_CLIENT_SECRET: 'y' }))).toEqual([
+      'BACKUP_CLIENT_ID',
+      'BACKUP_CLIENT_SECRET',
+    ]);
+  });
+});
+
+describe('loadTemporalConfig', () => {
+  test('TLS files and an API key are read from the standard variables', () => {
+    const config = loadTemporalConfig({
+      TEMPORAL_ADDRESS: 'ns.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'ns',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: '/certs/client.pem',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/client.key',
+      TEMPORAL_TLS_SERVER_NAME: 'ns.tmprl.cloud',
+      RUNBOOKS_TASK_QUEUE: 'runbooks-prod',
+    });
+    expect(config).toEqual({
+      address: 'ns.tmprl.cloud:7233',
+      namespace: 'ns',
+      taskQueue: 'runbooks-prod',
+      tls: {
+        clientCertPath: '/certs/client.pem',
+        clientKeyPath: '/certs/client.key',
+        serverCaCertPath: undefined,
+        serverName: 'ns.tmprl.cloud',
+      },
+      apiKey: undefined,
+    });
+  });
+
+  test('an API key turns TLS on unless TEMPORAL_TLS=false says otherwise', () => {
+    const base = { TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_API_KEY: 'key-123456' };
+    expect(loadTemporalConfig(base).tls).toEqual(expect.objectContaining({ clientCertPath: undefined }));
+    expect(loadTemporalConfig({ ...base, TEMPORAL_TLS: 'false' }).tls).toBe(false);
+  });
+
+  test('a client certificate needs its key, and TLS settings need an address', () => {
+    expect(
+      variablesOf(() =>
+        loadTemporalConfig({ TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_TLS_CLIENT_CERT_PATH: '/c.pem' }),
+      ),
+    ).toEqual(['TEMPORAL_TLS_CLIENT_KEY_PATH']);
+    expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_API_KEY: 'key-123456' }))).toEqual(['TEMPORAL_API_KEY']);
+    expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_TLS: 'yes' }))).toEqual(['TEMPORAL_TLS']);
+  });
+});
+
+describe('resolveCredentials', () => {
+  const log = pino({ level: 'silent' });
+  const service = (extra: Partial<Extract<ServiceConfig, { mode: 'remote' }>>) => ({
+    ...(loadServiceConfig(remote) as Extract<ServiceConfig, { mode: 'remote' }>),
+    ...extra,
+  });
+
+  test('a missing credentials file is created, mode 0600, from the client ID and secret', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'creds-')), 'credentials.json');
+    const resolved = await resolveCredentials(service({ credentialsFile: file }), log);
+    expect(resolved).toEqual({
+      credentials: { clientId: 'client-1', clientSecret: 'a-long-client-secret' },
+      credentialsFile: file,
+    });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(resolved.credentials);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  test('an existing file wins over the environment (a rotation has updated it)', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'creds-')), 'credentials.json');
+    await writeFile(file, JSON.stringify({ clientId: 'client-1', clientSecret: 'rotated-secret-value' }), {
+      mode: 0o600,
+    });
+    const resolved = await resolveCredentials(service({ credentialsFile: file }), log);
+    expect(resolved.credentials.clientSecret).toBe('rotated-secret-value');
+  });
+
+  test('a file of another client, or not the right JSON, is a ConfigError naming the variable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'creds-'));
+    const other = join(dir, 'other.json');
+    await writeFile(other, JSON.stringify({ clientId: 'client-2', clientSecret: 'another-secret' }), { mode: 0o600 });
+    await expect(resolveCredentials(service({ credentialsFile: other }), log)).rejects.toThrow(
+      /BACKUP_CLIENT_ID: is client-1, but .* holds credentials of client-2/,
+    );
+    const broken = join(dir, 'broken.json');
+    await writeFile(broken, '{"clientId": "client-1"}', { mode: 0o600 });
+    await expect(resolveCredentials(service({ credentialsFile: broken }), log)).rejects.toThrow(
+      /BACKUP_CREDENTIALS_FILE: .* must hold JSON/,
+    );
+  });
+});

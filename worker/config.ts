@@ -1,0 +1,247 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The worker's and the CLI's configuration, from the environment only (twelve-factor): every variable is validated
+ * here, and every problem is reported with the variable's name. `.env.example` documents them.
+ */
+
+export const DEFAULT_TASK_QUEUE = 'backup-runbooks';
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+export interface ConfigIssue {
+  variable: string;
+  message: string;
+}
+
+/** A configuration that cannot be used; `issues` name each variable at fault. */
+export class ConfigError extends Error {
+  constructor(readonly issues: readonly ConfigIssue[]) {
+    super(`invalid configuration:\n${issues.map((i) => `  ${i.variable}: ${i.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface TlsSettings {
+  clientCertPath?: string;
+  clientKeyPath?: string;
+  serverCaCertPath?: string;
+  serverName?: string;
+}
+
+export interface TemporalConfig {
+  /** Unset: the worker starts an embedded dev server (and the CLI looks for its address file). */
+  address?: string;
+  namespace: string;
+  taskQueue: string;
+  /** `false` for plain text; settings (possibly empty) for TLS with the system's roots. */
+  tls: TlsSettings | false;
+  apiKey?: string;
+}
+
+export type ServiceConfig =
+  | { mode: 'embedded' }
+  | {
+      mode: 'remote';
+      baseUrl: string;
+      projectId: string;
+      clientId?: string;
+      clientSecret?: string;
+      credentialsFile?: string;
+      tokenEndpoint: 'json' | 'oauth2';
+      timeoutMs: number;
+    };
+
+export interface Config {
+  temporal: TemporalConfig;
+  service: ServiceConfig;
+  /** Embedded state (dev server database, simulator, address files). */
+  dataDir: string;
+  outputDir: string;
+  logLevel: LogLevelName;
+}
+
+type Env = Record<string, string | undefined>;
+
+// Empty values count as unset, as they do in most `.env` tooling.
+const present = (env: Env): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).flatMap(([k, v]) => (v === undefined || v.trim() === '' ? [] : [[k, v.trim()]])),
+  );
+
+const text = z.string().min(1);
+const bool = z
+  .enum(['true', 'false', '1', '0'], { error: "must be 'true' or 'false'" })
+  .transform((v) => v === 'true' || v === '1');
+const hostPort = text.regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
+
+const TemporalEnv = z.object({
+  TEMPORAL_ADDRESS: hostPort.optional(),
+  TEMPORAL_NAMESPACE: text.default('default'),
+  TEMPORAL_TLS: bool.optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: text.optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: text.optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: text.optional(),
+  TEMPORAL_TLS_SERVER_NAME: text.optional(),
+  TEMPORAL_API_KEY: text.optional(),
+  RUNBOOKS_TASK_QUEUE: text.default(DEFAULT_TASK_QUEUE),
+});
+
+const ServiceEnv = z.object({
+  BACKUP_SERVICE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://backup.example.com/api' })
+    .optional(),
+  BACKUP_PROJECT_ID: text.optional(),
+  BACKUP_CLIENT_ID: text.optional(),
+  BACKUP_CLIENT_SECRET: text.optional(),
+  BACKUP_CREDENTIALS_FILE: text.optional(),
+  BACKUP_TOKEN_ENDPOINT: z.enum(['json', 'oauth2'], { error: "must be 'json' or 'oauth2'" }).default('json'),
+  BACKUP_TIMEOUT_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .pipe(z.number().int().min(100, 'must be at least 100').max(600_000, 'must be at most 600000'))
+    .optional(),
+});
+
+/** Variables that only make sense for a real service; the others have harmless defaults. */
+const SERVICE_IDENTITY = [
+  'BACKUP_PROJECT_ID',
+  'BACKUP_CLIENT_ID',
+  'BACKUP_CLIENT_SECRET',
+  'BACKUP_CREDENTIALS_FILE',
+] as const;
+
+const ProcessEnv = z.object({
+  RUNBOOKS_DATA_DIR: text.default('.data'),
+  RUNBOOKS_OUTPUT_DIR: text.optional(),
+  LOG_LEVEL: z
+    .string()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }))
+    .default('info'),
+});
+
+/** Parses one group of variables, or throws a ConfigError naming each bad one. */
+function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.output<S> {
+  const result = schema.safeParse(present(env));
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? 'environment'),
+      message: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message,
+    })),
+  );
+}
+
+/** The Temporal part only: the CLI needs no service settings. */
+export function loadTemporalConfig(env: Env = process.env): TemporalConfig {
+  const e = parseEnv(TemporalEnv, env);
+  const issues: ConfigIssue[] = [];
+  const tlsVars = [
+    'TEMPORAL_TLS_CLIENT_CERT_PATH',
+    'TEMPORAL_TLS_CLIENT_KEY_PATH',
+    'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+    'TEMPORAL_TLS_SERVER_NAME',
+  ] as const;
+  const tlsGiven = tlsVars.filter((v) => e[v] !== undefined);
+  if (!e.TEMPORAL_ADDRESS) {
+    for (const variable of [...tlsGiven, ...(e.TEMPORAL_API_KEY ? ['TEMPORAL_API_KEY'] : [])]) {
+      issues.push({ variable, message: 'needs TEMPORAL_ADDRESS (the embedded dev server takes neither TLS nor keys)' });
+    }
+  }
+  if ((e.TEMPORAL_TLS_CLIENT_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_CLIENT_KEY_PATH === undefined)) {
+    const missing = e.TEMPORAL_TLS_CLIENT_CERT_PATH ? 'TEMPORAL_TLS_CLIENT_KEY_PATH' : 'TEMPORAL_TLS_CLIENT_CERT_PATH';
+    issues.push({ variable: missing, message: 'is required with its pair: a client certificate needs its key' });
+  }
+  if (e.TEMPORAL_TLS === false && tlsGiven.length > 0) {
+    issues.push({ variable: 'TEMPORAL_TLS', message: `is false, but ${tlsGiven.join(', ')} ask for TLS` });
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  // As in Temporal's environment configuration: TLS when asked for, or when any TLS setting or an API key is given.
+  const tlsOn = e.TEMPORAL_TLS ?? (tlsGiven.length > 0 || e.TEMPORAL_API_KEY !== undefined);
+  return {
+    address: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.RUNBOOKS_TASK_QUEUE,
+    tls: tlsOn
+      ? {
+          clientCertPath: e.TEMPORAL_TLS_CLIENT_CERT_PATH,
+          clientKeyPath: e.TEMPORAL_TLS_CLIENT_KEY_PATH,
+          serverCaCertPath: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+          serverName: e.TEMPORAL_TLS_SERVER_NAME,
+        }
+      : false,
+    apiKey: e.TEMPORAL_API_KEY,
+  };
+}
+
+export function loadServiceConfig(env: Env = process.env): ServiceConfig {
+  const e = parseEnv(ServiceEnv, env);
+  const issues: ConfigIssue[] = [];
+  if (!e.BACKUP_SERVICE_URL) {
+    // Settings for a real service without its URL are a mistake, not a wish for the simulator.
+    const given = present(env);
+    const stray = SERVICE_IDENTITY.filter((k) => given[k] !== undefined);
+    for (const variable of stray) {
+      issues.push({ variable, message: 'needs BACKUP_SERVICE_URL; unset the BACKUP_* variables to use the simulator' });
+    }
+    if (issues.length > 0) throw new ConfigError(issues);
+    return { mode: 'embedded' };
+  }
+  if (!e.BACKUP_PROJECT_ID)
+    issues.push({ variable: 'BACKUP_PROJECT_ID', message: 'is required with BACKUP_SERVICE_URL' });
+  if (!e.BACKUP_CREDENTIALS_FILE) {
+    if (!e.BACKUP_CLIENT_ID) {
+      issues.push({ variable: 'BACKUP_CLIENT_ID', message: 'is required unless BACKUP_CREDENTIALS_FILE holds it' });
+    }
+    if (!e.BACKUP_CLIENT_SECRET) {
+      issues.push({ variable: 'BACKUP_CLIENT_SECRET', message: 'is required unless BACKUP_CREDENTIALS_FILE is set' });
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return {
+    mode: 'remote',
+    baseUrl: e.BACKUP_SERVICE_URL,
+    projectId: e.BACKUP_PROJECT_ID ?? '',
+    clientId: e.BACKUP_CLIENT_ID,
+    clientSecret: e.BACKUP_CLIENT_SECRET,
+    credentialsFile: e.BACKUP_CREDENTIALS_FILE,
+    tokenEndpoint: e.BACKUP_TOKEN_ENDPOINT,
+    timeoutMs: e.BACKUP_TIMEOUT_MS ?? DEFAULT_TIMEOUT_MS,
+  };
+}
+
+/** Everything the worker needs; all problems of all groups are reported together. */
+export function loadConfig(env: Env = process.env): Config {
+  const issues: ConfigIssue[] = [];
+  const attempt = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(...err.issues);
+      return undefined;
+    }
+  };
+  const temporal = attempt(() => loadTemporalConfig(env));
+  const service = attempt(() => loadServiceConfig(env));
+  const rest = attempt(() => parseEnv(ProcessEnv, env));
+  if (!temporal || !service || !rest) throw new ConfigError(issues);
+  return {
+    temporal,
+    service,
+    dataDir: rest.RUNBOOKS_DATA_DIR,
+    outputDir: rest.RUNBOOKS_OUTPUT_DIR ?? join(rest.RUNBOOKS_DATA_DIR, 'output'),
+    logLevel: rest.LOG_LEVEL,
+  };
+}
+
+/** Where the data directory is, for the CLI (which needs no other setting of the worker). */
+export function dataDirOf(env: Env = process.env): string {
+  return parseEnv(ProcessEnv.pick({ RUNBOOKS_DATA_DIR: true }), env).RUNBOOKS_DATA_DIR;
+}

@@ -1,0 +1,80 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { registerSecret, type Credentials } from '../api';
+import { writeCredentialsFile } from '../activities/credentials';
+import { ConfigError, type ServiceConfig } from './config';
+
+const CredentialsFileBody = z.object({ clientId: z.string().min(1), clientSecret: z.string().min(1) });
+
+export interface ResolvedCredentials {
+  credentials: Credentials;
+  /** The file rotations write to, when there is one. */
+  credentialsFile?: string;
+}
+
+const fail = (variable: string, message: string) => new ConfigError([{ variable, message }]);
+
+/**
+ * The service credentials of a remote configuration. With BACKUP_CREDENTIALS_FILE the file wins, because rotations
+ * update it while the environment stays as it was; when the file does not exist yet, BACKUP_CLIENT_ID and
+ * BACKUP_CLIENT_SECRET seed it.
+ */
+export async function resolveCredentials(
+  service: Extract<ServiceConfig, { mode: 'remote' }>,
+  log: Logger,
+): Promise<ResolvedCredentials> {
+  const file = service.credentialsFile;
+  if (!file) {
+    // loadServiceConfig guarantees both when there is no file.
+    const credentials = { clientId: service.clientId ?? '', clientSecret: service.clientSecret ?? '' };
+    registerSecret(credentials.clientSecret);
+    return { credentials };
+  }
+  registerSecret(service.clientSecret);
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw fail('BACKUP_CREDENTIALS_FILE', `cannot read ${file}: ${err.code ?? err.message}`);
+    return undefined;
+  });
+  if (text === undefined) {
+    if (!service.clientId || !service.clientSecret) {
+      throw fail(
+        'BACKUP_CREDENTIALS_FILE',
+        `${file} does not exist; create it ({"clientId", "clientSecret"}, mode 0600) or set BACKUP_CLIENT_ID and BACKUP_CLIENT_SECRET to seed it`,
+      );
+    }
+    const credentials = { clientId: service.clientId, clientSecret: service.clientSecret };
+    await writeCredentialsFile(file, credentials);
+    log.info({ credentialsFile: file }, 'credentials file created from BACKUP_CLIENT_ID and BACKUP_CLIENT_SECRET');
+    return { credentials, credentialsFile: file };
+  }
+
+  const parsed = CredentialsFileBody.safeParse(parseJson(text));
+  if (!parsed.success) {
+    throw fail('BACKUP_CREDENTIALS_FILE', `${file} must hold JSON {"clientId": "...", "clientSecret": "..."}`);
+  }
+  const credentials = parsed.data;
+  registerSecret(credentials.clientSecret);
+  if (service.clientId && service.clientId !== credentials.clientId) {
+    throw fail('BACKUP_CLIENT_ID', `is ${service.clientId}, but ${file} holds credentials of ${credentials.clientId}`);
+  }
+  if (service.clientSecret && service.clientSecret !== credentials.clientSecret) {
+    log.warn({ credentialsFile: file }, 'BACKUP_CLIENT_SECRET differs from the credentials file; using the file');
+  }
+  const mode = (await stat(file)).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    log.warn(
+      { credentialsFile: file, mode: mode.toString(8) },
+      'the credentials file is readable by others; chmod 600 it',
+    );
+  }
+  return { credentials, credentialsFile: file };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,226 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
+import { writeCredentialsFile } from '../activities/credentials';
+import { startSimulator, type RunningSimulator } from '../simulator/server';
+import type { Config } from './config';
+import { resolveCredentials } from './credentials';
+import { startDevServer, type DevServer } from './dev-server';
+import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared';
+import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from './stack-files';
+import { PinoTemporalLogger } from './logger';
+import { createRunbookWorker, WORKFLOWS_PATH } from './runbook-worker';
+import { temporalConnectionOptions } from './temporal-connection';
+
+export interface StackOptions {
+  log: Logger;
+  /** Embedded dev server: keep workflows in `<dataDir>/temporal.db` (default) or in memory (the demo). */
+  persistTemporal?: boolean;
+  /** Embedded dev server: serve the Web UI (default) or run headless. */
+  ui?: boolean;
+  /** Write `<dataDir>/temporal-address` and `<dataDir>/simulator-url` for the CLI (the worker does; the demo not). */
+  writeAddressFiles?: boolean;
+  shutdownGraceTimeMs?: number;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export interface Stack {
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  uiUrl?: string;
+  connection: NativeConnection;
+  temporalClient: Client;
+  simulator?: RunningSimulator;
+  /** The worker's own service client (the demo uses it to look around). */
+  serviceClient: BackupServiceClient;
+  worker: Worker;
+  /** Settles when the worker stops; rejects if it fails. */
+  run: Promise<void>;
+  /** Stops the worker (letting activities finish within the grace time), then everything the stack started. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts what a configuration asks for: an embedded Temporal dev server when TEMPORAL_ADDRESS is unset, the
+ * simulator in-process when BACKUP_SERVICE_URL is unset, and the worker. On failure everything started is stopped.
+ */
+export async function startStack(config: Config, options: StackOptions): Promise<Stack> {
+  const log = options.log.child({ component: 'stack' });
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanUp = async () => {
+    for (const step of cleanups.splice(0).reverse()) {
+      await step().catch((err: unknown) => log.warn({ err }, 'cleanup step failed'));
+    }
+  };
+  const dataDir = resolve(config.dataDir);
+
+  // Bundling takes a while on two cores: let it run while the servers start.
+  const bundle: Promise<WorkerOptions['workflowBundle']> = options.workflowBundle
+    ? Promise.resolve(options.workflowBundle)
+    : bundleWorkflowCode({
+        workflowsPath: WORKFLOWS_PATH,
+        logger: new PinoTemporalLogger(options.log.child({ component: 'bundler' }, { level: 'warn' })),
+      });
+  bundle.catch(() => undefined);
+
+  try {
+    let temporalAddress = config.temporal.address;
+    let uiUrl: string | undefined;
+    if (!temporalAddress) {
+      const server: DevServer = await startDevServer({
+        log: options.log,
+        namespace: config.temporal.namespace,
+        preferredPort: options.persistTemporal === false ? undefined : 7233,
+        preferredUiPort: options.ui === false ? false : 8233,
+        dbFilename: options.persistTemporal === false ? undefined : join(dataDir, 'temporal.db'),
+      });
+      cleanups.push(() => server.stop());
+      temporalAddress = server.address;
+      uiUrl = server.uiUrl;
+    }
+
+    const { service, credentialsFile, simulator } = await connectService(config, dataDir, options.log);
+    if (simulator) cleanups.push(() => simulator.close());
+
+    const connectionOptions = temporalConnectionOptions(config.temporal, temporalAddress);
+    const connection = await NativeConnection.connect(connectionOptions);
+    cleanups.push(() => connection.close());
+    const clientConnection = await Connection.connect(connectionOptions);
+    cleanups.push(() => clientConnection.close());
+    const temporalClient = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+    if (config.temporal.address) await checkSearchAttributes(clientConnection, config.temporal.namespace, log);
+
+    const { worker, client: serviceClient } = await createRunbookWorker({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      service,
+      outputDir: resolve(config.outputDir),
+      credentialsFile,
+      workflowBundle: await bundle,
+      shutdownGraceTimeMs: options.shutdownGraceTimeMs,
+    });
+    cleanups.push(() => closeHttpPools());
+
+    if (options.writeAddressFiles) {
+      await mkdir(dataDir, { recursive: true });
+      if (!config.temporal.address) {
+        await writeFile(join(dataDir, ADDRESS_FILE), `${temporalAddress}\n`);
+        cleanups.push(() => rm(join(dataDir, ADDRESS_FILE), { force: true }));
+      }
+      if (simulator) {
+        await writeFile(join(dataDir, SIMULATOR_URL_FILE), `${simulator.baseUrl}\n`);
+        cleanups.push(() => rm(join(dataDir, SIMULATOR_URL_FILE), { force: true }));
+      }
+    }
+
+    const run = worker.run();
+    log.info(
+      {
+        temporalAddress,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        uiUrl,
+        service: service.baseUrl,
+        projectId: service.projectId,
+        simulator: simulator !== undefined,
+        outputDir: resolve(config.outputDir),
+      },
+      'worker running',
+    );
+
+    let stopped: Promise<void> | undefined;
+    const shutdown = () =>
+      (stopped ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await run.catch((err: unknown) => log.error({ err }, 'the worker failed'));
+        await cleanUp();
+        log.info('stopped');
+      })());
+
+    return {
+      temporalAddress,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      uiUrl,
+      connection,
+      temporalClient,
+      simulator,
+      serviceClient,
+      worker,
+      run,
+      shutdown,
+    };
+  } catch (err) {
+    await cleanUp();
+    throw err;
+  }
+}
+
+/** The service's client options: from the configuration, or from a simulator started here. */
+async function connectService(
+  config: Config,
+  dataDir: string,
+  log: Logger,
+): Promise<{ service: ClientOptions; credentialsFile?: string; simulator?: RunningSimulator }> {
+  if (config.service.mode === 'remote') {
+    const { credentials, credentialsFile } = await resolveCredentials(config.service, log);
+    const service: ClientOptions = {
+      baseUrl: config.service.baseUrl,
+      projectId: config.service.projectId,
+      credentials,
+      tokenEndpoint: config.service.tokenEndpoint,
+      timeoutMs: config.service.timeoutMs,
+    };
+    return { service, credentialsFile };
+  }
+  await mkdir(dataDir, { recursive: true });
+  const simulator = await startSimulator({ port: 0, host: '127.0.0.1', dataDir: join(dataDir, 'simulator'), seed: 1 });
+  // Rotation keeps its new secret in this file, as it would with a real service; the simulator persists it too.
+  const credentialsFile = join(dataDir, EMBEDDED_CREDENTIALS_FILE);
+  try {
+    await writeCredentialsFile(credentialsFile, { clientId: simulator.clientId, clientSecret: simulator.clientSecret });
+  } catch (err) {
+    await simulator.close();
+    throw err;
+  }
+  log
+    .child({ component: 'simulator' })
+    .info({ baseUrl: simulator.baseUrl, projectId: simulator.projectId }, 'simulator started in-process');
+  return {
+    service: {
+      baseUrl: simulator.baseUrl,
+      projectId: simulator.projectId,
+      credentials: { clientId: simulator.clientId, clientSecret: simulator.clientSecret },
+    },
+    credentialsFile,
+    simulator,
+  };
+}
+
+/**
+ * On a server we did not start, the runbooks' search attributes may be missing; every workflow task that sets one
+ * would then fail. Say so at startup, with the command that fixes it. (Cloud may not allow the lookup: then stay quiet.)
+ */
+async function checkSearchAttributes(connection: Connection, namespace: string, log: Logger): Promise<void> {
+  let known: string[];
+  try {
+    const response = await connection.operatorService.listSearchAttributes({ namespace });
+    known = Object.keys(response.customAttributes ?? {});
+  } catch (err) {
+    log.debug({ err }, 'could not list search attributes');
+    return;
+  }
+  const missing = SEARCH_ATTRIBUTE_KEYS.filter((key) => !known.includes(key.name));
+  for (const key of missing) {
+    log.error(
+      { namespace, searchAttribute: key.name },
+      `search attribute ${key.name} is not registered; runbooks will fail until it is: ` +
+        `temporal operator search-attribute create --namespace ${namespace} --name ${key.name} --type Keyword`,
+    );
+  }
+}

@@ -1,0 +1,141 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ApprovalState, JobSummary } from '../activities';
+import { FilePath, ObjectStorageDestination } from '../api/schemas/restore';
+import { parseInput, peekCalls, quickCalls, RunbookTracker, serviceCalls, waitingCalls } from './runbook';
+import { ApprovalStatusKey, FailureType } from './shared';
+
+export const ApprovalGatedRestoreInput = z
+  .object({
+    resourceId: z.string().min(1),
+    snapshotId: z.string().min(1),
+    /** `bucket` may need approval; `files` never does. */
+    kind: z.enum(['bucket', 'files']).default('bucket'),
+    restoreAccountId: z.string().min(1),
+    destination: ObjectStorageDestination,
+    files: z.array(FilePath).optional(),
+    /** The requester's reason, shown to the reviewers. */
+    comment: z.string().max(1000).optional(),
+  })
+  .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
+    message: 'a files restore names at least one file',
+    path: ['files'],
+  });
+export type ApprovalGatedRestoreInput = z.input<typeof ApprovalGatedRestoreInput>;
+
+export interface ApprovalGatedRestoreResult {
+  job: JobSummary;
+  approval?: ApprovalState;
+  timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
+}
+
+const REFUSALS: Record<string, string> = {
+  DENIED: FailureType.ApprovalDenied,
+  EXPIRED_PENDING_APPROVAL: FailureType.ApprovalExpired,
+  EXPIRED_APPROVED: FailureType.ApprovalExpired,
+  CANCELED_PENDING_APPROVAL: FailureType.ApprovalCanceled,
+  CANCELED_APPROVED: FailureType.ApprovalCanceled,
+  DISCARDED: FailureType.ApprovalCanceled,
+};
+
+/** Restores a bucket (or files), asking for and waiting on multi-party approval when a policy protects it. */
+export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Promise<ApprovalGatedRestoreResult> {
+  const input = parseInput(ApprovalGatedRestoreInput, raw);
+  const tracker = new RunbookTracker('approvalGatedRestore', { resource: input.resourceId });
+  const startedAt = new Date().toISOString();
+  const wait = waitingCalls();
+  const restore = {
+    resourceId: input.resourceId,
+    snapshotId: input.snapshotId,
+    kind: input.kind,
+    bucket:
+      input.kind === 'bucket'
+        ? { destination: input.destination, restoreAccountId: input.restoreAccountId }
+        : undefined,
+    files:
+      input.kind === 'files'
+        ? { destination: input.destination, files: input.files ?? [], restoreAccountId: input.restoreAccountId }
+        : undefined,
+  };
+
+  tracker.phase('requesting restore');
+  const first = await serviceCalls.startRestore(restore);
+  let jobId: string;
+  let approval: ApprovalState | undefined;
+  let approvedAt: string | undefined;
+  if (first.kind === 'started') {
+    jobId = first.jobId;
+  } else {
+    const requestId = first.request.id;
+    try {
+      // Submitting runs inside this workflow task, so the request is never seen CREATED: no tag for that.
+      tracker.phase('submitting for approval', { detail: `action request ${requestId}` });
+      approval = await quickCalls.submitForApproval({ requestId, comment: input.comment });
+      tracker.tag(ApprovalStatusKey, approval.status);
+
+      tracker.phase('waiting for approval', {
+        waitingFor: `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`,
+        progress: { done: approval.approvals.current, total: approval.approvals.required, unit: 'approvals' },
+      });
+      approval = await tracker.waitNudgeable(
+        () => wait.checkApproval(requestId),
+        () => peekCalls.checkApproval(requestId),
+      );
+      tracker.tag(ApprovalStatusKey, approval.status);
+      refuseUnlessApproved(approval);
+      approvedAt = new Date().toISOString();
+
+      tracker.phase('executing approved restore', { detail: `before ${approval.executionExpirationTime ?? 'n/a'}` });
+      const repeat = await serviceCalls.startRestore({ ...restore, approvalRequestId: requestId });
+      if (repeat.kind !== 'started') {
+        throw ApplicationFailure.nonRetryable(
+          'the service asked for approval again on an approved request',
+          FailureType.Conflict,
+        );
+      }
+      jobId = repeat.jobId;
+      tracker.tag(ApprovalStatusKey, 'EXECUTED');
+    } catch (err) {
+      if (isCancellation(err)) {
+        // The run is going away: leave no request behind that someone could still approve.
+        await CancellationScope.nonCancellable(async () => {
+          const withdrawn = await serviceCalls.withdrawRequest(requestId);
+          tracker.tag(ApprovalStatusKey, withdrawn.status);
+        });
+      }
+      throw err;
+    }
+  }
+
+  const restoreStartedAt = new Date().toISOString();
+  tracker.phase('waiting for restore job', { waitingFor: `restore job ${jobId}` });
+  const job = await tracker.waitNudgeable(
+    () => wait.checkRestoreJob(jobId),
+    () => peekCalls.checkRestoreJob(jobId),
+  );
+  if (!job.succeeded) {
+    throw ApplicationFailure.create({
+      type: FailureType.JobFailed,
+      nonRetryable: true,
+      message: `restore job ${jobId} ended ${job.status}: ${job.errorCode ?? ''} ${job.statusMessage ?? ''}`.trim(),
+      details: [job],
+    });
+  }
+  tracker.phase(job.outcome === 'PARTIAL' ? 'completed with warnings' : 'completed', { detail: job.statusMessage });
+  return {
+    job,
+    approval,
+    timings: { startedAt, approvedAt, restoreStartedAt, finishedAt: new Date().toISOString() },
+  };
+
+  function refuseUnlessApproved(state: ApprovalState): void {
+    if (state.status === 'APPROVED') return;
+    throw ApplicationFailure.create({
+      type: REFUSALS[state.status] ?? FailureType.ApprovalCanceled,
+      nonRetryable: true,
+      message: `action request ${state.requestId} ended ${state.status}: the restore of ${input.resourceId} in ${workflowInfo().workflowId} did not run`,
+      details: [state],
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { workflowInfo } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ExportSummary } from '../activities';
+import { CostDataInput } from '../api/schemas/cost';
+import { heartbeatingCalls, parseInput, RunbookTracker } from './runbook';
+import { costWindow, type CostWindow } from './windows';
+
+export const CostExportInput = z.object({
+  /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
+  window: z.union([
+    z.enum(['previous-day', 'previous-month']),
+    z.object({ startTime: z.iso.datetime({ offset: true }), endTime: z.iso.datetime({ offset: true }) }),
+  ]),
+  /** Passed through to the service as they are. */
+  options: CostDataInput.omit({ timeFrame: true }).default({}),
+  pageSize: z.number().int().min(1).max(10_000).optional(),
+});
+export type CostExportInput = z.input<typeof CostExportInput>;
+
+export interface CostExportResult {
+  window: CostWindow;
+  export: ExportSummary;
+}
+
+/** Exports a window's cost data to a CSV named for the window; a re-run replaces it atomically. */
+export async function costExport(raw: CostExportInput): Promise<CostExportResult> {
+  const input = parseInput(CostExportInput, raw);
+  const tracker = new RunbookTracker('costExport');
+  // A schedule's action time is the moment it fired; a manual run uses its start.
+  const window = costWindow(input.window, workflowInfo().startTime);
+  const request = parseInput(CostDataInput, { ...input.options, timeFrame: window.timeFrame });
+
+  tracker.phase('exporting cost data', { detail: `${window.timeFrame.startTime} to ${window.timeFrame.endTime}` });
+  const summary = await heartbeatingCalls.exportCostData({
+    request,
+    fileName: `cost-export-${window.label}.csv`,
+    pageSize: input.pageSize,
+  });
+  tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
+  return { window, export: summary };
+}

@@ -1,0 +1,21 @@
+import type { RotationResult } from '../activities/credentials';
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { RunbookTracker, typedCalls } from './runbook';
+
+// One attempt: a retried rotation could strand a secret that was issued but never stored.
+const rotation = typedCalls(
+  proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 1 } }),
+);
+
+/**
+ * Rotates the worker's own API secret: rotate, store it (0600, atomically), prove it works, and switch the running
+ * worker to it. The secret stays inside the activity; history only sees the client ID and the file's path.
+ */
+export async function rotateCredentials(): Promise<RotationResult> {
+  const tracker = new RunbookTracker('rotateCredentials');
+  tracker.phase('rotating');
+  const result = await rotation.rotateOwnCredentials();
+  tracker.phase('completed', { detail: `new secret stored in ${result.credentialsFile}` });
+  return result;
+}
