@@ -1,5 +1,5 @@
 import { activityInfo } from '@temporalio/activity';
-import { collect, ConflictError } from '../api';
+import { collect, ConflictError, NotFoundError } from '../api';
 import type { ActivityDeps } from './deps';
 import { calling, toFailure } from './failures';
 
@@ -28,12 +28,15 @@ export function accountActivities({ client }: ActivityDeps) {
 
     /** Deletes the account; a 409 (still connected) is reported rather than thrown, for the runbook to decide. */
     async deleteSourceAccount(accountId: string): Promise<{ deleted: boolean; conflict?: string }> {
+      const attempt = activityInfo().attempt;
       try {
         await client.deleteSourceAccount(accountId);
         return { deleted: true };
       } catch (err) {
         if (err instanceof ConflictError) return { deleted: false, conflict: err.serviceMessage ?? err.message };
-        throw toFailure(err, activityInfo().attempt);
+        // A retry after an attempt whose answer was lost finds the account gone: that attempt deleted it.
+        if (err instanceof NotFoundError && attempt > 1) return { deleted: true };
+        throw toFailure(err, attempt);
       }
     },
 

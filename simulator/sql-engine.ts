@@ -33,7 +33,8 @@ export function selectOnlyError(sql: string): string | undefined {
   const body = sql.replace(LEADING_NOISE, '');
   const keyword = /^[A-Za-z]+/.exec(body)?.[0]?.toUpperCase();
   if (keyword !== 'SELECT' && keyword !== 'WITH') {
-    return `only SELECT statements are accepted (the statement starts with ${keyword ?? JSON.stringify(body.slice(0, 10))})`;
+    const start = keyword ?? JSON.stringify(body.slice(0, 10));
+    return `only SELECT statements are accepted (the statement starts with ${start})`;
   }
   return undefined;
 }

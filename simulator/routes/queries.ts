@@ -42,7 +42,7 @@ function runtimeOf(ctx: SimContext): QueryRuntime {
   return runtime;
 }
 
-/** Where simulated buckets live: `<dataDir>/buckets`, or a temporary directory (made on the first write, removed on close). */
+/** Where simulated buckets live: `<dataDir>/buckets`, or a temporary directory removed on close. */
 export function bucketsDirOf(ctx: SimContext): string {
   const runtime = runtimeOf(ctx);
   runtime.bucketsDir ??= ctx.options.dataDir
@@ -58,7 +58,12 @@ async function openDatabase(ctx: SimContext, resourceId: string, days: number): 
   if (cached) return cached;
   const SQL = await loadSqlEngine();
   const db = new SQL.Database();
-  fillDatabase(db, ctx.state.seed, resourceId, days);
+  try {
+    fillDatabase(db, ctx.state.seed, resourceId, days);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   runtime.databases.set(key, db);
   return db;
 }

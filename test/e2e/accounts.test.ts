@@ -84,6 +84,24 @@ test('a delete refused with 409 (the account was reconnected meanwhile) fails th
   expect((await fx.service.getSourceAccount(account.id)).status).toBe('CONNECTED');
 });
 
+test('a delete whose answer is lost is retried, and the 404 of the retry counts as deleted', async () => {
+  const account = accountNamed('legacy-sandbox');
+  const remove = fx.proxy.add({
+    method: 'DELETE',
+    path: new RegExp(`/source-accounts/${account.id}$`),
+    times: 1,
+    loseResponse: true,
+  });
+  try {
+    const result = await (await offboard(account.id)).result();
+    expect(result).toMatchObject({ accountId: account.id, deleted: true });
+  } finally {
+    remove();
+  }
+  expect(fx.proxy.lost.some((line) => line.startsWith(`DELETE`) && line.includes(account.id))).toBe(true);
+  await expect(fx.service.getSourceAccount(account.id)).rejects.toBeInstanceOf(NotFoundError);
+});
+
 test('offboarding an unknown account fails with a typed NOT_FOUND', async () => {
   const failure = await failureOf(await offboard(randomUUID()));
   expect(failure.type).toBe(FailureType.NotFound);

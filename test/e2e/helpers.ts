@@ -396,15 +396,21 @@ export async function failureOf(handle: WorkflowHandle): Promise<ApplicationFail
   return err.cause;
 }
 
-/** A history as text, payloads decoded, so that it can be searched for strings. */
+function decoded(value: unknown): unknown {
+  if (typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  return value;
+}
+
+/** A history as text with every payload (base64 in the history's JSON form) decoded, so that it can be searched. */
 export function historyText(history: unknown): string {
   return JSON.stringify(history, (_key, value: unknown) => {
-    if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-    if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer') {
-      const data = (value as { data?: unknown }).data;
-      if (Array.isArray(data)) return Buffer.from(data as number[]).toString('utf8');
+    if (value && typeof value === 'object' && 'metadata' in value && 'data' in value) {
+      const payload = value as { metadata?: Record<string, unknown> | null; data?: unknown };
+      const metadata = Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, decoded(v)] as const);
+      return { metadata: Object.fromEntries(metadata), data: decoded(payload.data) };
     }
-    return value;
+    return value instanceof Uint8Array ? decoded(value) : value;
   });
 }
 

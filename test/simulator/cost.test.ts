@@ -162,7 +162,7 @@ describe('POST /v1/cost-data', () => {
     for (const total of totals) expectClose(total, totals[0] ?? 0);
   });
 
-  test('RESOURCE_AND_VAULT splits a resource across the vaults of its snapshots, adding dimensions.vaultId', async () => {
+  test('RESOURCE_AND_VAULT splits a resource across the vaults of its snapshots (dimensions.vaultId)', async () => {
     const base = { timeFrame: TWO_DAYS, granularity: 'TOTAL' };
     const state = sim.ctx.state;
     const vaultsOf = new Map<string, Set<string>>();
@@ -226,7 +226,7 @@ describe('POST /v1/cost-data', () => {
     );
   });
 
-  test('topN with RESOURCE_AND_VAULT keeps every vault record of the top resources; other groupings ignore it', async () => {
+  test('topN with RESOURCE_AND_VAULT keeps all vault records of the top resources; others ignore topN', async () => {
     const base = { timeFrame: TWO_DAYS, granularity: 'TOTAL' };
     const records = await allRecords({ ...base, groupBy: 'RESOURCE_AND_VAULT', topN: 2 });
     const kept = new Set(records.filter((r) => r.dimensions).map((r) => r.dimensions?.resourceId));
@@ -237,7 +237,7 @@ describe('POST /v1/cost-data', () => {
     expect(await allRecords({ ...base, groupBy: 'CLOUD_PROVIDER', topN: 1 })).toEqual(plain);
   });
 
-  test('USD is credits × 0.01; BYTES is the mean bytes stored over the period (byte-months × 730 / hours)', async () => {
+  test('USD is credits × 0.01; BYTES is mean bytes stored (byte-months × 730 / hours)', async () => {
     const base = { timeFrame: TWO_DAYS, granularity: 'DAILY', groupBy: 'RESOURCE_TYPE' };
     const credits = await allRecords(base);
     const usd = await allRecords({ ...base, costUnit: 'USD', usageUnit: 'BYTES' });

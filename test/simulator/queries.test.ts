@@ -323,7 +323,7 @@ describe('query lifecycle', () => {
     expect((await call('GET', resultsPath(unknown))).status).toBe(404);
   });
 
-  test('a statement other than SELECT is accepted, then FAILED with an errorMessage; the data stays intact', async () => {
+  test('a non-SELECT statement is accepted, then FAILED with an errorMessage; the data stays intact', async () => {
     const before = await completed('SELECT count(*) FROM events');
     const count = (await call('GET', resultsPath(before))).body as { records: string[][] };
     for (const sql of [
