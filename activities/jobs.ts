@@ -57,7 +57,7 @@ export type StartRestoreResult =
   { kind: 'started'; jobId: string; adopted: boolean } | { kind: 'approvalRequired'; request: MpaRequest };
 
 export function jobActivities({ client }: ActivityDeps) {
-  /** When this activity was first scheduled: any job of ours was created after it. */
+  /** When this activity was first scheduled: every job of ours was created after it. */
   const since = () => activityInfo().scheduledTimestampMs - CLOCK_SKEW_MS;
 
   async function findBackupJob(input: StartBackupInput): Promise<string | undefined> {
