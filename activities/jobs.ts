@@ -14,8 +14,11 @@ import {
 import type { ActivityDeps } from './deps';
 import { calling, isAmbiguous, notYet, toFailure } from './failures';
 
-/** Service clocks drift; a job created slightly "before" the attempt may still be ours. */
-const CLOCK_SKEW_MS = 5 * 60_000;
+/**
+ * Service clocks drift, so a job created slightly "before" the attempt may still be ours. Kept small: a wider window
+ * could adopt the job of an earlier run of the same runbook.
+ */
+const CLOCK_SKEW_MS = 5_000;
 /** A status this client does not know is waited on for this long, then reported as such. */
 const UNKNOWN_STATUS_DEADLINE_MS = 60 * 60_000;
 
@@ -71,6 +74,8 @@ export function jobActivities({ client }: ActivityDeps) {
     const ours = page.jobs.find(
       (job) =>
         Date.parse(job.jobExecutionDetails.createdTime) >= since() &&
+        // Scheduled backups are the service's own, never ours.
+        (job.backupType === undefined || job.backupType === 'ON_DEMAND') &&
         (job.vault?.id === undefined || job.vault.id === input.vaultId) &&
         (job.resourceDetails?.id === undefined || job.resourceDetails.id === input.resourceId),
     );
