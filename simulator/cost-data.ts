@@ -1,4 +1,5 @@
 import type { CostDataInput, CostFilters, InventoryResource } from '../api';
+import { METERING_DIMENSIONS } from '../api/enums';
 import { matchesInNotIn, matchesList } from './filters';
 import type { SimState } from './model';
 import { stableHash } from './seed-databases';
@@ -76,26 +77,10 @@ const PROVIDER_LETTER: Record<string, string> = {
   PROVIDER_C: 'PC',
   PROVIDER_D: 'PD',
 };
-/** Cross-provider dimensions the enum names, e.g. PA_VM_TO_PB_VAULT. */
-const CROSS_VAULT = new Set([
-  'PA_VM_TO_PB_VAULT',
-  'PA_OBJECT_STORE_TO_PB_VAULT',
-  'PA_RELATIONAL_DB_TO_PB_VAULT',
-  'PA_KEYVALUE_DB_TO_PB_VAULT',
-  'PA_K8S_TO_PB_VAULT',
-  'PB_VM_TO_PA_VAULT',
-  'PB_STORAGE_ACCOUNT_TO_PA_VAULT',
-  'PB_SQL_VM_TO_PA_VAULT',
-  'PC_VM_TO_PB_VAULT',
-  'PC_OBJECT_STORE_TO_PB_VAULT',
-  'PA_VM_TO_PC_VAULT',
-  'PA_OBJECT_STORE_TO_PC_VAULT',
-  'PA_K8S_TO_PC_VAULT',
-  'PB_VM_TO_PC_VAULT',
-  'PB_STORAGE_ACCOUNT_TO_PC_VAULT',
-  'PC_VM_TO_PA_VAULT',
-  'PC_OBJECT_STORE_TO_PA_VAULT',
-]);
+/** Cross-provider dimensions the enum names, e.g. PA_VM_TO_PB_VAULT: taken from api/, never copied. */
+const CROSS_VAULT = new Set(
+  METERING_DIMENSIONS.map((d) => d.replace(/_METERING_DIMENSION$/, '')).filter((d) => /_TO_P[A-D]_VAULT$/.test(d)),
+);
 
 /** A slight diurnal shape; normalised so the 24 weights sum to 24 and a whole day is just the day's amount. */
 const HOUR_WEIGHTS = (() => {
