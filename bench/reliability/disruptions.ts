@@ -1,0 +1,87 @@
+import type { ProxyAction, ProxyRule } from './proxy';
+import type { Random } from './random';
+import type { RunKind } from './runs';
+
+/** A service call a kill or a lost answer can be aimed at. */
+export interface CallPoint {
+  label: string;
+  method: string;
+  path: RegExp;
+  header?: string;
+  /** Up to this many matching calls may pass first (pages of an export). */
+  maxSkip?: number;
+}
+
+const APPROVAL = 'x-action-approval-request-id';
+
+/** The calls of each runbook kind, in the order it makes them. */
+export const CALLS: Record<RunKind, CallPoint[]> = {
+  'bucket-restore': [
+    { label: 'first restore-bucket call', method: 'POST', path: /\/restore-bucket$/, header: `!${APPROVAL}` },
+    { label: 'submit of the action request', method: 'POST', path: /\/my-requests\/[^/]+\/submit$/ },
+    { label: 'approval check', method: 'GET', path: /\/my-requests\/[^/]+$/ },
+    { label: 'approved restore-bucket call', method: 'POST', path: /\/restore-bucket$/, header: APPROVAL },
+    { label: 'restore job check', method: 'GET', path: /\/restore-jobs\/[^/]+$/ },
+  ],
+  'files-restore': [
+    { label: 'restore-files call', method: 'POST', path: /\/restore-files$/ },
+    { label: 'restore job check', method: 'GET', path: /\/restore-jobs\/[^/]+$/ },
+  ],
+  drill: [
+    { label: 'resource lookup', method: 'GET', path: /\/resources\/[^/]+$/ },
+    { label: 'take-snapshot call', method: 'POST', path: /\/take-snapshot$/, maxSkip: 1 },
+    { label: 'backup job check', method: 'GET', path: /\/backup-jobs\/[^/]+$/ },
+    { label: 'restore-files call', method: 'POST', path: /\/restore-files$/, maxSkip: 1 },
+    { label: 'restore job check', method: 'GET', path: /\/restore-jobs\/[^/]+$/ },
+  ],
+  'query-export': [
+    { label: 'query start', method: 'POST', path: /\/databases\/query$/ },
+    { label: 'query status', method: 'GET', path: /\/queries\/[^/]+\/status$/ },
+    { label: 'results page', method: 'GET', path: /\/queries\/[^/]+\/results$/, maxSkip: 40 },
+  ],
+  'cost-export': [{ label: 'cost-data page', method: 'POST', path: /\/cost-data$/, maxSkip: 30 }],
+};
+
+/** Calls whose answer can be lost after the service acted (the runbook must neither repeat nor lose the act). */
+export const LOSABLE: Record<RunKind, string[]> = {
+  'bucket-restore': ['first restore-bucket call', 'submit of the action request', 'approved restore-bucket call'],
+  'files-restore': ['restore-files call'],
+  drill: ['take-snapshot call', 'restore-files call'],
+  'query-export': ['query start', 'results page'],
+  'cost-export': ['cost-data page'],
+};
+
+/** How long a run of each kind goes on, roughly: a kill by time lands within it. */
+export const KILL_WINDOW_MS: Record<RunKind, [number, number]> = {
+  'bucket-restore': [500, 12_000],
+  'files-restore': [500, 7_000],
+  drill: [500, 12_000],
+  'query-export': [500, 7_000],
+  'cost-export': [300, 5_000],
+};
+
+export type KillPoint = { time: number } | { call: CallPoint; skip: number };
+
+export function pickKillPoint(random: Random, kind: RunKind, byCall = random.chance(0.5)): KillPoint {
+  if (!byCall) {
+    const [min, max] = KILL_WINDOW_MS[kind];
+    return { time: random.int(min, max) };
+  }
+  const call = random.pick(CALLS[kind]);
+  return { call, skip: random.int(0, call.maxSkip ?? 0) };
+}
+
+export function describeKillPoint(point: KillPoint): string {
+  return 'time' in point ? `+${(point.time / 1000).toFixed(1)}s` : `${point.call.label}#${point.skip + 1}`;
+}
+
+export function ruleFor(call: CallPoint, skip: number, action: ProxyAction): ProxyRule {
+  return { label: call.label, method: call.method, path: call.path, header: call.header, skip, times: 1, action };
+}
+
+export function losableCall(random: Random, kind: RunKind): CallPoint {
+  const label = random.pick(LOSABLE[kind]);
+  const call = CALLS[kind].find((c) => c.label === label);
+  if (!call) throw new Error(`no call ${label}`);
+  return call;
+}

@@ -1,0 +1,45 @@
+import { csvRecord } from '../../activities/csv';
+import { COST_COLUMNS } from '../../activities/exports';
+import type { BackupServiceClient, CostDataInput } from '../../api';
+
+/**
+ * What an export should hold, read again from the service with other page sizes than the runbooks use, so that a
+ * paging mistake on either side shows as a difference.
+ */
+export async function expectedQueryCsv(service: BackupServiceClient, queryId: string): Promise<string> {
+  let text = '';
+  let first = true;
+  for await (const page of service.queryResultPages(queryId, { pageSize: 3_000 })) {
+    if (first) text += csvRecord(page.columns);
+    first = false;
+    for (const record of page.records) text += csvRecord(record);
+  }
+  return text;
+}
+
+/** One row per record and metering dimension, in the export's columns (COST_COLUMNS). */
+export async function expectedCostCsv(service: BackupServiceClient, request: CostDataInput): Promise<string> {
+  let text = csvRecord(COST_COLUMNS);
+  for await (const page of service.costDataPages(request, { pageSize: 500 })) {
+    for (const record of page.records) {
+      const d = record.dimensions ?? {};
+      for (const c of record.costs) {
+        text += csvRecord([
+          record.recordTimeFrame.startTime,
+          record.recordTimeFrame.endTime,
+          c.meteringDimension,
+          c.cost.amount,
+          c.cost.unit,
+          c.usage.amount,
+          c.usage.unit,
+          record.resourceCount,
+          d.cloudProvider,
+          d.resourceType,
+          d.resourceId,
+          d.sourceAccountProviderId,
+        ]);
+      }
+    }
+  }
+  return text;
+}

@@ -1,0 +1,91 @@
+import type { BackupServiceClient, InventoryResource } from '../../api';
+import type { Random } from './random';
+import type { SimulatorControl } from './simulator-control';
+
+export interface SnapshotTarget {
+  resourceId: string;
+  snapshotId: string;
+}
+
+export interface QueryTarget {
+  snapshotId: string;
+  databaseName: string;
+  bucketName: string;
+}
+
+/**
+ * The seeded inventory, handed out so that no two trials share a resource or a snapshot: every job on a trial's
+ * resources is then that trial's, and a job found elsewhere is someone else's.
+ */
+export class Fixtures {
+  private costDay = 0;
+
+  private constructor(
+    private readonly service: BackupServiceClient,
+    private readonly resources: InventoryResource[],
+    readonly restoreAccountId: string,
+    readonly vaultId: string,
+    readonly queryTargets: QueryTarget[],
+  ) {}
+
+  static async load(service: BackupServiceClient, control: SimulatorControl, random: Random): Promise<Fixtures> {
+    const resources: InventoryResource[] = [];
+    for await (const resource of service.listResources()) resources.push(resource);
+    // A seeded shuffle: another seed, other resources.
+    for (let i = resources.length - 1; i > 0; i--) {
+      const j = random.int(0, i);
+      [resources[i], resources[j]] = [resources[j] as InventoryResource, resources[i] as InventoryResource];
+    }
+    let account: string | undefined;
+    for await (const a of service.listRestoreAccounts()) if (a.name === 'restore-pa') account = a.id;
+    let vault: string | undefined;
+    for await (const v of service.listVaults()) if (v.name === 'backups-pa-east-1') vault = v.id;
+    if (!account || !vault)
+      throw new Error('the seeded simulator has no restore-pa account or backups-pa-east-1 vault');
+
+    const queryTargets: QueryTarget[] = [];
+    const { databases } = await control.state();
+    for (const db of databases.filter((d) => d.tables.includes('events') && d.snapshotIds.length > 0).slice(0, 3)) {
+      const snapshotId = db.snapshotIds.at(-1) ?? '';
+      const snapshot = await service.getSnapshot(snapshotId);
+      const region = snapshot.vaultId
+        ? (await service.getVault(snapshot.vaultId)).region
+        : (await service.getResource(db.resourceId)).region;
+      // Until the simulator accepts any bucket name, a bucket's region is the end of its name.
+      queryTargets.push({ snapshotId, databaseName: db.databaseName, bucketName: `reliability-${region}` });
+    }
+    if (queryTargets.length === 0) throw new Error('the seeded simulator has no database with an events table');
+    const dbResources = new Set(databases.map((d) => d.resourceId));
+    return new Fixtures(
+      service,
+      resources.filter((r) => !dbResources.has(r.id)),
+      account,
+      vault,
+      queryTargets,
+    );
+  }
+
+  /** A resource no trial has used. */
+  takeResource(): InventoryResource {
+    const resource = this.resources.shift();
+    if (!resource) throw new Error('every seeded resource has been used: fewer trials, or a larger inventory');
+    return resource;
+  }
+
+  /** A snapshot of a resource no trial has used. */
+  async takeSnapshot(): Promise<SnapshotTarget> {
+    for (;;) {
+      const resource = this.takeResource();
+      const page = await this.service.listSnapshotsPage(resource.id, {}, { pageSize: 1 });
+      const snapshot = page.snapshots[0];
+      if (snapshot) return { resourceId: resource.id, snapshotId: snapshot.id };
+    }
+  }
+
+  /** A two-day window of the past that no other cost trial exports (a window names the export file). */
+  costWindow(): { startTime: string; endTime: string } {
+    const day = 24 * 3600 * 1000;
+    const end = Math.floor(Date.now() / day) * day - (3 + 2 * this.costDay++) * day;
+    return { startTime: new Date(end - 2 * day).toISOString(), endTime: new Date(end).toISOString() };
+  }
+}

@@ -1,0 +1,171 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Fixtures } from './fixtures';
+import { Random } from './random';
+import { Stack } from './stack';
+import { runTrial, TRIAL_KINDS, type TrialKind, type TrialResult } from './trials';
+
+export interface ReliabilityOptions {
+  trials: number;
+  seed: number;
+  /** The trial kinds to draw from (default: all); each is run once before any is repeated. */
+  kinds?: readonly TrialKind[];
+  /** Per trial, for all its runs to end (default 6 minutes). */
+  trialTimeoutMs?: number;
+  /** Where logs, databases and exports go (default: a new temporary directory). */
+  dir?: string;
+  log?: (line: string) => void;
+}
+
+export interface ReliabilitySummary {
+  trials: number;
+  runs: number;
+  completed: number;
+  duplicateJobs: number;
+  foreignAdoptions: number;
+  unapproved: number;
+  lostRows: number;
+  duplicateRows: number;
+  shaMismatches: number;
+  actionRequests: number;
+  strayActionRequests: number;
+  rows: number;
+  maxCrashDelayMs: number;
+  /** Crash delays (restart to next progress) per trial kind, for the report; never asserted. */
+  crashDelaysMs: Partial<Record<TrialKind, number[]>>;
+  /** Disrupted runs per run kind: which kinds a kill or lost answer actually hit. */
+  disruptedKinds: Record<string, number>;
+  results: TrialResult[];
+  /** True when every invariant held in every trial. */
+  ok: boolean;
+  seed: number;
+  dir: string;
+  line: string;
+}
+
+/** The order of trials: every kind once per round, rounds shuffled by the seed. */
+export function schedule(random: Random, trials: number, kinds: readonly TrialKind[]): TrialKind[] {
+  const out: TrialKind[] = [];
+  while (out.length < trials) {
+    const round = [...kinds];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = random.int(0, i);
+      [round[i], round[j]] = [round[j] as TrialKind, round[i] as TrialKind];
+    }
+    out.push(...round);
+  }
+  return out.slice(0, trials);
+}
+
+/** Starts the processes, runs the trials one at a time, and counts. */
+export async function runReliability(options: ReliabilityOptions): Promise<ReliabilitySummary> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const random = new Random(options.seed);
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'runbooks-reliability-')));
+  const kinds = options.kinds ?? TRIAL_KINDS;
+  const plan = schedule(random, options.trials, kinds);
+  log(`reliability: ${options.trials} trials, seed ${options.seed}, logs and data in ${dir}`);
+
+  const stack = await Stack.start({ dir, seed: options.seed, random, log });
+  const results: TrialResult[] = [];
+  try {
+    const fixtures = await Fixtures.load(stack.service, stack.control, random);
+    const env = {
+      stack,
+      fixtures,
+      random,
+      claimed: new Map<string, string>(),
+      timeoutMs: options.trialTimeoutMs ?? 6 * 60_000,
+      log,
+    };
+    for (const [i, kind] of plan.entries()) {
+      const result = await runTrial(env, i + 1, kind);
+      results.push(result);
+      log(trialLine(result, plan.length));
+      for (const problem of result.problems) log(`    ${problem}`);
+    }
+  } finally {
+    await stack.close();
+  }
+  const summary = summarize(results, options.seed, dir);
+  for (const [kind, delays] of Object.entries(summary.crashDelaysMs)) {
+    const sorted = [...delays].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+    log(`  crash delay ${kind}: n=${sorted.length} median=${secs(median)} max=${secs(sorted.at(-1) ?? 0)}`);
+  }
+  log(summary.line);
+  return summary;
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+
+export function trialLine(result: TrialResult, of: number): string {
+  const c = result.checks;
+  const sum = (key: 'jobs' | 'duplicateJobs' | 'foreignAdoptions' | 'actionRequests' | 'rows' | 'unapproved') =>
+    c.reduce((n, x) => n + x[key], 0);
+  const lost = c.reduce((n, x) => n + x.lostRows + x.duplicateRows + x.shaMismatches, 0);
+  const delay =
+    result.delays.length === 0
+      ? 'n/a'
+      : result.delays.map((d) => `${result.delays.length > 1 ? `${d.kind}:` : ''}${secs(d.ms)}(${d.what})`).join(',');
+  return [
+    `trial ${String(result.index).padStart(2)}/${of} ${result.kind.padEnd(19)}`,
+    result.problems.length === 0 ? 'ok  ' : 'FAIL',
+    `completed=${c.filter((x) => x.completed).length}/${c.length}`,
+    `jobs=${sum('jobs')} dup=${sum('duplicateJobs')} foreign=${sum('foreignAdoptions')}`,
+    `unapproved=${sum('unapproved')} actionRequests=${sum('actionRequests')}`,
+    `rows=${sum('rows')} lost+dup+sha=${lost}`,
+    `delay=${delay} took=${secs(result.durationMs)}`,
+    `| ${result.disruption}${result.disrupted.length ? ` (hit: ${result.disrupted.join(', ')})` : ''}`,
+  ].join(' ');
+}
+
+export function summarize(results: TrialResult[], seed: number, dir: string): ReliabilitySummary {
+  const checks = results.flatMap((r) => r.checks);
+  const total = (key: keyof Omit<(typeof checks)[number], 'problems' | 'completed'>) =>
+    checks.reduce((n, c) => n + c[key], 0);
+  const crashDelaysMs: Partial<Record<TrialKind, number[]>> = {};
+  const disruptedKinds: Record<string, number> = {};
+  for (const r of results) {
+    if (r.crash && r.delays.length > 0) (crashDelaysMs[r.kind] ??= []).push(Math.max(...r.delays.map((d) => d.ms)));
+    for (const kind of r.disrupted) disruptedKinds[kind] = (disruptedKinds[kind] ?? 0) + 1;
+  }
+  const maxCrashDelayMs = Math.max(0, ...Object.values(crashDelaysMs).flat());
+  const s = {
+    trials: results.length,
+    runs: checks.length,
+    completed: checks.filter((c) => c.completed).length,
+    duplicateJobs: total('duplicateJobs'),
+    foreignAdoptions: total('foreignAdoptions'),
+    unapproved: total('unapproved'),
+    lostRows: total('lostRows'),
+    duplicateRows: total('duplicateRows'),
+    shaMismatches: total('shaMismatches'),
+    actionRequests: total('actionRequests'),
+    strayActionRequests: total('strayActionRequests'),
+    rows: total('rows'),
+    maxCrashDelayMs,
+    crashDelaysMs,
+    disruptedKinds,
+    results,
+    seed,
+    dir,
+  };
+  const failed = results.filter((r) => r.problems.length > 0).map((r) => `${r.index}:${r.kind}`);
+  const ok =
+    s.completed === s.runs &&
+    s.duplicateJobs === 0 &&
+    s.foreignAdoptions === 0 &&
+    s.unapproved === 0 &&
+    s.lostRows === 0 &&
+    s.duplicateRows === 0 &&
+    s.shaMismatches === 0;
+  const line =
+    `reliability: trials=${s.trials} runs=${s.runs} completed=${s.completed} duplicateJobs=${s.duplicateJobs} ` +
+    `foreignAdoptions=${s.foreignAdoptions} unapproved=${s.unapproved} lostRows=${s.lostRows} ` +
+    `duplicateRows=${s.duplicateRows} shaMismatches=${s.shaMismatches} rows=${s.rows} ` +
+    `actionRequests=${s.actionRequests} strayActionRequests=${s.strayActionRequests} ` +
+    `maxCrashDelay=${secs(maxCrashDelayMs)} seed=${seed} ${ok ? 'OK' : `FAILED trials=${failed.join(',')}`}`;
+  return { ...s, ok, line };
+}

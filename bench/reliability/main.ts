@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `npm run bench:reliability [-- --trials N --seed S --kinds a,b --dir D]`: kill -9 trials against separate processes.
+import { parseArgs } from 'node:util';
+import { closeHttpPools } from '../../api';
+import { runReliability } from './harness';
+import { TRIAL_KINDS, type TrialKind } from './trials';
+
+const USAGE = `usage: bench:reliability [--trials N (default 50)] [--seed S] [--kinds ${TRIAL_KINDS.join(',')}] [--dir D]`;
+
+function integer(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a positive integer, got '${text}'`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      trials: { type: 'string', default: '50' },
+      seed: { type: 'string', default: String(Date.now() % 100_000) },
+      kinds: { type: 'string' },
+      dir: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const kinds = values.kinds?.split(',').map((k) => k.trim());
+  const unknown = kinds?.filter((k) => !(TRIAL_KINDS as readonly string[]).includes(k)) ?? [];
+  if (unknown.length > 0) throw new UsageError(`unknown trial kind ${unknown.join(', ')}`);
+  const summary = await runReliability({
+    trials: integer(values.trials, '--trials'),
+    seed: integer(values.seed, '--seed'),
+    kinds: kinds as TrialKind[] | undefined,
+    dir: values.dir,
+  });
+  await closeHttpPools();
+  return summary.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(usage ? `${(err as Error).message}\n${USAGE}\n` : `${String((err as Error).stack ?? err)}\n`);
+    process.exit(usage ? 2 : 1);
+  },
+);

@@ -1,0 +1,184 @@
+import { tsToMs } from '@temporalio/common/lib/time';
+import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
+import type { CostExportInput } from '../../workflows/cost-export';
+import type { DrDrillInput } from '../../workflows/dr-drill';
+import type { QueryExportInput } from '../../workflows/query-export';
+import type { Fixtures, SnapshotTarget } from './fixtures';
+import { sleep } from './processes';
+import type { Stack } from './stack';
+
+export type RunKind = 'bucket-restore' | 'files-restore' | 'drill' | 'query-export' | 'cost-export';
+export const RUN_KINDS: readonly RunKind[] = [
+  'bucket-restore',
+  'files-restore',
+  'drill',
+  'query-export',
+  'cost-export',
+];
+
+export type PlannedRun =
+  | { kind: 'bucket-restore' | 'files-restore'; runbook: 'approvalGatedRestore'; input: ApprovalGatedRestoreInput }
+  | { kind: 'drill'; runbook: 'drDrill'; input: DrDrillInput }
+  | { kind: 'query-export'; runbook: 'queryExport'; input: QueryExportInput }
+  | { kind: 'cost-export'; runbook: 'costExport'; input: CostExportInput };
+
+export interface RunRecord {
+  plan: PlannedRun;
+  workflowId: string;
+  startedAt: number;
+  endedAt?: number;
+  status: string;
+  result?: unknown;
+  error?: string;
+  /** Heartbeat times of its activities that the harness saw while it ran. */
+  heartbeats: number[];
+}
+
+/** One runbook run of a trial's kind, on inventory no other trial uses. */
+export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number): Promise<PlannedRun> {
+  const prefix = `reliability/t${trial}/`;
+  switch (kind) {
+    case 'bucket-restore':
+    case 'files-restore':
+      return restorePlan(kind, await fixtures.takeSnapshot(), fixtures.restoreAccountId, prefix);
+    case 'drill': {
+      const ids = [fixtures.takeResource().id, fixtures.takeResource().id];
+      const input: DrDrillInput = {
+        name: `reliability-t${trial}`,
+        resources: { ids },
+        vaultId: fixtures.vaultId,
+        restoreAccountId: fixtures.restoreAccountId,
+        destination: { bucketA: { bucketName: 'dr-drill-restores', prefix } },
+        targets: { rpoSeconds: 3600, rtoSeconds: 600 },
+        retentionDays: 3,
+        parallelism: 2,
+      };
+      return { kind, runbook: 'drDrill', input };
+    }
+    case 'query-export': {
+      const target = fixtures.queryTargets[trial % fixtures.queryTargets.length];
+      if (!target) throw new Error('no query target');
+      const input: QueryExportInput = {
+        snapshotId: target.snapshotId,
+        query: {
+          databaseName: target.databaseName,
+          query: 'SELECT * FROM events ORDER BY id',
+          restoreAccountId: fixtures.restoreAccountId,
+          destination: { bucketA: { bucketName: target.bucketName, prefix } },
+        },
+        pageSize: 250,
+      };
+      return { kind, runbook: 'queryExport', input };
+    }
+    case 'cost-export': {
+      const input: CostExportInput = {
+        window: fixtures.costWindow(),
+        options: { granularity: 'HOURLY', groupBy: 'RESOURCE' },
+        pageSize: 100,
+      };
+      return { kind, runbook: 'costExport', input };
+    }
+  }
+}
+
+export function restorePlan(
+  kind: 'bucket-restore' | 'files-restore',
+  target: SnapshotTarget,
+  restoreAccountId: string,
+  prefix: string,
+): PlannedRun {
+  const input: ApprovalGatedRestoreInput = {
+    ...target,
+    restoreAccountId,
+    kind: kind === 'bucket-restore' ? 'bucket' : 'files',
+    destination: { bucketA: { bucketName: 'restored-objects', prefix } },
+    ...(kind === 'files-restore' ? { files: [{ path: '/', isDirectory: true }] } : {}),
+    comment: 'reliability trial',
+  };
+  return { kind, runbook: 'approvalGatedRestore', input };
+}
+
+export async function startRun(stack: Stack, plan: PlannedRun, trial: number, index: number): Promise<RunRecord> {
+  const workflowId = `reliability-t${trial}-${index}-${plan.kind}`;
+  await stack.client.workflow.start(plan.runbook, {
+    taskQueue: stack.taskQueue,
+    workflowId,
+    args: [plan.input],
+    workflowExecutionTimeout: '1 hour',
+  });
+  return { plan, workflowId, startedAt: Date.now(), status: 'RUNNING', heartbeats: [] };
+}
+
+/**
+ * Waits until every run has ended, looking every half second (the Temporal server may be down for a while: a failed
+ * look is simply repeated). Runs still open at the deadline are terminated and reported as TIMED_OUT.
+ */
+export async function waitForRuns(stack: Stack, runs: RunRecord[], deadline: number): Promise<void> {
+  for (;;) {
+    const open = runs.filter((r) => r.endedAt === undefined);
+    if (open.length === 0) return;
+    for (const run of open) {
+      try {
+        const handle = stack.client.workflow.getHandle(run.workflowId);
+        const description = await handle.describe();
+        for (const activity of description.raw.pendingActivities ?? []) {
+          const beat = activity.lastHeartbeatTime ? tsToMs(activity.lastHeartbeatTime) : undefined;
+          if (beat && !run.heartbeats.includes(beat)) run.heartbeats.push(beat);
+        }
+        if (description.status.name === 'RUNNING') continue;
+        run.status = description.status.name;
+        run.endedAt = description.closeTime?.getTime() ?? Date.now();
+        run.result = await handle.result().catch((err: unknown) => {
+          run.error = describeError(err);
+          return undefined;
+        });
+      } catch {
+        // The server is restarting; look again.
+      }
+    }
+    if (Date.now() > deadline) {
+      for (const run of runs.filter((r) => r.endedAt === undefined)) {
+        await stack.client.workflow
+          .getHandle(run.workflowId)
+          .terminate('reliability trial timed out')
+          .catch(() => undefined);
+        Object.assign(run, { status: 'TIMED_OUT', endedAt: Date.now(), error: 'the trial deadline passed' });
+      }
+      return;
+    }
+    await sleep(500);
+  }
+}
+
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = err; e instanceof Error; e = (e as Error & { cause?: unknown }).cause) parts.push(e.message);
+  return parts.join(': ') || String(err);
+}
+
+/** Events that show a run moved on, and need a worker: something completed, was recorded, or was asked for. */
+const PROGRESS = [
+  'activityTaskCompletedEventAttributes',
+  'activityTaskScheduledEventAttributes',
+  'markerRecordedEventAttributes',
+  'upsertWorkflowSearchAttributesEventAttributes',
+  'workflowExecutionCompletedEventAttributes',
+  'workflowExecutionFailedEventAttributes',
+] as const;
+
+export interface Progress {
+  at: number;
+  /** What it was: an event (`activityTaskCompleted`), a heartbeat, or the end. */
+  what: string;
+}
+
+/** When the run next moved on at or after `since` (a history event or a heartbeat). */
+export async function nextProgress(stack: Stack, run: RunRecord, since: number): Promise<Progress | undefined> {
+  const history = await stack.client.workflow.getHandle(run.workflowId).fetchHistory();
+  const seen: Progress[] = run.heartbeats.map((at) => ({ at, what: 'heartbeat' }));
+  for (const event of history.events ?? []) {
+    const kind = PROGRESS.find((key) => Boolean(event[key]));
+    if (kind && event.eventTime) seen.push({ at: tsToMs(event.eventTime), what: kind.replace(/EventAttributes$/, '') });
+  }
+  return seen.filter((p) => p.at >= since).sort((a, b) => a.at - b.at)[0];
+}

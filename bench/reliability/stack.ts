@@ -1,0 +1,212 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { BackupServiceClient, closeHttpPools } from '../../api';
+import type { JobsConfig } from '../../simulator/model';
+import { freePort } from '../../worker/dev-server';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/shared';
+import { ManagedProcess, sleep } from './processes';
+import { LossyProxy } from './proxy';
+import type { Random } from './random';
+import { SimulatorControl } from './simulator-control';
+
+/** The project's root (where package.json is), from the sources or from dist/. */
+export function projectRoot(): string {
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'backup-runbooks') {
+      return dir;
+    }
+  }
+  throw new Error(`no backup-runbooks package.json above ${__dirname}`);
+}
+
+function temporalCli(root: string): string {
+  const loaded = createRequire(__filename)(join(root, 'scripts', 'ensure-temporal.js')) as {
+    ensureTemporal(): string;
+  };
+  return loaded.ensureTemporal();
+}
+
+/** Short jobs, so that a trial takes seconds; restores last long enough for a files restore to be running. */
+export const TRIAL_JOBS: Partial<JobsConfig> = {
+  backupSeconds: 3,
+  restoreSeconds: 6,
+  querySeconds: 2,
+  maxConcurrentBackups: 50,
+  outcomes: {},
+};
+
+export interface StackOptions {
+  dir: string;
+  seed: number;
+  random: Random;
+  log: (line: string) => void;
+}
+
+/**
+ * Every process of a trial run: the Temporal dev server (on a db file, so it survives kill -9), the simulator, the
+ * harness's lossy proxy in front of it, and the runbook workers (`node dist/worker/main.js`) on one task queue.
+ */
+export class Stack {
+  readonly workers: ManagedProcess[] = [];
+  readonly taskQueue = 'reliability';
+  readonly outputDir: string;
+  client!: Client;
+  service!: BackupServiceClient;
+  projectId = '';
+  private connection?: Connection;
+  private credentials = { clientId: '', clientSecret: '' };
+  private workerCount = 0;
+  private readonly approving = new Set<string>();
+  private reviews: Promise<void>[] = [];
+
+  private constructor(
+    readonly options: StackOptions,
+    readonly root: string,
+    readonly temporal: ManagedProcess,
+    readonly temporalAddress: string,
+    readonly simulator: ManagedProcess,
+    readonly control: SimulatorControl,
+    readonly proxy: LossyProxy,
+  ) {
+    this.outputDir = join(options.dir, 'output');
+  }
+
+  static async start(options: StackOptions): Promise<Stack> {
+    const root = projectRoot();
+    const { dir } = options;
+    mkdirSync(dir, { recursive: true });
+    const [temporalPort, simPort] = [await freePort(), await freePort()];
+    const temporalAddress = `127.0.0.1:${temporalPort}`;
+    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(temporalPort)];
+    args.push('--db-filename', join(dir, 'temporal.db'), '--log-level', 'warn');
+    for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=Keyword`);
+    const temporal = new ManagedProcess({
+      name: 'temporal dev server',
+      command: temporalCli(root),
+      args,
+      logFile: join(dir, 'temporal.log'),
+      probe: () => temporalServes(temporalAddress),
+      readyTimeoutMs: 120_000,
+    });
+    const simUrl = `http://127.0.0.1:${simPort}`;
+    const simDir = join(dir, 'simulator');
+    const control = new SimulatorControl(simUrl, simDir);
+    const simulator = new ManagedProcess({
+      name: 'simulator',
+      command: process.execPath,
+      args: [join(root, 'dist/client/cli.js'), 'simulator', '--port', String(simPort), '--data-dir', simDir],
+      logFile: join(dir, 'simulator.log'),
+      probe: () => control.healthy(),
+    });
+    simulator.spec.args.push('--seed', String(options.seed));
+    await Promise.all([temporal.start(), simulator.start()]);
+    const proxy = new LossyProxy(simUrl);
+    await proxy.listen();
+    const stack = new Stack(options, root, temporal, temporalAddress, simulator, control, proxy);
+    await stack.init();
+    return stack;
+  }
+
+  private async init(): Promise<void> {
+    this.connection = await Connection.connect({ address: this.temporalAddress });
+    this.client = new Client({ connection: this.connection, namespace: 'default' });
+    this.projectId = (await this.control.state()).projectId;
+    this.credentials = await this.control.credentials();
+    this.service = new BackupServiceClient({
+      baseUrl: this.control.baseUrl,
+      projectId: this.projectId,
+      credentials: this.credentials,
+    });
+    await this.control.jobsConfig(TRIAL_JOBS);
+    await this.control.addPolicy(2);
+    this.proxy.watch((seen) => {
+      const submitted = /\/action-approvals\/my-requests\/([^/]+)\/submit$/.exec(seen.path);
+      if (seen.method === 'POST' && submitted?.[1] && seen.status === 200)
+        this.review(decodeURIComponent(submitted[1]));
+    });
+    await this.addWorker();
+  }
+
+  /** Plays the reviewers: a submitted request gets approvals from two people after a short, seeded pause. */
+  private review(requestId: string): void {
+    if (this.approving.has(requestId)) return;
+    this.approving.add(requestId);
+    const pause = this.options.random.int(200, 3_000);
+    const work = (async () => {
+      await sleep(pause);
+      for (let i = 0; i < 5; i++) {
+        const { actionApprovalRequest } = await this.control.actionRequest(requestId);
+        if (actionApprovalRequest.status !== 'PENDING_APPROVAL') return;
+        await this.control.approve(requestId);
+      }
+    })().catch((err: unknown) => this.options.log(`reviewer: ${requestId}: ${String(err)}`));
+    this.reviews.push(work);
+  }
+
+  /** Starts one more worker process on the task queue and waits until it polls. */
+  async addWorker(): Promise<ManagedProcess> {
+    const name = `worker-${++this.workerCount}`;
+    const worker = new ManagedProcess({
+      name,
+      command: process.execPath,
+      args: [join(this.root, 'dist/worker/main.js')],
+      env: this.workerEnv(),
+      cwd: this.options.dir,
+      logFile: join(this.options.dir, `${name}.log`),
+      readyLine: /"msg":"worker running"/,
+      readyTimeoutMs: 120_000,
+    });
+    this.workers.push(worker);
+    await worker.start();
+    return worker;
+  }
+
+  /** Stops a worker politely and forgets it. */
+  async removeWorker(worker: ManagedProcess): Promise<void> {
+    await worker.close();
+    this.workers.splice(this.workers.indexOf(worker), 1);
+  }
+
+  private workerEnv(): NodeJS.ProcessEnv {
+    // Only what we set: a stray BACKUP_* or TEMPORAL_* of the caller's shell must not redirect the workers.
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !/^(BACKUP_|TEMPORAL_|RUNBOOKS_|LOG_LEVEL)/.test(key)),
+    );
+    return {
+      ...inherited,
+      TEMPORAL_ADDRESS: this.temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      RUNBOOKS_TASK_QUEUE: this.taskQueue,
+      BACKUP_SERVICE_URL: this.proxy.baseUrl,
+      BACKUP_PROJECT_ID: this.projectId,
+      BACKUP_CLIENT_ID: this.credentials.clientId,
+      BACKUP_CLIENT_SECRET: this.credentials.clientSecret,
+      RUNBOOKS_DATA_DIR: join(this.options.dir, 'worker-data'),
+      RUNBOOKS_OUTPUT_DIR: this.outputDir,
+      LOG_LEVEL: 'info',
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.reviews);
+    for (const worker of this.workers) await worker.close();
+    await this.connection?.close();
+    await this.proxy.close();
+    await this.simulator.close();
+    await this.temporal.close();
+    await closeHttpPools();
+  }
+}
+
+async function temporalServes(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+  try {
+    await connection.workflowService.describeNamespace({ namespace: 'default' });
+    return true;
+  } finally {
+    await connection.close();
+  }
+}

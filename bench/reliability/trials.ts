@@ -1,0 +1,306 @@
+import { checkRun, emptyCheck, type RunCheck } from './checks';
+import { describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
+import type { Fixtures } from './fixtures';
+import { sleep, type ManagedProcess } from './processes';
+import type { Random } from './random';
+import {
+  nextProgress,
+  planRun,
+  restorePlan,
+  RUN_KINDS,
+  startRun,
+  waitForRuns,
+  type PlannedRun,
+  type RunKind,
+} from './runs';
+import type { RunRecord } from './runs';
+import type { Stack } from './stack';
+
+export const TRIAL_KINDS = [
+  'kill-bucket-restore',
+  'kill-files-restore',
+  'kill-drill',
+  'kill-query-export',
+  'kill-cost-export',
+  'kill-mixed',
+  'adoption',
+  'lost-answer',
+  'two-workers',
+  'server-restart',
+] as const;
+export type TrialKind = (typeof TRIAL_KINDS)[number];
+
+export interface TrialEnv {
+  stack: Stack;
+  fixtures: Fixtures;
+  random: Random;
+  claimed: Map<string, string>;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+export interface TrialResult {
+  index: number;
+  kind: TrialKind;
+  /** What was done to the run: which process was killed where, or which answer was lost. */
+  disruption: string;
+  runs: RunRecord[];
+  checks: RunCheck[];
+  /** The kinds of runs still running when the disruption hit. */
+  disrupted: RunKind[];
+  /** Restart (or kill, when another worker was left) to the run's next progress, per disrupted run. */
+  delays: { kind: RunKind; ms: number; what: string }[];
+  /** Whether the delay follows a crash (a kill) rather than a lost answer. */
+  crash: boolean;
+  durationMs: number;
+  problems: string[];
+}
+
+interface Disruption {
+  /** Done when the runs have started; resolves with when it hit (undefined: the runs ended first) and the resume. */
+  apply(waiting: Promise<void>): Promise<{ hitAt?: number; resumedAt?: number; what: string }>;
+  crash: boolean;
+}
+
+export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): Promise<TrialResult> {
+  const started = Date.now();
+  const { stack, random, fixtures } = env;
+  const since = (await stack.control.state()).now;
+  let plans: PlannedRun[];
+  let disruption: Disruption;
+  switch (kind) {
+    case 'kill-mixed': {
+      plans = [];
+      for (const k of ['bucket-restore', 'drill', 'query-export', 'cost-export'] as const) {
+        plans.push(await planRun(k, fixtures, index));
+      }
+      disruption = killWorker(env, stack.workers[0], { time: random.int(2_500, 4_500) }, true);
+      break;
+    }
+    case 'adoption': {
+      const target = await fixtures.takeSnapshot();
+      plans = [
+        restorePlan('files-restore', target, fixtures.restoreAccountId, `reliability/t${index}/files/`),
+        restorePlan('bucket-restore', target, fixtures.restoreAccountId, `reliability/t${index}/bucket/`),
+      ];
+      disruption = adoption(env, target.snapshotId);
+      break;
+    }
+    case 'lost-answer': {
+      const runKind = random.pick(RUN_KINDS);
+      plans = [await planRun(runKind, fixtures, index)];
+      const call = losableCall(random, runKind);
+      const action = random.pick(['reset-after', '503-after', '500-after'] as const);
+      const skip = random.int(0, Math.min(call.maxSkip ?? 0, 10));
+      disruption = loseAnswer(env, ruleFor(call, skip, action), `${action} on ${runKind} ${call.label}#${skip + 1}`);
+      break;
+    }
+    case 'two-workers': {
+      const runKind = random.pick(RUN_KINDS);
+      plans = [await planRun(runKind, fixtures, index)];
+      const extra = await stack.addWorker();
+      const victim = random.chance(0.5) ? extra : stack.workers[0];
+      disruption = killWorker(env, victim, pickKillPoint(random, runKind), false);
+      break;
+    }
+    case 'server-restart': {
+      const runKind = random.pick(RUN_KINDS);
+      plans = [await planRun(runKind, fixtures, index)];
+      disruption = killServer(env, pickKillPoint(random, runKind));
+      break;
+    }
+    default: {
+      const runKind = kind.replace(/^kill-/, '') as RunKind;
+      plans = [await planRun(runKind, fixtures, index)];
+      disruption = killWorker(env, stack.workers[0], pickKillPoint(random, runKind), true);
+    }
+  }
+
+  const runs: RunRecord[] = [];
+  for (const [i, plan] of plans.entries()) {
+    runs.push(await startRun(stack, plan, index, i));
+    if (kind === 'adoption' && i === 0) await waitForFilesJob(env, since, plan);
+  }
+  const waiting = waitForRuns(stack, runs, Date.now() + env.timeoutMs);
+  const hit = await disruption.apply(waiting);
+  await waiting;
+  stack.proxy.clear();
+  await restoreWorkerPool(stack);
+
+  const problems: string[] = [];
+  const disrupted = hit.hitAt === undefined ? [] : runs.filter((r) => (r.endedAt ?? Infinity) > (hit.hitAt ?? 0));
+  const delays: TrialResult['delays'] = [];
+  const from = hit.resumedAt ?? hit.hitAt;
+  if (from !== undefined) {
+    for (const run of disrupted) {
+      const next = await nextProgress(stack, run, from).catch(() => undefined);
+      if (next !== undefined) delays.push({ kind: run.plan.kind, ms: Math.max(0, next.at - from), what: next.what });
+    }
+  }
+  if (kind === 'adoption' && hit.hitAt === undefined)
+    problems.push('the 503 on the first bucket restore call never hit');
+
+  const [jobs, requests] = await Promise.all([stack.control.jobs(), stack.control.actionRequests()]);
+  const volatileResources = new Set(
+    jobs.backupJobs
+      .filter((j) => j.jobExecutionDetails.createdTime >= since)
+      .flatMap((j) => (j.resourceDetails?.id ? [j.resourceDetails.id] : [])),
+  );
+  const checks: RunCheck[] = [];
+  for (const run of runs) {
+    checks.push(
+      await checkRun(run, {
+        jobs,
+        requests,
+        service: stack.service,
+        since,
+        claimed: env.claimed,
+        volatileResources,
+      }).catch((err: unknown) => ({
+        ...emptyCheck(),
+        problems: [`check of ${run.workflowId} failed: ${String(err)}`],
+      })),
+    );
+  }
+  return {
+    index,
+    kind,
+    disruption: hit.what,
+    runs,
+    checks,
+    disrupted: disrupted.map((r) => r.plan.kind),
+    delays,
+    crash: disruption.crash,
+    durationMs: Date.now() - started,
+    problems: [...problems, ...checks.flatMap((c) => c.problems)],
+  };
+}
+
+/** The adoption case needs the files restore's job to exist, and to be running, when the bucket restore starts. */
+async function waitForFilesJob(env: TrialEnv, since: string, plan: PlannedRun): Promise<void> {
+  if (plan.runbook !== 'approvalGatedRestore') return;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const { restoreJobs } = await env.stack.control.jobs();
+    const found = restoreJobs.some(
+      (j) =>
+        j.snapshotDetails?.id === plan.input.snapshotId &&
+        j.restoreType === 'FILES' &&
+        j.jobExecutionDetails.createdTime >= since,
+    );
+    if (found) return;
+    await sleep(100);
+  }
+  env.log('adoption: the files restore made no job within 60 s');
+}
+
+/** Runs `kill` at a time, or inside a service call (the service then acts for a worker that is gone). */
+async function atKillPoint(
+  env: TrialEnv,
+  point: KillPoint,
+  waiting: Promise<void>,
+  kill: () => Promise<void>,
+): Promise<number | undefined> {
+  const ended = waiting.then(() => undefined);
+  if ('time' in point) {
+    const fired = await Promise.race([sleep(point.time).then(() => true), ended.then(() => false)]);
+    if (!fired) return undefined;
+    const at = Date.now();
+    await kill();
+    return at;
+  }
+  let hit!: (at: number) => void;
+  const hitAt = new Promise<number>((resolve) => (hit = resolve));
+  const remove = env.stack.proxy.add(
+    ruleFor(point.call, point.skip, async () => {
+      hit(Date.now());
+      await kill();
+    }),
+  );
+  const at = await Promise.race([hitAt, ended]);
+  remove();
+  return at;
+}
+
+function killWorker(env: TrialEnv, worker: ManagedProcess | undefined, point: KillPoint, restart: boolean): Disruption {
+  if (!worker) throw new Error('no worker to kill');
+  return {
+    crash: true,
+    async apply(waiting) {
+      const hitAt = await atKillPoint(env, point, waiting, () => worker.kill());
+      const what = `kill -9 ${worker.spec.name} at ${describeKillPoint(point)}`;
+      if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
+      if (!restart) return { hitAt, resumedAt: hitAt, what: `${what}, another worker goes on` };
+      const pause = env.random.int(500, 3_000);
+      await sleep(pause);
+      await worker.start();
+      return { hitAt, resumedAt: worker.readyAt, what: `${what}, restarted after ${pause} ms` };
+    },
+  };
+}
+
+function killServer(env: TrialEnv, point: KillPoint): Disruption {
+  const server = env.stack.temporal;
+  return {
+    crash: true,
+    async apply(waiting) {
+      const hitAt = await atKillPoint(env, point, waiting, () => server.kill());
+      const what = `kill -9 the Temporal server at ${describeKillPoint(point)}`;
+      if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
+      const pause = env.random.int(1_000, 3_000);
+      await sleep(pause);
+      await server.start();
+      return { hitAt, resumedAt: server.readyAt, what: `${what}, restarted on its db file after ${pause} ms` };
+    },
+  };
+}
+
+function loseAnswer(env: TrialEnv, rule: Parameters<Stack['proxy']['add']>[0], what: string): Disruption {
+  const remove = env.stack.proxy.add(rule);
+  return {
+    crash: false,
+    async apply(waiting) {
+      await waiting;
+      remove();
+      const hit = env.stack.proxy.hits.find((h) => h.label === rule.label && h.at >= Date.now() - env.timeoutMs);
+      return hit
+        ? { hitAt: hit.at, what: `${what} (service answered ${hit.upstreamStatus})` }
+        : { what: `${what}: missed` };
+    },
+  };
+}
+
+/** A 503 the service never saw, on the bucket restore's first call, while a files restore of the same snapshot runs. */
+function adoption(env: TrialEnv, snapshotId: string): Disruption {
+  const label = '503 before the first restore-bucket call';
+  const remove = env.stack.proxy.add({
+    label,
+    method: 'POST',
+    path: new RegExp(`/snapshots/${snapshotId}/restore-bucket$`),
+    header: '!x-action-approval-request-id',
+    times: 1,
+    action: '503',
+  });
+  return {
+    crash: false,
+    async apply(waiting) {
+      await waiting;
+      remove();
+      const hit = env.stack.proxy.hits.find((h) => h.label === label && h.path.includes(snapshotId));
+      return { hitAt: hit?.at, what: `files restore running, then ${label} of the same snapshot and account` };
+    },
+  };
+}
+
+/** Back to one live worker: killed extras are dropped, a dead only worker is started again. */
+async function restoreWorkerPool(stack: Stack): Promise<void> {
+  for (const worker of [...stack.workers])
+    if (!worker.alive && stack.workers.length > 1) await stack.removeWorker(worker);
+  while (stack.workers.length > 1) {
+    const last = stack.workers.at(-1);
+    if (last) await stack.removeWorker(last);
+  }
+  const only = stack.workers[0];
+  if (only && !only.alive) await only.start();
+  if (!stack.temporal.alive) await stack.temporal.start();
+}

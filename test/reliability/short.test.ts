@@ -1,0 +1,47 @@
+// The reliability harness, short and seeded: separate processes for the Temporal dev server, the simulator and the
+// worker; one kill -9 that hits a run of every runbook kind, and the adoption case of issue 7.
+import { ensureBuilt } from '../../bench/reliability/build';
+import { runReliability, type ReliabilitySummary } from '../../bench/reliability/harness';
+import { projectRoot } from '../../bench/reliability/stack';
+
+let summary: ReliabilitySummary;
+
+beforeAll(async () => {
+  ensureBuilt(projectRoot());
+  summary = await runReliability({
+    trials: 2,
+    seed: 20261123,
+    kinds: ['kill-mixed', 'adoption'],
+    trialTimeoutMs: 4 * 60_000,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+}, 12 * 60_000);
+
+test('the kill hit a running run of every runbook kind', () => {
+  for (const kind of ['bucket-restore', 'drill', 'query-export', 'cost-export']) {
+    expect(summary.disruptedKinds[kind] ?? 0).toBeGreaterThanOrEqual(1);
+  }
+});
+
+test('every run completed', () => {
+  expect(summary.completed).toBe(summary.runs);
+  expect(summary.runs).toBe(6);
+});
+
+test('no duplicate jobs', () => {
+  expect(summary.duplicateJobs).toBe(0);
+});
+
+test('adoption: the bucket restore ends with its own approved request and its own BUCKET job, never the files job', () => {
+  const adoption = summary.results.find((r) => r.kind === 'adoption');
+  expect(adoption?.problems).toEqual([]);
+  expect(summary.foreignAdoptions).toBe(0);
+  expect(summary.unapproved).toBe(0);
+});
+
+test('no lost or duplicated rows, and every export matches the service data', () => {
+  expect(summary.rows).toBeGreaterThan(0);
+  expect(summary.lostRows).toBe(0);
+  expect(summary.duplicateRows).toBe(0);
+  expect(summary.shaMismatches).toBe(0);
+});
