@@ -56,7 +56,7 @@ export const KILL_WINDOW_MS: Record<RunKind, [number, number]> = {
   'bucket-restore': [500, 12_000],
   'files-restore': [500, 7_000],
   drill: [500, 12_000],
-  'query-export': [500, 7_000],
+  'query-export': [500, 3_500],
   'cost-export': [300, 5_000],
 };
 

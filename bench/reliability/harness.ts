@@ -36,6 +36,8 @@ export interface ReliabilitySummary {
   crashDelaysMs: Partial<Record<TrialKind, number[]>>;
   /** Disrupted runs per run kind: which kinds a kill or lost answer actually hit. */
   disruptedKinds: Record<string, number>;
+  /** Kills and lost answers that came too late: the runs had ended. */
+  missed: number;
   results: TrialResult[];
   /** True when every invariant held in every trial. */
   ok: boolean;
@@ -148,6 +150,7 @@ export function summarize(results: TrialResult[], seed: number, dir: string): Re
     maxCrashDelayMs,
     crashDelaysMs,
     disruptedKinds,
+    missed: results.filter((r) => r.disrupted.length === 0).length,
     results,
     seed,
     dir,
@@ -166,6 +169,6 @@ export function summarize(results: TrialResult[], seed: number, dir: string): Re
     `foreignAdoptions=${s.foreignAdoptions} unapproved=${s.unapproved} lostRows=${s.lostRows} ` +
     `duplicateRows=${s.duplicateRows} shaMismatches=${s.shaMismatches} rows=${s.rows} ` +
     `actionRequests=${s.actionRequests} strayActionRequests=${s.strayActionRequests} ` +
-    `maxCrashDelay=${secs(maxCrashDelayMs)} seed=${seed} ${ok ? 'OK' : `FAILED trials=${failed.join(',')}`}`;
+    `maxCrashDelay=${secs(maxCrashDelayMs)} missedDisruptions=${s.missed} seed=${seed} ${ok ? 'OK' : `FAILED trials=${failed.join(',')}`}`;
   return { ...s, ok, line };
 }

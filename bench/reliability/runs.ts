@@ -74,7 +74,8 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
       const input: CostExportInput = {
         window: fixtures.costWindow(),
         options: { granularity: 'HOURLY', groupBy: 'RESOURCE' },
-        pageSize: 100,
+        // About 260 pages: long enough for a kill to land inside the export.
+        pageSize: 40,
       };
       return { kind, runbook: 'costExport', input };
     }

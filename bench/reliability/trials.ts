@@ -74,7 +74,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       for (const k of ['bucket-restore', 'drill', 'query-export', 'cost-export'] as const) {
         plans.push(await planRun(k, fixtures, index));
       }
-      disruption = killWorker(env, stack.workers[0], { time: random.int(2_500, 4_500) }, true);
+      disruption = killWorker(env, stack.workers[0], { time: random.int(2_000, 3_500) }, true);
       break;
     }
     case 'adoption': {
@@ -257,12 +257,13 @@ function killServer(env: TrialEnv, point: KillPoint): Disruption {
 
 function loseAnswer(env: TrialEnv, rule: Parameters<Stack['proxy']['add']>[0], what: string): Disruption {
   const remove = env.stack.proxy.add(rule);
+  const earlier = env.stack.proxy.hits.length;
   return {
     crash: false,
     async apply(waiting) {
       await waiting;
       remove();
-      const hit = env.stack.proxy.hits.find((h) => h.label === rule.label && h.at >= Date.now() - env.timeoutMs);
+      const hit = env.stack.proxy.hits.slice(earlier).find((h) => h.label === rule.label);
       return hit
         ? { hitAt: hit.at, what: `${what} (service answered ${hit.upstreamStatus})` }
         : { what: `${what}: missed` };
