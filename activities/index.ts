@@ -4,6 +4,7 @@ import { approvalActivities } from './approvals';
 import { credentialActivities } from './credentials';
 import type { ActivityDeps } from './deps';
 import { exportActivities } from './exports';
+import { keptAlive } from './heartbeat';
 import { inventoryActivities } from './inventory';
 import { jobActivities } from './jobs';
 import { queryActivities } from './queries';
@@ -11,7 +12,7 @@ import { reportActivities } from './reports';
 
 /** Every activity of the runbooks, bound to the worker's client and output directory. */
 export function createActivities(deps: ActivityDeps, transport: () => HttpTransport) {
-  return {
+  return keptAlive({
     ...jobActivities(deps),
     ...approvalActivities(deps),
     ...inventoryActivities(deps),
@@ -20,7 +21,7 @@ export function createActivities(deps: ActivityDeps, transport: () => HttpTransp
     ...reportActivities(deps),
     ...credentialActivities(deps, transport),
     ...accountActivities(deps),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -43,6 +43,11 @@ export class BackupServiceClient {
     this.caller = new ServiceCaller(transport, this.tokens);
   }
 
+  /** Now on the service's clock, from the `Date` header of its last answer (see `ServiceCaller.serviceNow`). */
+  serviceNow(): number {
+    return this.caller.serviceNow();
+  }
+
   private async data<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
     return (await this.caller.call(call)).data;
   }

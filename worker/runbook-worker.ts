@@ -37,6 +37,9 @@ export async function createRunbookWorker(
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,
+    // Checkpoints reach Temporal within a second (not 80% of the heartbeat timeout), so a crash loses about a second
+    // of an export's pages.
+    maxHeartbeatThrottleInterval: '1 second',
   });
   return { worker, client };
 }
