@@ -71,6 +71,8 @@ export interface ProxyRule {
   before?: (path: string) => Promise<void> | void;
   /** Forwards the request, then drops the connection instead of answering: the caller cannot tell what happened. */
   loseResponse?: boolean;
+  /** Answers with this status without forwarding: a failure the service never saw. */
+  refuseWith?: number;
   /** How many requests the rule applies to; every one when absent. */
   times?: number;
 }
@@ -139,6 +141,12 @@ export class ServiceProxy {
       const url = req.url ?? '/';
       const rule = this.take(method, url.split('?')[0] ?? url);
       await rule?.before?.(url);
+      if (rule?.refuseWith !== undefined) {
+        this.lost.push(`${method} ${url} -> refused ${rule.refuseWith}`);
+        res.writeHead(rule.refuseWith, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'refused by the test proxy' }));
+        return;
+      }
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
       const answer = await this.upstream.request({
         method,
