@@ -1,4 +1,3 @@
-import type { HttpTransport } from '../api';
 import { accountActivities } from './accounts';
 import { approvalActivities } from './approvals';
 import { credentialActivities } from './credentials';
@@ -10,7 +9,7 @@ import { queryActivities } from './queries';
 import { reportActivities } from './reports';
 
 /** Every activity of the runbooks, bound to the worker's client and output directory. */
-export function createActivities(deps: ActivityDeps, transport: () => HttpTransport) {
+export function createActivities(deps: ActivityDeps) {
   return {
     ...jobActivities(deps),
     ...approvalActivities(deps),
@@ -18,7 +17,7 @@ export function createActivities(deps: ActivityDeps, transport: () => HttpTransp
     ...queryActivities(deps),
     ...exportActivities(deps),
     ...reportActivities(deps),
-    ...credentialActivities(deps, transport),
+    ...credentialActivities(deps),
     ...accountActivities(deps),
   };
 }
