@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { z } from 'zod';
 import {
   NotFoundError,
@@ -91,7 +92,9 @@ export async function withFileLock<T>(path: string, waitMs: number, fn: () => Pr
   for (;;) {
     try {
       const handle = await open(lock, 'wx', 0o600);
-      await handle.writeFile(`${process.pid} ${new Date().toISOString()}\n`).finally(() => handle.close());
+      await handle
+        .writeFile(`${process.pid} ${hostname()} ${new Date().toISOString()}\n`)
+        .finally(() => handle.close());
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -115,8 +118,10 @@ async function isStale(lock: string): Promise<boolean> {
   const [info, text] = await Promise.all([stat(lock).catch(() => undefined), readFile(lock, 'utf8').catch(() => '')]);
   if (!info) return false;
   if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
-  const pid = Number(text.split(' ')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  const [pidText, host] = text.split(' ');
+  const pid = Number(pidText);
+  // A pid says nothing about a process on another machine or in another container: wait for the age limit there.
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return false;
