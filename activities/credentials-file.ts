@@ -22,6 +22,8 @@ const PendingRotation = z.object({
   accessToken: z.string().min(1),
   /** ISO time, on this machine's clock, when the service stops accepting the token. */
   expiresAt: z.string().min(1),
+  /** ISO time it was issued; with `expiresAt` it gives the lifetime, which the safety margin scales with. */
+  issuedAt: z.string().optional(),
   /** The rotation that holds it: `<workflowId>/<runId>/<activityId>`, or `worker` for one a worker finished. */
   rotationId: z.string().min(1),
   /** Whether `clientSecret` already is the secret that rotation returned (it still has to be proved). */
@@ -214,7 +216,13 @@ export class CredentialsFile implements CredentialsSource {
           },
         );
         const expiresAt = new Date(issuedAt + token.expiresInSeconds * 1000).toISOString();
-        held = { accessToken: token.accessToken, expiresAt, rotationId, secretStored: false };
+        held = {
+          accessToken: token.accessToken,
+          issuedAt: new Date(issuedAt).toISOString(),
+          expiresAt,
+          rotationId,
+          secretStored: false,
+        };
         await this.write({ ...pick(stored), pendingRotation: held });
       }
       await this.finish(stored, held);
@@ -256,7 +264,13 @@ export class CredentialsFile implements CredentialsSource {
   }
 
   private usable(held: PendingRotation): boolean {
-    return Date.parse(held.expiresAt) - this.now() > HELD_TOKEN_MARGIN_MS;
+    const expiresAt = Date.parse(held.expiresAt);
+    const issuedAt = held.issuedAt ? Date.parse(held.issuedAt) : Number.NaN;
+    // Short-lived tokens (a simulator with --token-ttl) get a margin of a quarter of their life instead.
+    const margin = Number.isNaN(issuedAt)
+      ? HELD_TOKEN_MARGIN_MS
+      : Math.min(HELD_TOKEN_MARGIN_MS, (expiresAt - issuedAt) / 4);
+    return expiresAt - this.now() > margin;
   }
 
   private write(credentials: StoredCredentials): Promise<void> {

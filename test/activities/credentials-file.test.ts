@@ -86,6 +86,23 @@ test('a held token about to expire is not used: a fresh one is asked for with th
   expect((await read(path)).clientSecret).toBe(secretOnService(old.clientId));
 });
 
+test('a short-lived held token is used while it has a quarter of its life left', async () => {
+  const { path, old, file } = await fileWith();
+  const res = await request(`${sim.baseUrl}/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(old),
+  });
+  const { access_token: accessToken } = (await res.body.json()) as { access_token: string };
+  // Issued 1 minute ago for 5 minutes; the file's secret is dead, so only the held token can rotate.
+  const issuedAt = new Date(Date.now() - 60_000).toISOString();
+  const expiresAt = new Date(Date.now() + 240_000).toISOString();
+  const pendingRotation = { accessToken, issuedAt, expiresAt, rotationId: 'wf/run/1', secretStored: false };
+  await writeCredentialsFile(path, { clientId: old.clientId, clientSecret: 'dead-secret', pendingRotation });
+  expect(await file.rotate('wf/run/1')).toBe('rotated');
+  expect((await read(path)).clientSecret).toBe(secretOnService(old.clientId));
+});
+
 test('a held token the service refuses (401) is dropped; the next try rotates with a fresh token', async () => {
   const pendingRotation = {
     accessToken: 'sim.revoked',
