@@ -1,4 +1,3 @@
-import type { HttpTransport } from '../api';
 import { accountActivities } from './accounts';
 import { approvalActivities } from './approvals';
 import { credentialActivities } from './credentials';
@@ -11,7 +10,7 @@ import { queryActivities } from './queries';
 import { reportActivities } from './reports';
 
 /** Every activity of the runbooks, bound to the worker's client and output directory. */
-export function createActivities(deps: ActivityDeps, transport: () => HttpTransport) {
+export function createActivities(deps: ActivityDeps) {
   return keptAlive({
     ...jobActivities(deps),
     ...approvalActivities(deps),
@@ -19,7 +18,7 @@ export function createActivities(deps: ActivityDeps, transport: () => HttpTransp
     ...queryActivities(deps),
     ...exportActivities(deps),
     ...reportActivities(deps),
-    ...credentialActivities(deps, transport),
+    ...credentialActivities(deps),
     ...accountActivities(deps),
   });
 }

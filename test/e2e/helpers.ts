@@ -21,7 +21,7 @@ import {
 import { BackupServiceClient, closeHttpPools, type BackupJob, type MpaRequest, type RestoreJob } from '../../api';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { createRunbookWorker, WORKFLOWS_PATH } from '../../worker/runbook-worker';
+import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
 import { nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../workflows/shared';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 
@@ -316,6 +316,8 @@ export interface WorkerOverrides {
   taskQueue?: string;
   credentials?: { clientId: string; clientSecret: string };
   credentialsFile?: string;
+  /** Lets a test fail a write of the credentials file. */
+  credentialsFileWrite?: RunbookWorkerOptions['credentialsFileWrite'];
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -332,6 +334,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     },
     outputDir: fx.outputDir,
     credentialsFile: overrides.credentialsFile,
+    credentialsFileWrite: overrides.credentialsFileWrite,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });
