@@ -128,6 +128,12 @@ export interface FaultConfig {
   times?: number;
 }
 
+/** A bucket the control API declared for a restore account. */
+export interface DeclaredBucket {
+  name: string;
+  region: string;
+}
+
 export interface SimState {
   projectId: string;
   seed: number;
@@ -149,6 +155,8 @@ export interface SimState {
   queries: Record<string, QueryRecord>;
   jobsConfig: JobsConfig;
   faults?: FaultConfig;
+  /** Restore account ID → its declared buckets; an account without an entry accepts any valid bucket name. */
+  restoreAccountBuckets?: Record<string, DeclaredBucket[]>;
 }
 
 export type { CostDataInput };
