@@ -9,7 +9,7 @@ export type QueryDestination = z.infer<typeof QueryDestination>;
 
 export const RunQueryInput = z.strictObject({
   databaseName: z.string().min(1),
-  query: z.string().min(1),
+  query: z.string().regex(/\S/, 'must not be blank'),
   restoreAccountId: z.string().min(1),
   destination: QueryDestination,
 });

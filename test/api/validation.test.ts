@@ -251,6 +251,11 @@ const cases: ValidationCase[] = [
     call: (c) => c.runQuery('snap-1', { databaseName: 'db', query: '', restoreAccountId: 'ra', destination: {} }),
     field: 'query.query',
   },
+  {
+    name: 'whitespace-only SQL query',
+    call: (c) => c.runQuery('snap-1', { databaseName: 'db', query: ' \n\t', restoreAccountId: 'ra', destination: {} }),
+    field: 'query.query',
+  },
   // Unknown keys: a misspelt field is named, never silently dropped
   {
     name: 'misspelt cost groupBy',

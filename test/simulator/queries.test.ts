@@ -220,6 +220,9 @@ describe('POST .../snapshots/{snapshotId}/databases/query', () => {
     const res = await call('POST', queryPath(fx.later.id), { body: { ...runBody('SELECT 1'), query: undefined } });
     expect(res.status).toBe(400);
     expect(errorOf(res)).toContain('body.query');
+    const blank = await call('POST', queryPath(fx.later.id), { body: runBody('  \n ') });
+    expect(blank.status).toBe(400);
+    expect(errorOf(blank)).toBe('invalid body.query: must not be blank');
   });
 
   test('400 when the destination has no bucketA', async () => {
