@@ -91,6 +91,15 @@ describe('times and method', () => {
     expect(loadState(dataDir)?.faults).toBeUndefined();
   });
 
+  test('a reset before the route counts too, and the count left is on disk at once', async () => {
+    await setFaults({ rate: 1, kinds: ['reset'], pathPrefix: '/v1/projects', times: 2 });
+    const before = backupJobIds();
+    const { path, body } = takeSnapshot(4);
+    await expect(call(sim, 'POST', path, { body, token })).rejects.toThrow();
+    expect(backupJobIds()).toEqual(before);
+    expect(loadState(dataDir)?.faults).toMatchObject({ kinds: ['reset'], times: 1 });
+  });
+
   test('method: only requests with that method are faulted (any case)', async () => {
     const set = await setFaults({ rate: 1, kinds: ['500'], pathPrefix: '/v1/projects', method: 'get' });
     expect(set.body).toMatchObject({ faults: { method: 'GET' } });
