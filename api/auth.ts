@@ -50,7 +50,12 @@ export async function requestToken(
   credentials: Credentials,
   endpoint: TokenEndpoint = 'json',
 ): Promise<IssuedToken> {
-  const body = validate(TokenRequest, credentials, 'credentials');
+  // Only the two fields the call defines are sent, whatever else the caller's credentials object holds.
+  const body = validate(
+    TokenRequest,
+    { clientId: credentials.clientId, clientSecret: credentials.clientSecret },
+    'credentials',
+  );
   registerSecret(body.clientSecret);
   const path = endpoint === 'json' ? '/v1/token' : '/v1/oauth2/token';
   const res = await transport.send(

@@ -12,4 +12,5 @@ export {
   type TokenEndpoint,
 } from './auth';
 export { pages, itemsOf, collect } from './paging';
+export { describeIssue } from './validate';
 export { BackupServiceClient, type ClientOptions, type ProtectedCallResult, type ListOptions } from './client';
