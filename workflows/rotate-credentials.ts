@@ -1,13 +1,14 @@
 import type { RotationResult } from '../activities/credentials';
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { RunbookTracker, typedCalls } from './runbook';
+import { CRASH_DETECTION, RunbookTracker, typedCalls } from './runbook';
 
 // Retried: the credentials file holds a token from before the rotation (valid for up to 12 h), so a retry after a
 // lost answer or a failed write rotates again with it. The retries stop well within those 12 hours.
 const rotation = typedCalls(
   proxyActivities<Activities>({
     startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: CRASH_DETECTION,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   }),
 );

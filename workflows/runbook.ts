@@ -54,7 +54,7 @@ export function typedCalls<T extends object>(calls: T): T {
  * Every activity heartbeats every 2 s while it runs (activities/heartbeat.ts), so a worker killed inside one is
  * noticed after this long and the call is retried elsewhere: the crash costs seconds, not a start-to-close timeout.
  */
-const CRASH_DETECTION = '10 seconds';
+export const CRASH_DETECTION = '10 seconds';
 
 /** Calls to the service: retried on throttling, 5xx and network errors; typed client errors stop at once. */
 export const serviceCalls = typedCalls(
