@@ -27,13 +27,18 @@ export function approvalActivities({ client }: ActivityDeps) {
       return stateOf(await calling(attempt, () => client.getActionRequest(input.requestId)));
     },
 
-    /** One look at a request: "not yet" while reviewers decide, its state once decided. */
-    async checkApproval(requestId: string): Promise<ApprovalState> {
+    /**
+     * One look at a request: "not yet" while reviewers decide and no approval came since `seenApprovals`; its state
+     * once decided, or as soon as the count of approvals moved, so that the runbook's status shows it.
+     */
+    async checkApproval(requestId: string, seenApprovals?: number): Promise<ApprovalState> {
       const request = await calling(activityInfo().attempt, () => client.getActionRequest(requestId));
-      if (request.status === 'PENDING_APPROVAL' || request.status === 'CREATED') {
-        throw notYet(`action request ${requestId} is ${request.status}`);
+      const state = stateOf(request);
+      const undecided = request.status === 'PENDING_APPROVAL' || request.status === 'CREATED';
+      if (undecided && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
+        throw notYet(`action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`);
       }
-      return stateOf(request);
+      return state;
     },
 
     /** Withdraws a request the runbook no longer wants: discards it when CREATED, cancels it when pending or approved. */

@@ -1,11 +1,11 @@
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { randomBytes } from 'node:crypto';
-import { chmod, open, rename } from 'node:fs/promises';
-import { requestToken, type HttpTransport } from '../api';
 import { FailureType } from '../workflows/shared';
+import { CredentialsLostError } from './credentials-file';
 import type { ActivityDeps } from './deps';
 import { calling } from './failures';
+
+export { writeCredentialsFile, CredentialsFile, type StoredCredentials } from './credentials-file';
 
 export interface RotationResult {
   clientId: string;
@@ -14,46 +14,34 @@ export interface RotationResult {
   verified: boolean;
 }
 
-export interface CredentialsFile {
-  clientId: string;
-  clientSecret: string;
-}
-
-/** Writes credentials atomically with mode 0600: a crash leaves either the old file or the new one. */
-export async function writeCredentialsFile(path: string, credentials: CredentialsFile): Promise<void> {
-  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const file = await open(tmp, 'wx', 0o600);
-  try {
-    await file.writeFile(JSON.stringify(credentials, null, 2) + '\n');
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
-}
-
-export function credentialActivities({ client, credentialsFile }: ActivityDeps, transport: () => HttpTransport) {
+export function credentialActivities({ client, credentials }: ActivityDeps) {
   return {
     /**
-     * Rotates the worker's own secret, stores it, proves a token can be had with it and hands it to the running
-     * token provider. One activity, so the new secret is never returned to the workflow. Not retried: a second
-     * rotation would orphan the first secret.
+     * Rotates the worker's own secret, stores it, proves a token can be had with it and makes the running token
+     * provider use it. One activity, so the new secret is never returned to the workflow. Safe to retry: the file
+     * holds a token from before the rotation, and a retry after a lost answer or a failed write rotates again with it.
      */
     async rotateOwnCredentials(): Promise<RotationResult> {
-      if (!credentialsFile) {
+      if (!credentials) {
         throw ApplicationFailure.create({
           type: FailureType.InvalidInput,
           nonRetryable: true,
           message: 'the worker has no credentials file (BACKUP_CREDENTIALS_FILE), so a new secret could not be kept',
         });
       }
-      const attempt = activityInfo().attempt;
-      const rotated = await calling(attempt, () => client.rotateCurrentCredentials());
-      await writeCredentialsFile(credentialsFile, { clientId: rotated.clientId, clientSecret: rotated.clientSecret });
-      await calling(attempt, () => requestToken(transport(), rotated));
-      client.tokens.setCredentials({ clientId: rotated.clientId, clientSecret: rotated.clientSecret });
-      return { clientId: rotated.clientId, credentialsFile, verified: true };
+      const info = activityInfo();
+      const run = info.workflowExecution;
+      const rotationId = [run?.workflowId, run?.runId, info.activityId].join('/');
+      try {
+        await calling(info.attempt, () => credentials.rotate(rotationId));
+      } catch (err) {
+        if (!(err instanceof CredentialsLostError)) throw err;
+        throw ApplicationFailure.create({ type: FailureType.NotFound, nonRetryable: true, message: err.message });
+      }
+      const { clientId, clientSecret } = await credentials.read();
+      // Drop the cached token, so that this worker proves the new secret on its next call.
+      client.tokens.setCredentials({ clientId, clientSecret });
+      return { clientId, credentialsFile: credentials.path, verified: true };
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { BackupServiceClient } from '../api';
+import type { CredentialsFile } from './credentials-file';
 
 /** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
 export interface ActivityDeps {
@@ -6,5 +7,5 @@ export interface ActivityDeps {
   /** Directory for exports and reports. */
   outputDir: string;
   /** File the worker reads its client secret from, when it uses one (rotations write it). */
-  credentialsFile?: string;
+  credentials?: CredentialsFile;
 }

@@ -1,8 +1,9 @@
-import { activityInfo, heartbeat } from '@temporalio/activity';
+import { activityInfo, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { checkpoint } from './heartbeat';
 
 /** What an export heartbeats after each page: enough to resume exactly there after a crash. */
 export interface ExportCheckpoint {
@@ -37,7 +38,8 @@ export function exportPath(outputDir: string, folder: string, fileName: string):
 }
 
 /**
- * Streams every page into `<path>.partial`, heartbeating a checkpoint after each page, then renames it to `path`.
+ * Streams every page into a partial file of this run's own, heartbeating a checkpoint after each page, then renames
+ * it to `path`.
  * A retry after a crash truncates the partial file to the checkpoint's size and continues from its token, so no row
  * is lost or written twice. Only the summary is returned: rows never enter workflow history.
  */
@@ -45,15 +47,19 @@ export async function exportPages(
   path: string,
   fetchPage: (pageToken: string | undefined) => Promise<PageOfRecords>,
 ): Promise<ExportSummary> {
-  const partial = `${path}.partial`;
+  // Per run: two runs of one window (a schedule's and a manual one) must not write one file. Retries share it.
+  const info = activityInfo();
+  const partial = `${path}.${info.workflowExecution?.runId ?? info.activityId}.partial`;
   await mkdir(dirname(path), { recursive: true });
-  const checkpoint = await resumableCheckpoint(partial);
-  let { nextToken, rows, bytes, pages } = checkpoint ?? { nextToken: null, rows: 0, bytes: 0, pages: 0 };
-  const file = await open(partial, checkpoint ? 'r+' : 'w');
+  const resumed = await resumableCheckpoint(partial);
+  let { nextToken, rows, bytes, pages } = resumed ?? { nextToken: null, rows: 0, bytes: 0, pages: 0 };
+  const file = await open(partial, resumed ? 'r+' : 'w');
   try {
     await file.truncate(bytes);
-    let first = !checkpoint;
+    let first = !resumed;
     while (first || nextToken !== null) {
+      // An attempt Temporal gave up on must stop writing: its retry owns the file now.
+      Context.current().cancellationSignal.throwIfAborted();
       const page = await fetchPage(first ? undefined : (nextToken ?? undefined));
       const text = (first && page.header ? page.header : '') + page.records.join('');
       bytes += await append(file, bytes, text);
@@ -63,13 +69,13 @@ export async function exportPages(
       first = false;
       // The data is on disk before the checkpoint that covers it is sent.
       await file.datasync();
-      heartbeat({ nextToken, rows, bytes, pages } satisfies ExportCheckpoint);
+      checkpoint({ nextToken, rows, bytes, pages } satisfies ExportCheckpoint);
     }
   } finally {
     await file.close();
   }
   await rename(partial, path);
-  return { path, rows, bytes, sha256: await sha256Of(path), pages, resumed: checkpoint !== undefined };
+  return { path, rows, bytes, sha256: await sha256Of(path), pages, resumed: resumed !== undefined };
 }
 
 /** The last checkpoint, when the partial file it describes is still there and at least that long. */

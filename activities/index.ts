@@ -1,26 +1,26 @@
-import type { HttpTransport } from '../api';
 import { accountActivities } from './accounts';
 import { approvalActivities } from './approvals';
 import { credentialActivities } from './credentials';
 import type { ActivityDeps } from './deps';
 import { exportActivities } from './exports';
+import { keptAlive } from './heartbeat';
 import { inventoryActivities } from './inventory';
 import { jobActivities } from './jobs';
 import { queryActivities } from './queries';
 import { reportActivities } from './reports';
 
 /** Every activity of the runbooks, bound to the worker's client and output directory. */
-export function createActivities(deps: ActivityDeps, transport: () => HttpTransport) {
-  return {
+export function createActivities(deps: ActivityDeps) {
+  return keptAlive({
     ...jobActivities(deps),
     ...approvalActivities(deps),
     ...inventoryActivities(deps),
     ...queryActivities(deps),
     ...exportActivities(deps),
     ...reportActivities(deps),
-    ...credentialActivities(deps, transport),
+    ...credentialActivities(deps),
     ...accountActivities(deps),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

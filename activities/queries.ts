@@ -1,9 +1,10 @@
-import { activityInfo, heartbeat, sleep } from '@temporalio/activity';
+import { activityInfo, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { RunQueryInput } from '../api';
 import { FailureType } from '../workflows/shared';
 import type { ActivityDeps } from './deps';
 import { calling } from './failures';
+import { checkpoint } from './heartbeat';
 
 const POLL_INTERVAL_MS = 1_000;
 
@@ -29,7 +30,7 @@ export function queryActivities({ client }: ActivityDeps) {
       const attempt = activityInfo().attempt;
       for (;;) {
         const status = await calling(attempt, () => client.getQueryStatus(queryId));
-        heartbeat({ status: status.status, runningTimeMs: status.runningTimeMs });
+        checkpoint({ status: status.status, runningTimeMs: status.runningTimeMs });
         if (status.status === 'COMPLETED') {
           return {
             queryId,
@@ -60,7 +61,7 @@ export function queryActivities({ client }: ActivityDeps) {
           columns = page.columns;
           firstRow ??= page.records[0];
           rows += page.records.length;
-          heartbeat({ rows });
+          checkpoint({ rows });
         }
       });
       return { rows, columns, firstRow };

@@ -1,12 +1,26 @@
-import { errorForStatus, InvalidResponseError } from './errors';
+import { errorForStatus, InvalidResponseError, NotFoundError } from './errors';
 import type { HttpTransport } from './http';
 import { registerSecret } from './redact';
-import { ErrorBody, IssuedToken, TokenRequest } from './schemas';
+import { ApiCredentials, ErrorBody, IssuedToken, TokenRequest } from './schemas';
 import { validate } from './validate';
 
 export interface Credentials {
   clientId: string;
   clientSecret: string;
+}
+
+/**
+ * Where credentials come from when they can change under a running process (a file that a rotation, maybe by another
+ * worker, rewrites). The token provider reads it whenever it needs a new token.
+ */
+export interface CredentialsSource {
+  /** The credentials to ask for a token with now. */
+  current(): Promise<Credentials>;
+  /**
+   * Called once when the token call refused `refused` (404): newer credentials, if the source has or can make them
+   * (for example by finishing a rotation that was interrupted); undefined when it has nothing better.
+   */
+  recover?(refused: Credentials): Promise<Credentials | undefined>;
 }
 
 /** `json` uses `/v1/token`; `oauth2` uses the form-encoded `/v1/oauth2/token`. */
@@ -15,6 +29,8 @@ export type TokenEndpoint = 'json' | 'oauth2';
 export interface TokenProviderOptions {
   transport: HttpTransport;
   credentials: Credentials;
+  /** Read before every new token, so that a secret rotated elsewhere is picked up without a restart. */
+  source?: CredentialsSource;
   endpoint?: TokenEndpoint;
   /** Milliseconds since the epoch; tests move it. */
   now?: () => number;
@@ -34,7 +50,12 @@ export async function requestToken(
   credentials: Credentials,
   endpoint: TokenEndpoint = 'json',
 ): Promise<IssuedToken> {
-  const body = validate(TokenRequest, credentials, 'credentials');
+  // Only the two fields the call defines are sent, whatever else the caller's credentials object holds.
+  const body = validate(
+    TokenRequest,
+    { clientId: credentials.clientId, clientSecret: credentials.clientSecret },
+    'credentials',
+  );
   registerSecret(body.clientSecret);
   const path = endpoint === 'json' ? '/v1/token' : '/v1/oauth2/token';
   const res = await transport.send(
@@ -54,6 +75,24 @@ export async function requestToken(
   if (!token.success) throw new InvalidResponseError({ method: 'POST', path }, token.error.issues[0]?.message ?? '');
   registerSecret(token.data.accessToken);
   return token.data;
+}
+
+/**
+ * Rotates the credentials behind `accessToken` (spec 4.1, `current`), with exactly that token and no refresh: a
+ * rotation can go on with a token issued before an earlier rotation, which stays valid for up to 12 hours.
+ */
+export async function rotateWithToken(transport: HttpTransport, accessToken: string): Promise<ApiCredentials> {
+  const path = '/v1/api-credentials/current/rotate';
+  const res = await transport.send({ method: 'POST', path, headers: { authorization: `Bearer ${accessToken}` } });
+  if (res.status !== 200) {
+    const serviceMessage = ErrorBody.safeParse(res.body).data?.error;
+    throw errorForStatus(res.status, { method: 'POST', path, serviceMessage }, res.headers['retry-after']);
+  }
+  const rotated = ApiCredentials.safeParse(res.body);
+  if (!rotated.success)
+    throw new InvalidResponseError({ method: 'POST', path }, rotated.error.issues[0]?.message ?? '');
+  registerSecret(rotated.data.clientSecret);
+  return rotated.data;
 }
 
 /**
@@ -107,7 +146,7 @@ export class TokenProvider {
 
   private async fetchToken(): Promise<string> {
     const issuedAt = this.now();
-    const token = await requestToken(this.options.transport, this.credentials, this.endpoint);
+    const token = await this.requestWithSource();
     const lifetimeMs = token.expiresInSeconds * 1000;
     const marginMs = (this.options.refreshMarginSeconds ?? Math.min(300, token.expiresInSeconds / 10)) * 1000;
     this.cached = {
@@ -116,5 +155,32 @@ export class TokenProvider {
       refreshAt: issuedAt + lifetimeMs - marginMs,
     };
     return token.accessToken;
+  }
+
+  /** Asks with the source's credentials; after a 404 asks the source once more, since another worker may have rotated. */
+  private async requestWithSource(): Promise<IssuedToken> {
+    const source = this.options.source;
+    if (!source) return requestToken(this.options.transport, this.credentials, this.endpoint);
+    const credentials = await source.current();
+    this.useCredentials(credentials);
+    try {
+      return await requestToken(this.options.transport, credentials, this.endpoint);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      const fresher = source.recover ? await source.recover(credentials) : await source.current();
+      if (
+        !fresher ||
+        (fresher.clientId === credentials.clientId && fresher.clientSecret === credentials.clientSecret)
+      ) {
+        throw err;
+      }
+      this.useCredentials(fresher);
+      return requestToken(this.options.transport, fresher, this.endpoint);
+    }
+  }
+
+  private useCredentials(credentials: Credentials): void {
+    registerSecret(credentials.clientSecret);
+    this.credentials = credentials;
   }
 }

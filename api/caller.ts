@@ -12,10 +12,21 @@ export interface Call<S extends z.ZodType> extends HttpRequest {
 
 /** Sends authorised calls: adds the bearer token, refreshes it once on a 401, maps statuses to typed errors. */
 export class ServiceCaller {
+  /** The service's clock minus ours, from the last `Date` header; undefined until one is seen. */
+  private clockOffsetMs?: number;
+
   constructor(
     readonly transport: HttpTransport,
     readonly tokens: TokenProvider,
   ) {}
+
+  /**
+   * Now on the service's clock, as its last answer told (whole seconds, rounded down); our clock until one has.
+   * Time windows over the service's timestamps must use it: the two clocks can be far apart.
+   */
+  serviceNow(): number {
+    return Date.now() + (this.clockOffsetMs ?? 0);
+  }
 
   async call<S extends z.ZodType>(call: Call<S>): Promise<{ status: number; data: z.output<S> }> {
     const res = await this.sendAuthorised(call);
@@ -33,11 +44,17 @@ export class ServiceCaller {
 
   private async sendAuthorised(req: HttpRequest): Promise<HttpResponse> {
     const token = await this.tokens.getToken();
-    const res = await this.transport.send(withToken(req, token));
+    const res = this.observeClock(await this.transport.send(withToken(req, token)));
     if (res.status !== 401) return res;
     // The token may have been revoked or expired early: one fresh token, one more try.
     const fresh = await this.tokens.refresh(token);
-    return this.transport.send(withToken(req, fresh));
+    return this.observeClock(await this.transport.send(withToken(req, fresh)));
+  }
+
+  private observeClock(res: HttpResponse): HttpResponse {
+    const date = Date.parse(res.headers.date ?? '');
+    if (Number.isFinite(date)) this.clockOffsetMs = date - Date.now();
+    return res;
   }
 
   private errorOf(call: HttpRequest, res: HttpResponse) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TokenProvider, type Credentials, type TokenEndpoint } from './auth';
+import { TokenProvider, type Credentials, type CredentialsSource, type TokenEndpoint } from './auth';
 import { ServiceCaller, type Call } from './caller';
 import { InvalidResponseError } from './errors';
 import { HttpTransport, pathOf, type HttpOptions } from './http';
@@ -12,6 +12,8 @@ export interface ClientOptions extends HttpOptions {
   projectId: string;
   credentials: Credentials;
   tokenEndpoint?: TokenEndpoint;
+  /** Where to re-read the credentials when a new token is needed (a file that rotations rewrite). */
+  credentialsSource?: CredentialsSource;
   /** Shares a token provider between clients (and lets a rotation reach every one of them). */
   tokenProvider?: TokenProvider;
 }
@@ -39,8 +41,18 @@ export class BackupServiceClient {
     const transport = new HttpTransport(options);
     this.tokens =
       options.tokenProvider ??
-      new TokenProvider({ transport, credentials: options.credentials, endpoint: options.tokenEndpoint });
+      new TokenProvider({
+        transport,
+        credentials: options.credentials,
+        source: options.credentialsSource,
+        endpoint: options.tokenEndpoint,
+      });
     this.caller = new ServiceCaller(transport, this.tokens);
+  }
+
+  /** Now on the service's clock, from the `Date` header of its last answer (see `ServiceCaller.serviceNow`). */
+  serviceNow(): number {
+    return this.caller.serviceNow();
   }
 
   private async data<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {

@@ -1,73 +1,142 @@
-import { parseArgs } from 'node:util';
+import { describeIssue } from '../api';
+import { FAULT_KINDS } from '../simulator/faults';
+import type { FaultConfig } from '../simulator/model';
 import { FaultInput } from '../simulator/routes/control';
-import { startSimulator } from '../simulator/server';
+import { startSimulator, type StartOptions } from '../simulator/server';
+import { parseCommandLine, positionals } from './args';
+import { CliError, UsageError } from './errors';
 
-const USAGE =
-  'usage: runbooks simulator --port <p> [--host 127.0.0.1] [--data-dir <dir>] [--seed <n>] [--prefix /api] ' +
-  '[--token-ttl <seconds>] [--log-level <level>] [--fault-rate <0..1> --fault-kinds 500,503,429,reset,latency ' +
-  '[--fault-latency-ms <ms>] [--fault-retry-after <s>] [--fault-path-prefix </v1/...>]]';
+const USAGE = [
+  'usage: runbooks simulator [--port 0] [--host 127.0.0.1] [--data-dir <dir>] [--seed 1] [--prefix /api]',
+  '  [--token-ttl <seconds>] [--log-level silent|fatal|error|warn|info|debug|trace]',
+  `  [--fault-rate <0..1> [--fault-kinds ${FAULT_KINDS.join(',')}] [--fault-latency-ms <ms>]`,
+  '   [--fault-retry-after <s>] [--fault-path-prefix </v1/...>] [--fault-method GET|POST|PUT|PATCH|DELETE]',
+  '   [--fault-times <n>]]',
+].join('\n');
+
+const OPTIONS = {
+  port: { type: 'string', default: '0' },
+  host: { type: 'string', default: '127.0.0.1' },
+  'data-dir': { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  prefix: { type: 'string', default: '' },
+  'token-ttl': { type: 'string', default: '43200' },
+  'log-level': { type: 'string', default: 'silent' },
+  'fault-rate': { type: 'string' },
+  'fault-kinds': { type: 'string' },
+  'fault-latency-ms': { type: 'string' },
+  'fault-retry-after': { type: 'string' },
+  'fault-path-prefix': { type: 'string' },
+  'fault-method': { type: 'string' },
+  'fault-times': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
+
+/** Each FaultInput field and the flag that sets it, to name the flag in errors. */
+const FAULT_FLAGS = {
+  rate: 'fault-rate',
+  kinds: 'fault-kinds',
+  latencyMs: 'fault-latency-ms',
+  retryAfterSeconds: 'fault-retry-after',
+  pathPrefix: 'fault-path-prefix',
+  method: 'fault-method',
+  times: 'fault-times',
+} as const;
+
+export interface SimulatorFlags {
+  help: boolean;
+  options: StartOptions;
+  faults?: FaultConfig;
+}
+
+/** Reads and checks every flag before anything starts; any mistake is a UsageError with the usage. */
+export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
+  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, USAGE);
+  positionals(extra, [], USAGE);
+  const prefix = values.prefix;
+  if (prefix !== '' && !/^\/[A-Za-z0-9._~/-]*$/.test(prefix)) {
+    throw new UsageError(`--prefix must be empty or a path starting with '/', got '${prefix}'\n${USAGE}`);
+  }
+  if (!LOG_LEVELS.includes(values['log-level'])) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${values['log-level']}'\n${USAGE}`);
+  }
+  return {
+    help: values.help,
+    options: {
+      port: integer(values.port, '--port', 0, 65535),
+      host: values.host,
+      dataDir: values['data-dir'],
+      seed: integer(values.seed, '--seed', 0, 2 ** 31),
+      prefix,
+      tokenTtlSeconds: integer(values['token-ttl'], '--token-ttl', 1, 10 * 365 * 86400),
+      logLevel: values['log-level'],
+    },
+    faults: faultFlags(values),
+  };
+}
 
 /** `runbooks simulator`: runs the local service until SIGINT or SIGTERM. */
 export async function simulatorCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string', default: '0' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'data-dir': { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      prefix: { type: 'string', default: '' },
-      'token-ttl': { type: 'string', default: '43200' },
-      'log-level': { type: 'string', default: 'silent' },
-      'fault-rate': { type: 'string' },
-      'fault-kinds': { type: 'string' },
-      'fault-latency-ms': { type: 'string' },
-      'fault-retry-after': { type: 'string' },
-      'fault-path-prefix': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
+  const flags = parseSimulatorFlags(argv);
+  if (flags.help) {
     console.log(USAGE);
     return;
   }
-  const port = integer(values.port, '--port', 0, 65535);
-  const seed = integer(values.seed, '--seed', 0, 2 ** 31);
-  const tokenTtlSeconds = integer(values['token-ttl'], '--token-ttl', 1, 10 * 365 * 86400);
-  const sim = await startSimulator({
-    port,
-    host: values.host,
-    dataDir: values['data-dir'],
-    seed,
-    prefix: values.prefix,
-    tokenTtlSeconds,
-    logLevel: values['log-level'],
+  const sim = await startSimulator(flags.options).catch((err: unknown) => {
+    // A port in use or an unreadable --data-dir: the reason, without a stack.
+    throw new CliError(`the simulator could not start: ${err instanceof Error ? err.message : String(err)}`);
   });
-  if (values['fault-rate'] !== undefined) {
-    const faults = FaultInput.safeParse({
-      rate: Number(values['fault-rate']),
-      kinds: (values['fault-kinds'] ?? '500').split(',').map((k) => k.trim()),
-      latencyMs: values['fault-latency-ms'] === undefined ? undefined : Number(values['fault-latency-ms']),
-      retryAfterSeconds: values['fault-retry-after'] === undefined ? undefined : Number(values['fault-retry-after']),
-      pathPrefix: values['fault-path-prefix'],
-    });
-    if (!faults.success) {
-      await sim.close();
-      throw new Error(`invalid fault flags: ${faults.error.issues[0]?.message ?? 'invalid'}\n${USAGE}`);
-    }
-    sim.ctx.state.faults = faults.data;
-  }
+  if (flags.faults) sim.ctx.state.faults = flags.faults;
   console.log(`simulator listening on ${sim.baseUrl} project=${sim.projectId} clientId=${sim.clientId}`);
   const stop = () => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
-function integer(text: string | undefined, flag: string, min: number, max: number): number {
+type FlagValues = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
+
+function faultFlags(values: FlagValues): FaultConfig | undefined {
+  const text = (flag: (typeof FAULT_FLAGS)[keyof typeof FAULT_FLAGS]) => values[flag] as string | undefined;
+  if (text('fault-rate') === undefined) {
+    const stray = Object.values(FAULT_FLAGS).find((flag) => text(flag) !== undefined);
+    if (stray) throw new UsageError(`--${stray} needs --fault-rate\n${USAGE}`);
+    return undefined;
+  }
+  const number = (flag: (typeof FAULT_FLAGS)[keyof typeof FAULT_FLAGS]) => {
+    const value = text(flag);
+    if (value === undefined) return undefined;
+    if (value.trim() === '' || !Number.isFinite(Number(value))) {
+      throw new UsageError(`--${flag} must be a number, got '${value}'\n${USAGE}`);
+    }
+    return Number(value);
+  };
+  const kinds = (text('fault-kinds') ?? '500').split(',').map((k) => k.trim());
+  const unknown = kinds.find((k) => !(FAULT_KINDS as readonly string[]).includes(k));
+  if (unknown !== undefined) {
+    throw new UsageError(`--fault-kinds: '${unknown}' is not one of ${FAULT_KINDS.join(', ')}\n${USAGE}`);
+  }
+  const parsed = FaultInput.safeParse({
+    rate: number('fault-rate'),
+    kinds,
+    latencyMs: number('fault-latency-ms'),
+    retryAfterSeconds: number('fault-retry-after'),
+    pathPrefix: text('fault-path-prefix'),
+    method: text('fault-method'),
+    times: number('fault-times'),
+  });
+  if (parsed.success) return parsed.data;
+  const { field, problem } = describeIssue(parsed.error, 'faults');
+  const key = field.split('.')[1] as keyof typeof FAULT_FLAGS | undefined;
+  const flag = key && key in FAULT_FLAGS ? `--${FAULT_FLAGS[key]}` : 'fault flags';
+  throw new UsageError(`invalid ${flag}: ${problem}\n${USAGE}`);
+}
+
+function integer(text: string, flag: string, min: number, max: number): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${flag} must be an integer from ${min} to ${max}, got '${text}'\n${USAGE}`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'\n${USAGE}`);
   }
   return value;
 }

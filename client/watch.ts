@@ -42,10 +42,15 @@ export async function waitUntilClosed(
       throw err instanceof WorkflowNotFoundError ? notFound(handle.workflowId) : err;
     });
     if (status.name !== 'RUNNING') return status.name;
-    options.onStatus?.(await queryStatus(handle));
+    const last = await queryStatus(handle);
+    options.onStatus?.(last);
     if (Date.now() > deadline) {
+      // Say what it was doing, so that a slow machine is told apart from a stuck run.
+      const doing = last
+        ? `; it was at '${last.phase}'${last.waitingFor ? `, waiting for ${last.waitingFor}` : ''}`
+        : '';
       throw new RunFailedError(
-        `${handle.workflowId} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s`,
+        `${handle.workflowId} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s${doing}`,
       );
     }
     await new Promise((r) => setTimeout(r, interval));

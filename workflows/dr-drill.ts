@@ -143,8 +143,8 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       });
       if (started.kind !== 'started') {
         // A drill does not wait days for reviewers; the approval-gated restore runbook does.
-        await serviceCalls.withdrawRequest(started.request.id);
-        result.reasons.push(`restore needs approval (request ${started.request.id} withdrawn)`);
+        await serviceCalls.withdrawRequest(started.requestId);
+        result.reasons.push(`restore needs approval (request ${started.requestId} withdrawn)`);
         return result;
       }
       result.restoreJobId = started.jobId;

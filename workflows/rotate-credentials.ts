@@ -1,16 +1,22 @@
 import type { RotationResult } from '../activities/credentials';
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { RunbookTracker, typedCalls } from './runbook';
+import { CRASH_DETECTION, RunbookTracker, typedCalls } from './runbook';
 
-// One attempt: a retried rotation could strand a secret that was issued but never stored.
+// Retried: the credentials file holds a token from before the rotation (valid for up to 12 h), so a retry after a
+// lost answer or a failed write rotates again with it. The retries stop well within those 12 hours.
 const rotation = typedCalls(
-  proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 1 } }),
+  proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: CRASH_DETECTION,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  }),
 );
 
 /**
- * Rotates the worker's own API secret: rotate, store it (0600, atomically), prove it works, and switch the running
- * worker to it. The secret stays inside the activity; history only sees the client ID and the file's path.
+ * Rotates the worker's own API secret: hold a token, rotate, store the new secret (0600, atomically), prove it works,
+ * and switch the running worker to it. The secret stays inside the activity; history only sees the client ID and the
+ * file's path.
  */
 export async function rotateCredentials(): Promise<RotationResult> {
   const tracker = new RunbookTracker('rotateCredentials');

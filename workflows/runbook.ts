@@ -50,24 +50,33 @@ export function typedCalls<T extends object>(calls: T): T {
   });
 }
 
+/**
+ * Every activity heartbeats every 2 s while it runs (activities/heartbeat.ts), so a worker killed inside one is
+ * noticed after this long and the call is retried elsewhere: the crash costs seconds, not a start-to-close timeout.
+ */
+export const CRASH_DETECTION = '10 seconds';
+
 /** Calls to the service: retried on throttling, 5xx and network errors; typed client errors stop at once. */
 export const serviceCalls = typedCalls(
   proxyActivities<Activities>({
-    startToCloseTimeout: '2 minutes',
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: CRASH_DETECTION,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
   }),
 );
 
 /**
  * Waits that cost nothing: each attempt is one check, a "not yet" failure lets the retry policy schedule the next,
- * and attempts are not written to history.
+ * and attempts are not written to history. Looks at most 10 s apart, so that an approval or a finished job is noticed
+ * within seconds even without a nudge.
  */
 export function waitingCalls(scheduleToCloseMs = 30 * 24 * 3600 * 1000) {
   return typedCalls(
     proxyActivities<Activities>({
       startToCloseTimeout: '1 minute',
+      heartbeatTimeout: CRASH_DETECTION,
       scheduleToCloseTimeout: scheduleToCloseMs,
-      retry: { initialInterval: '2 seconds', backoffCoefficient: 1.5, maximumInterval: '1 minute' },
+      retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds' },
     }),
   );
 }
@@ -93,7 +102,7 @@ export const peekCalls = proxyLocalActivities<Activities>({
 export const heartbeatingCalls = typedCalls(
   proxyActivities<Activities>({
     startToCloseTimeout: '2 hours',
-    heartbeatTimeout: '30 seconds',
+    heartbeatTimeout: CRASH_DETECTION,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   }),
 );

@@ -3,9 +3,9 @@ import { ACCOUNT_STATUSES, AccountStatusInput, CLOUD_PROVIDERS, CloudProviderInp
 import { Timestamp, inNotIn, pageOf, record, sortsOf } from './common';
 import { ResourceNameFilters } from './filters';
 
-const ProviderAAttributes = z.object({ roleArn: z.string().min(1) });
-const ProviderBAttributes = z.object({ tenantId: z.string().min(1), subscriptionId: z.string().min(1) });
-const ProviderCAttributes = z.object({ serviceAccount: z.string().min(1) });
+const ProviderAAttributes = z.strictObject({ roleArn: z.string().min(1) });
+const ProviderBAttributes = z.strictObject({ tenantId: z.string().min(1), subscriptionId: z.string().min(1) });
+const ProviderCAttributes = z.strictObject({ serviceAccount: z.string().min(1) });
 
 export const SourceAccountAttributes = record({
   cloudProvider: openEnum(CLOUD_PROVIDERS),
@@ -18,7 +18,7 @@ const PROVIDER_MEMBER = { PROVIDER_A: 'providerA', PROVIDER_B: 'providerB', PROV
 
 /** The provider member must match `cloudProvider`. */
 export const SourceAccountAttributesInput = z
-  .object({
+  .strictObject({
     cloudProvider: CloudProviderInput,
     providerA: ProviderAAttributes.optional(),
     providerB: ProviderBAttributes.optional(),
@@ -59,13 +59,13 @@ export const SourceAccount = record({
 });
 export type SourceAccount = z.infer<typeof SourceAccount>;
 
-export const ConnectSourceAccountInput = z.object({
+export const ConnectSourceAccountInput = z.strictObject({
   name: z.string().min(1).optional(),
   sourceAccountAttributes: SourceAccountAttributesInput,
 });
 export type ConnectSourceAccountInput = z.infer<typeof ConnectSourceAccountInput>;
 
-export const UpdateSourceAccountInput = z.object({
+export const UpdateSourceAccountInput = z.strictObject({
   name: z.string().min(1).optional(),
   sourceAccountAttributes: SourceAccountAttributesInput.optional(),
 });
@@ -73,7 +73,7 @@ export type UpdateSourceAccountInput = z.infer<typeof UpdateSourceAccountInput>;
 
 export const SourceAccountBody = record({ sourceAccount: SourceAccount });
 
-export const AccountFilters = z.object({
+export const AccountFilters = z.strictObject({
   id: inNotIn(z.string()).optional(),
   providerAccountId: inNotIn(z.string()).optional(),
   accountStatus: inNotIn(AccountStatusInput).optional(),
@@ -81,7 +81,7 @@ export const AccountFilters = z.object({
   accountName: ResourceNameFilters.optional(),
 });
 export const ACCOUNT_SORT_FIELDS = ['name', 'providerAccountId', 'connectedTime'] as const;
-export const AccountListInput = z.object({
+export const AccountListInput = z.strictObject({
   filters: AccountFilters.optional(),
   sorts: sortsOf(z.enum(ACCOUNT_SORT_FIELDS)).optional(),
 });

@@ -49,7 +49,7 @@ export const MpaRequestRead = z.union([MpaRequestDetail, MpaRequest]).transform(
   return wrapped.success ? wrapped.data.mpaRequestDetail.request : (body as MpaRequest);
 });
 
-export const SubmitActionInput = z.object({ action: MpaSubmitActionInput, comment: z.string().optional() });
+export const SubmitActionInput = z.strictObject({ action: MpaSubmitActionInput, comment: z.string().optional() });
 export type SubmitActionInput = z.infer<typeof SubmitActionInput>;
 
 export const ActionRequestBody = record({ actionApprovalRequest: MpaRequest });

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { record } from './common';
 
-export const TokenRequest = z.object({ clientId: z.string().min(1), clientSecret: z.string().min(1) });
+export const TokenRequest = z.strictObject({ clientId: z.string().min(1), clientSecret: z.string().min(1) });
 export type TokenRequest = z.infer<typeof TokenRequest>;
 
-export const OAuthTokenRequest = z.object({
+export const OAuthTokenRequest = z.strictObject({
   client_id: z.string().min(1),
   client_secret: z.string().min(1),
   grant_type: z.literal('client_credentials', { error: "must be 'client_credentials'" }),
+  // The one optional field of an OAuth 2.0 client-credentials request (RFC 6749 §4.4.2).
+  scope: z.string().optional(),
 });
 
 /** The specification's token response. */

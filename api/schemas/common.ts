@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { SortOrderInput } from '../enums';
 
-/** Responses keep fields this client does not know; requests ignore them. */
+/**
+ * Responses keep fields this client does not know. Request schemas are `z.strictObject`: an unknown key is refused
+ * by the client before sending and by the simulator, so that a misspelt field is an error, never silently dropped.
+ */
 export const record = z.looseObject;
 
 export const Timestamp = z.string();
@@ -16,11 +19,11 @@ export type PageParams = z.infer<typeof PageParams>;
 
 /** `{in, notIn}` over any value schema. */
 export function inNotIn<T extends z.ZodType>(value: T) {
-  return z.object({ in: z.array(value).optional(), notIn: z.array(value).optional() });
+  return z.strictObject({ in: z.array(value).optional(), notIn: z.array(value).optional() });
 }
 
 export function sortsOf<T extends z.ZodType>(field: T) {
-  return z.array(z.object({ field, order: SortOrderInput }));
+  return z.array(z.strictObject({ field, order: SortOrderInput }));
 }
 
 /** A paged list response: its items under `key`, plus `totalCount` and `nextToken`. */

@@ -19,13 +19,13 @@ export type TimeFrame = z.infer<typeof TimeFrame>;
 
 /** A request's time frame: at least 24 hours long. */
 export const TimeFrameInput = z
-  .object({ startTime: TimestampInput, endTime: TimestampInput })
+  .strictObject({ startTime: TimestampInput, endTime: TimestampInput })
   .refine((tf) => Date.parse(tf.endTime) - Date.parse(tf.startTime) >= DAY_MS, {
     message: 'must span at least 24 hours (startTime at least 24 h before endTime)',
     path: ['endTime'],
   });
 
-export const CostDataInput = z.object({
+export const CostDataInput = z.strictObject({
   timeFrame: TimeFrameInput,
   costUnit: z.enum(['CREDITS', 'USD']).optional(),
   usageUnit: z.enum(['BYTE_MONTHS', 'BYTES']).optional(),

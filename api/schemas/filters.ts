@@ -13,19 +13,19 @@ export const EnvironmentFilters = inNotIn(EnvironmentInput);
 export const BackupStatusFilters = inNotIn(BackupStatusInput);
 
 /** Filters over a list field (apps, subnets, data classes, tag keys). */
-export const ListFilters = z.object({
+export const ListFilters = z.strictObject({
   containsAnyOf: z.array(z.string()).optional(),
   containsNoneOf: z.array(z.string()).optional(),
   containsAllOf: z.array(z.string()).optional(),
 });
 const KeyValue = z.string().regex(/^[^=]+=.*$/, "must be 'key=value'");
-export const TagKeyValuesFilters = z.object({
+export const TagKeyValuesFilters = z.strictObject({
   containsAnyOf: z.array(KeyValue).optional(),
   containsNoneOf: z.array(KeyValue).optional(),
   containsAllOf: z.array(KeyValue).optional(),
 });
 
-export const ResourceFilters = z.object({
+export const ResourceFilters = z.strictObject({
   id: IdFilters.optional(),
   cloudProvider: CloudProviderFilters.optional(),
   providerResourceId: IdFilters.optional(),
@@ -42,7 +42,7 @@ export const ResourceFilters = z.object({
 });
 export type ResourceFilters = z.infer<typeof ResourceFilters>;
 
-export const CostFilters = z.object({
+export const CostFilters = z.strictObject({
   sourceAccountProviderId: IdFilters.optional(),
   cloudProvider: CloudProviderFilters.optional(),
   resourceType: ResourceTypeFilters.optional(),

@@ -27,14 +27,18 @@ export const Role = record({
 export type Role = z.infer<typeof Role>;
 
 export const RoleInput = z
-  .object({
+  .strictObject({
     name: z.string().min(1),
     permissionGrants: z
-      .array(z.object({ permission: z.string().min(1), accessConditionId: z.string().min(1).optional() }))
+      .array(z.strictObject({ permission: z.string().min(1), accessConditionId: z.string().min(1).optional() }))
       .min(1, 'a role needs at least one permission'),
     accessConditions: z
       .array(
-        z.object({ id: z.string().min(1), effect: z.enum(ACCESS_CONDITION_EFFECTS), expression: z.string().min(1) }),
+        z.strictObject({
+          id: z.string().min(1),
+          effect: z.enum(ACCESS_CONDITION_EFFECTS),
+          expression: z.string().min(1),
+        }),
       )
       .optional(),
   })
@@ -67,14 +71,17 @@ export const IdpGroup = record({
   displayName: z.string().optional(),
 });
 export type IdpGroup = z.infer<typeof IdpGroup>;
-export const IdpGroupInput = z.object({
+export const IdpGroupInput = z.strictObject({
   idpId: z.string().min(1),
   providerGroupId: z.string().min(1),
   roleIds: z.array(z.string().min(1)),
   displayName: z.string().optional(),
 });
 export type IdpGroupInput = z.infer<typeof IdpGroupInput>;
-export const IdpGroupUpdate = z.object({ roleIds: z.array(z.string().min(1)), displayName: z.string().optional() });
+export const IdpGroupUpdate = z.strictObject({
+  roleIds: z.array(z.string().min(1)),
+  displayName: z.string().optional(),
+});
 export type IdpGroupUpdate = z.infer<typeof IdpGroupUpdate>;
 export const IdpGroupBody = record({ group: IdpGroup });
 export const IdpGroupPage = pageOf('groups', IdpGroup);

@@ -102,7 +102,7 @@ export const InventoryResource = record({
 });
 export type InventoryResource = z.infer<typeof InventoryResource>;
 
-export const ResourceListInput = z.object({
+export const ResourceListInput = z.strictObject({
   sorts: sortsOf(z.enum(RESOURCE_SORT_FIELDS)).optional(),
   filters: ResourceFilters.optional(),
 });

@@ -73,9 +73,9 @@ export const RestoreJobBody = record({ job: RestoreJob });
 export const BackupJobPage = pageOf('jobs', BackupJob);
 export const RestoreJobPage = pageOf('jobs', RestoreJob);
 
-export const JobListInput = z.object({
+export const JobListInput = z.strictObject({
   filters: z
-    .object({
+    .strictObject({
       jobId: inNotIn(z.string()).optional(),
       snapshotId: inNotIn(z.string()).optional(),
       status: inNotIn(JobStatusInput).optional(),

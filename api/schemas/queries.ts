@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { QUERY_STATUSES, openEnum } from '../enums';
 import { record } from './common';
 
-export const QueryDestination = z.object({
-  bucketA: z.object({ bucketName: z.string().min(1), prefix: z.string().optional() }).optional(),
+export const QueryDestination = z.strictObject({
+  bucketA: z.strictObject({ bucketName: z.string().min(1), prefix: z.string().optional() }).optional(),
 });
 export type QueryDestination = z.infer<typeof QueryDestination>;
 
-export const RunQueryInput = z.object({
+export const RunQueryInput = z.strictObject({
   databaseName: z.string().min(1),
-  query: z.string().min(1),
+  query: z.string().regex(/\S/, 'must not be blank'),
   restoreAccountId: z.string().min(1),
   destination: QueryDestination,
 });

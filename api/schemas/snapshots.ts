@@ -16,9 +16,11 @@ export const Snapshot = record({
 export type Snapshot = z.infer<typeof Snapshot>;
 
 const DateOnly = z.iso.date({ error: 'must be a YYYY-MM-DD date' });
-export const SnapshotListInput = z.object({
+export const SnapshotListInput = z.strictObject({
   filters: z
-    .object({ pointInTime: z.object({ startDate: DateOnly.optional(), endDate: DateOnly.optional() }).optional() })
+    .strictObject({
+      pointInTime: z.strictObject({ startDate: DateOnly.optional(), endDate: DateOnly.optional() }).optional(),
+    })
     .optional(),
   sorts: sortsOf(z.literal('pointInTime')).optional(),
 });

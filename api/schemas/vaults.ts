@@ -16,16 +16,16 @@ export const Vault = record({
 });
 export type Vault = z.infer<typeof Vault>;
 
-export const CreateVaultInput = z.object({
+export const CreateVaultInput = z.strictObject({
   name: z.string().min(1),
   region: z.string().min(1),
-  vaultAttributes: z.object({
+  vaultAttributes: z.strictObject({
     cloudProvider: CloudProviderInput,
-    providerA: z.object({ encryptionKey: z.string().min(1).optional() }).optional(),
+    providerA: z.strictObject({ encryptionKey: z.string().min(1).optional() }).optional(),
   }),
 });
 export type CreateVaultInput = z.infer<typeof CreateVaultInput>;
-export const RenameVaultInput = z.object({ name: z.string().min(1) });
+export const RenameVaultInput = z.strictObject({ name: z.string().min(1) });
 
 export const VaultBody = record({ vault: Vault });
 export const VaultPage = pageOf('vaults', Vault);

@@ -14,7 +14,7 @@ import { printStep, printSummary, type StepReport } from './report';
 import { restoreScenario } from './restore-scenario';
 import { SimulatorControl } from './simulator-control';
 
-const USAGE = 'usage: runbooks demo [--timeout <seconds>]';
+const USAGE = 'usage: runbooks demo [--timeout <seconds>]  (the time the runbooks may take once the stack is up)';
 
 /** Simulated job durations: long enough to watch, short enough for a demo. */
 const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
@@ -30,7 +30,6 @@ export async function demoCommand(argv: string[]): Promise<void> {
     throw new UsageError(`--timeout must be a whole number of seconds, at least 30\n${USAGE}`);
   }
   const began = Date.now();
-  const deadline = new Deadline(timeoutSeconds * 1000);
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
   const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();
   const logLevel: LogLevelName = (LOG_LEVELS as readonly string[]).includes(wanted) ? (wanted as LogLevelName) : 'warn';
@@ -60,6 +59,8 @@ export async function demoCommand(argv: string[]): Promise<void> {
         `worker on task queue ${stack.taskQueue}; ready after ${formatDuration(Date.now() - began)}`,
     );
     console.log(`  data directory ${dir}`);
+    // The time limit is for the runbooks: a first run may spend minutes fetching the Temporal CLI and bundling.
+    const deadline = new Deadline(timeoutSeconds * 1000);
     const workerStopped = stack.run.then(() => {
       throw new RunFailedError('the worker stopped before the demo finished');
     });

@@ -4,7 +4,7 @@ import { RunFailedError } from '../errors';
 import { statusLine } from '../progress';
 import { queryStatus, resultOf, statusPrinter, waitUntilClosed } from '../watch';
 
-/** The demo's overall time limit; every wait takes what is left of it. */
+/** The demo's time limit for its runbooks, counted from when the stack is ready; every wait takes what is left. */
 export class Deadline {
   private readonly end: number;
 
@@ -16,7 +16,9 @@ export class Deadline {
   remaining(doing: string): number {
     const left = this.end - Date.now();
     if (left <= 0) {
-      throw new RunFailedError(`the demo did not finish within ${Math.round(this.totalMs / 1000)} s (while ${doing})`);
+      throw new RunFailedError(
+        `the demo's runbooks did not finish within ${Math.round(this.totalMs / 1000)} s of the stack being ready (while ${doing}); raise --timeout on a slow machine`,
+      );
     }
     return left;
   }

@@ -6,18 +6,20 @@ import { parse } from '../errors';
 
 type RequestParams = { Params: { projectId: string; requestId: string } };
 
-const PolicyInput = z.object({
+/** A year: longer windows than any real policy, short enough that deadlines stay valid dates. */
+const MAX_WINDOW_HOURS = 8760;
+const PolicyInput = z.strictObject({
   operations: z.array(MpaOperationInput).min(1, 'name at least one operation'),
-  requiredApprovals: z.number().int().min(1),
-  approvalWindowHours: z.number().int().min(1),
-  executionWindowHours: z.number().int().min(1),
-  description: z.string().optional(),
+  requiredApprovals: z.number().int().min(1).max(20),
+  approvalWindowHours: z.number().int().min(1).max(MAX_WINDOW_HOURS),
+  executionWindowHours: z.number().int().min(1).max(MAX_WINDOW_HOURS),
+  description: z.string().max(1000).optional(),
 });
 
-const ReviewInput = z.object({
-  reviewerEmail: z.string().min(1).optional(),
-  reviewerName: z.string().optional(),
-  comment: z.string().optional(),
+const ReviewInput = z.strictObject({
+  reviewerEmail: z.string().min(1).max(320).optional(),
+  reviewerName: z.string().max(200).optional(),
+  comment: z.string().max(1000).optional(),
 });
 
 /** The caller's action requests (spec 4.3, facts §2), plus the control routes that play policy admin and reviewer. */

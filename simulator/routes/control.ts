@@ -1,18 +1,34 @@
 import { z } from 'zod';
 import type { SimModule } from '../context';
-import { parse } from '../errors';
+import { SimError, parse } from '../errors';
+import { FAULT_KINDS } from '../faults';
 import { ALL_PERMISSIONS, type PermissionType } from '../permissions';
 
-const CredentialsInput = z.object({
+const CredentialsInput = z.strictObject({
   permissions: z.array(z.enum(ALL_PERMISSIONS as [PermissionType, ...PermissionType[]])).optional(),
 });
-const AdvanceInput = z.object({ seconds: z.number().min(0) });
-export const FaultInput = z.object({
+/** Ten years: enough for any expiry or retention a test plays, small enough to keep dates valid. */
+export const MAX_ADVANCE_SECONDS = 315_360_000;
+const AdvanceInput = z.strictObject({ seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
+/** The latest instant an HTTP-date (four-digit year) and every ISO field can show. */
+const LATEST_MS = Date.parse('9999-12-31T23:59:59Z');
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** `PUT /_simulator/faults` and the `--fault-*` flags. Another tool's harness depends on these names. */
+export const FaultInput = z.strictObject({
   rate: z.number().min(0).max(1),
-  kinds: z.array(z.enum(['500', '503', '429', 'reset', 'latency'])),
-  latencyMs: z.number().int().min(0).optional(),
-  retryAfterSeconds: z.number().int().min(0).optional(),
-  pathPrefix: z.string().optional(),
+  kinds: z.array(z.enum(FAULT_KINDS)).min(1, 'name at least one fault kind'),
+  latencyMs: z.number().int().min(0).max(60_000).optional(),
+  retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+  pathPrefix: z.string().startsWith('/', "must start with '/'").max(500).optional(),
+  /** Only requests with this HTTP method; any case. */
+  method: z
+    .string()
+    .transform((m) => m.toUpperCase())
+    .pipe(z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }))
+    .optional(),
+  /** At most this many faulted requests, then the configuration removes itself. */
+  times: z.number().int().min(1).max(1_000_000).optional(),
 });
 
 /** The control API's core routes: health, state, credentials, clock and faults. No bearer token needed. */
@@ -57,6 +73,9 @@ export function controlModule(modules: () => readonly SimModule[]): SimModule {
 
       app.post('/_simulator/clock/advance', async (req) => {
         const { seconds } = parse(AdvanceInput, req.body, 'body');
+        if (ctx.clock.now() + seconds * 1000 > LATEST_MS) {
+          throw new SimError(400, 'invalid body.seconds: the clock would pass the year 9999');
+        }
         return { now: ctx.clock.iso(ctx.clock.advance(seconds)) };
       });
 
@@ -64,6 +83,9 @@ export function controlModule(modules: () => readonly SimModule[]): SimModule {
         ctx.state.faults = parse(FaultInput, req.body, 'body');
         return { faults: ctx.state.faults };
       });
+
+      // What is configured now: `times` counts down, and the configuration is gone once it reaches 0.
+      app.get('/_simulator/faults', async () => ({ faults: ctx.state.faults ?? null }));
 
       app.delete('/_simulator/faults', async (_req, reply) => {
         delete ctx.state.faults;

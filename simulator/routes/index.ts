@@ -2,6 +2,7 @@ import type { SimModule } from '../context';
 import { accountsModule } from './accounts';
 import { actionRequestsModule } from './action-requests';
 import { authModule } from './auth';
+import { bucketsModule } from './buckets';
 import { controlModule } from './control';
 import { iamModule } from './iam';
 import { inventoryModule } from './inventory';
@@ -20,6 +21,7 @@ export const MODULES: readonly SimModule[] = [
   jobsModule,
   actionRequestsModule,
   controlModule(() => MODULES),
+  bucketsModule,
   queriesModule,
   costModule,
 ];

@@ -7,9 +7,11 @@ import {
   SnapshotListInput,
   TakeSnapshotInput,
   type InventoryResource,
+  type ObjectStorageDestination,
   type Snapshot,
 } from '../../api';
 import { canonicalJson, guardProtectedOperation } from '../approvals';
+import { checkDestinationBucket } from '../buckets';
 import type { SimContext, SimModule } from '../context';
 import { notFound, parse } from '../errors';
 import { matchesResourceFilters, readPageParams, resourceSortKey, sortItems } from '../filters';
@@ -118,7 +120,7 @@ function restoreRoutes(app: Parameters<SimModule['routes']>[0], ctx: SimContext)
     ctx.authorize(req, 'files.restore');
     const body = parse(RestoreFilesInput, req.body, 'body');
     settleJobs(ctx);
-    const { resource, snapshot } = requireRestoreTargets(ctx, req.params, body.restoreAccountId);
+    const { resource, snapshot } = requireRestoreTargets(ctx, req.params, body);
     const job = startRestoreJob(ctx, {
       restoreType: 'FILES',
       resourceId: resource.id,
@@ -135,7 +137,7 @@ function restoreRoutes(app: Parameters<SimModule['routes']>[0], ctx: SimContext)
     const body = parse(RestoreBucketInput, req.body, 'body');
     settleJobs(ctx);
     // Unknown targets are refused before any action request is made for them.
-    const { resource, snapshot } = requireRestoreTargets(ctx, req.params, body.restoreAccountId);
+    const { resource, snapshot } = requireRestoreTargets(ctx, req.params, body);
     const header = req.headers[APPROVAL_HEADER];
     const approvalRequestId = Array.isArray(header) ? header[0] : header;
     const operationKey = canonicalJson({ resourceId: resource.id, snapshotId: snapshot.id, body });
@@ -165,11 +167,14 @@ function requireResource(ctx: SimContext, id: string): ResourceRecord {
   return record;
 }
 
-/** 404 for an unknown resource, a snapshot that is not one of the resource's, or an unknown restore account. */
+/**
+ * 404 for an unknown resource, a snapshot that is not one of the resource's, or an unknown restore account; 400 for a
+ * destination bucket the restore account does not have (where its buckets are declared).
+ */
 function requireRestoreTargets(
   ctx: SimContext,
   params: { id: string; snapshotId: string },
-  restoreAccountId: string,
+  { restoreAccountId, destination }: { restoreAccountId: string; destination: ObjectStorageDestination },
 ): { resource: InventoryResource; snapshot: Snapshot } {
   const resource = requireResource(ctx, params.id).resource;
   const snapshot = ctx.state.snapshots[params.snapshotId];
@@ -177,6 +182,11 @@ function requireRestoreTargets(
     throw notFound(`snapshot ${params.snapshotId} of resource ${resource.id}`);
   }
   if (!ctx.state.restoreAccounts[restoreAccountId]) throw notFound(`restore account ${restoreAccountId}`);
+  for (const kind of ['bucketA', 'bucketC'] as const) {
+    const bucketName = destination[kind]?.bucketName;
+    if (bucketName === undefined) continue;
+    checkDestinationBucket(ctx.state, restoreAccountId, `body.destination.${kind}.bucketName`, bucketName);
+  }
   return { resource, snapshot };
 }
 

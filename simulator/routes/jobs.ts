@@ -13,13 +13,17 @@ type JobRecord = BackupJobRecord | RestoreJobRecord;
 
 const DEFAULT_PAGE_SIZE = 50;
 
-const JobsConfigInput = z.object({
-  backupSeconds: z.number().min(0).optional(),
-  restoreSeconds: z.number().min(0).optional(),
-  querySeconds: z.number().min(0).optional(),
-  maxConcurrentBackups: z.number().int().min(0).optional(),
+/** A day: the longest job a test needs; longer ones only make a run look hung. */
+const Duration = z.number().min(0).max(86_400);
+const JobsConfigInput = z.strictObject({
+  backupSeconds: Duration.optional(),
+  restoreSeconds: Duration.optional(),
+  querySeconds: Duration.optional(),
+  maxConcurrentBackups: z.number().int().min(0).max(1000).optional(),
   /** Replaces the whole map: resource ID → the outcome its next jobs reach instead of JOB_COMPLETED. */
-  outcomes: z.record(z.string(), z.enum(['JOB_FAILED', 'JOB_PARTIAL', 'JOB_REJECTED', 'JOB_SKIPPED'])).optional(),
+  outcomes: z
+    .record(z.string().min(1), z.enum(['JOB_FAILED', 'JOB_PARTIAL', 'JOB_REJECTED', 'JOB_SKIPPED']))
+    .optional(),
 });
 
 /** Job reading and listing (facts §3), plus the control routes that configure and reveal jobs. */

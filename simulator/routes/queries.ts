@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
 import { RunQueryInput, type QueryStatusBody } from '../../api';
+import { BUCKET_NAME, checkDestinationBucket } from '../buckets';
 import type { SimContext, SimModule } from '../context';
 import { SimError, notFound, parse } from '../errors';
 import { readPageParams } from '../filters';
-import type { QueryRecord, SimState } from '../model';
+import type { QueryRecord } from '../model';
 import { paginate } from '../paging';
 import { DATABASE_TABLES, databaseNameOf, fillDatabase, growthDays } from '../seed-databases';
 import { Lru, QueryFailure, loadSqlEngine, runSelect, toCsv, type QueryOutput } from '../sql-engine';
@@ -22,8 +23,6 @@ import { Lru, QueryFailure, loadSqlEngine, runSelect, toCsv, type QueryOutput } 
 const RELATIONAL = 'PA_RELATIONAL_DB';
 const DEFAULT_RESULTS_PAGE = 500;
 export const OUTPUT_SCHEME = 'bucketa://';
-/** S3-style bucket names: lower-case letters, digits, dots and hyphens. */
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,62}$/;
 
 interface QueryRuntime {
   databases: Lru<string, Database>;
@@ -80,21 +79,6 @@ async function outputOf(
   const output = runSelect(db, query.query);
   runtime.outputs.set(query.id, output);
   return output;
-}
-
-/** Every region a vault or resource is in: the regions a simulated bucket can be in. */
-function knownRegions(state: SimState): string[] {
-  const regions = new Set<string>();
-  for (const vault of Object.values(state.vaults)) regions.add(vault.region);
-  for (const { resource } of Object.values(state.resources)) regions.add(resource.region);
-  return [...regions].sort();
-}
-
-/** Buckets are not modelled: one exists in region R when its name ends with `-R` (the longest such region wins). */
-export function bucketRegion(state: SimState, bucketName: string): string | undefined {
-  return knownRegions(state)
-    .filter((region) => bucketName.endsWith(`-${region}`))
-    .sort((a, b) => b.length - a.length)[0];
 }
 
 function prefixSegments(prefix: string | undefined): string[] {
@@ -180,21 +164,8 @@ export const queriesModule: SimModule = {
         }
         prefixSegments(bucket.prefix);
         const vaultRegion = (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ?? resource.region;
-        const region = bucketRegion(state, bucket.bucketName);
-        if (region === undefined) {
-          throw new SimError(
-            400,
-            `invalid body.destination.bucketA.bucketName: bucket ${bucket.bucketName} does not exist ` +
-              `(simulated buckets are named <name>-<region>, e.g. query-results-${vaultRegion})`,
-          );
-        }
-        if (region !== vaultRegion) {
-          throw new SimError(
-            400,
-            `invalid body.destination.bucketA.bucketName: bucket ${bucket.bucketName} is in ${region}, ` +
-              `but the snapshot's vault is in ${vaultRegion}`,
-          );
-        }
+        const field = 'body.destination.bucketA.bucketName';
+        checkDestinationBucket(state, body.restoreAccountId, field, bucket.bucketName, vaultRegion);
 
         const run = {
           id: `${ctx.newId()}:${ctx.newId()}`,
@@ -272,8 +243,6 @@ export const queriesModule: SimModule = {
       .sort((a, b) => a.resourceId.localeCompare(b.resourceId));
     return {
       databases,
-      buckets: knownRegions(state).map((region) => ({ name: `query-results-${region}`, region })),
-      bucketRule: 'any bucket named <name>-<region> exists in that region, for every region of a vault or resource',
       bucketsDir: bucketsDirOf(ctx),
     };
   },

@@ -333,3 +333,55 @@ describe('401: one refresh, one retry', () => {
     ]);
   });
 });
+
+describe('a credentials source (a file another worker may rotate)', () => {
+  const secretOf = (r: RecordedRequest) => (parseJson(r.body) as { clientSecret: string }).clientSecret;
+  /** Issues tokens only for `valid`; any other secret is "not found", as after a rotation. */
+  function acceptOnly(valid: () => string): void {
+    server.tokenHandler = (req) =>
+      secretOf(req) === valid() ? server.issueToken() : { status: 404, json: { error: 'credentials not found' } };
+  }
+
+  test('every new token is asked for with what the source holds then, not what the client started with', async () => {
+    let inFile = 'secret-before';
+    acceptOnly(() => inFile);
+    server.reply(200, { vault: vault() });
+    const credentialsSource = {
+      current: () => Promise.resolve({ clientId: CREDENTIALS.clientId, clientSecret: inFile }),
+    };
+    const client = makeClient(server, { credentialsSource });
+    await client.getVault('vault-1');
+    // Another worker rotates and rewrites the file; this client's token is then refused (expired early).
+    inFile = 'secret-after';
+    const refused = server.lastToken;
+    server.handler = (req) =>
+      req.headers.authorization === `Bearer ${refused}`
+        ? { status: 401, json: { error: 'token expired' } }
+        : { status: 200, json: { vault: vault() } };
+    await expect(client.getVault('vault-1')).resolves.toEqual(vault());
+    expect(server.tokenRequests.map(secretOf)).toEqual(['secret-before', 'secret-after']);
+  });
+
+  test('after a 404 the source is asked once more (recover), and its newer secret is used', async () => {
+    acceptOnly(() => 'secret-after');
+    server.reply(200, { vault: vault() });
+    const recover = jest.fn(() => Promise.resolve({ clientId: CREDENTIALS.clientId, clientSecret: 'secret-after' }));
+    const current = () => Promise.resolve({ clientId: CREDENTIALS.clientId, clientSecret: 'secret-before' });
+    await expect(makeClient(server, { credentialsSource: { current, recover } }).getVault('vault-1')).resolves.toEqual(
+      vault(),
+    );
+    expect(recover).toHaveBeenCalledTimes(1);
+    expect(server.tokenRequests.map(secretOf)).toEqual(['secret-before', 'secret-after']);
+  });
+
+  test('a 404 with nothing newer in the source is a NotFoundError after one token request', async () => {
+    acceptOnly(() => 'somebody-elses');
+    const current = jest.fn(() => Promise.resolve({ clientId: CREDENTIALS.clientId, clientSecret: 'secret-before' }));
+    const err = await failureOf(() => makeClient(server, { credentialsSource: { current } }).getVault('vault-1'));
+    expect(err).toBeInstanceOf(NotFoundError);
+    // Read once for the request and once more after the 404; the same secret is not sent twice.
+    expect(current).toHaveBeenCalledTimes(2);
+    expect(server.tokenRequests).toHaveLength(1);
+    expect(server.apiRequests).toHaveLength(0);
+  });
+});

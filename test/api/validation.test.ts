@@ -251,6 +251,118 @@ const cases: ValidationCase[] = [
     call: (c) => c.runQuery('snap-1', { databaseName: 'db', query: '', restoreAccountId: 'ra', destination: {} }),
     field: 'query.query',
   },
+  {
+    name: 'whitespace-only SQL query',
+    call: (c) => c.runQuery('snap-1', { databaseName: 'db', query: ' \n\t', restoreAccountId: 'ra', destination: {} }),
+    field: 'query.query',
+  },
+  // Unknown keys: a misspelt field is named, never silently dropped
+  {
+    name: 'misspelt cost groupBy',
+    call: (c) => c.getCostDataPage(untyped({ ...costInput(), groupby: 'RESOURCE' })),
+    field: 'costData.groupby',
+  },
+  {
+    name: 'unknown key in a cost time frame',
+    call: (c) => c.getCostDataPage(untyped({ timeFrame: { ...costInput().timeFrame, zone: 'UTC' } })),
+    field: 'costData.timeFrame.zone',
+  },
+  {
+    name: 'misspelt resource filter',
+    call: (c) => c.listResourcesPage(untyped({ filters: { resourceTypes: { in: ['PA_VM'] } } })),
+    field: 'list.filters.resourceTypes',
+  },
+  {
+    name: 'unknown key inside an in/notIn filter',
+    call: (c) => collect(c.listBackupJobs(untyped({ filters: { status: { include: ['JOB_FAILED'] } } }))),
+    field: 'list.filters.status.include',
+  },
+  {
+    name: 'unknown key in a sort',
+    call: (c) => c.listResourcesPage(untyped({ sorts: [{ field: 'resourceName', order: 'ASC', nulls: 'LAST' }] })),
+    field: 'list.sorts.0.nulls',
+  },
+  {
+    name: 'misspelt retentionDays',
+    call: (c) => c.takeSnapshot('res-1', untyped({ vaultId: 'v', retentionDays: 7, retentionDay: 30 })),
+    field: 'snapshot.retentionDay',
+  },
+  {
+    name: 'unknown key in a restore destination bucket',
+    call: (c) =>
+      c.restoreBucket(
+        'r',
+        's',
+        untyped({ destination: { bucketA: { bucketName: 'b', region: 'x' } }, restoreAccountId: 'ra' }),
+      ),
+    field: 'restore.destination.bucketA.region',
+  },
+  {
+    name: 'unknown destination kind',
+    call: (c) =>
+      c.restoreBucket('r', 's', untyped({ destination: { bucketB: { bucketName: 'b' } }, restoreAccountId: 'ra' })),
+    field: 'restore.destination.bucketB',
+  },
+  {
+    name: 'unknown key in a file path',
+    call: (c) =>
+      c.restoreFiles(
+        'r',
+        's',
+        untyped({ destination: {}, files: [{ path: '/a', isDirectory: false, mode: 1 }], restoreAccountId: 'ra' }),
+      ),
+    field: 'restore.files.0.mode',
+  },
+  {
+    name: 'unknown key in a query',
+    call: (c) =>
+      c.runQuery(
+        'snap-1',
+        untyped({ databaseName: 'db', query: 'SELECT 1', restoreAccountId: 'ra', destination: {}, limit: 5 }),
+      ),
+    field: 'query.limit',
+  },
+  {
+    name: 'unknown key in a submit',
+    call: (c) => c.submitActionRequest('req-1', untyped({ action: 'CONFIRM', note: 'x' })),
+    field: 'submit.note',
+  },
+  {
+    name: 'unknown key in a role grant',
+    call: (c) => c.createRole(untyped({ name: 'r', permissionGrants: [{ permission: 'jobs.view', scope: 'all' }] })),
+    field: 'role.permissionGrants.0.scope',
+  },
+  {
+    name: 'unknown key in an IdP group',
+    call: (c) => c.updateIdpGroup('g-1', untyped({ roleIds: ['role-1'], roles: ['role-2'] })),
+    field: 'group.roles',
+  },
+  {
+    name: 'unknown key in source account attributes',
+    call: (c) =>
+      c.connectSourceAccount(
+        untyped({
+          sourceAccountAttributes: { cloudProvider: 'PROVIDER_C', providerC: { serviceAccount: 'sa', key: 'k' } },
+        }),
+      ),
+    field: 'account.sourceAccountAttributes.providerC.key',
+  },
+  {
+    name: 'unknown key in a vault',
+    call: (c) =>
+      c.createVault(untyped({ name: 'v', region: 'r', vaultAttributes: { cloudProvider: 'PROVIDER_A' }, tier: 'x' })),
+    field: 'vault.tier',
+  },
+  {
+    name: 'unknown key in a snapshot list filter',
+    call: (c) => c.listSnapshotsPage('res-1', untyped({ filters: { pointInTime: { from: '2025-01-01' } } })),
+    field: 'list.filters.pointInTime.from',
+  },
+  {
+    name: 'unknown key in an account list',
+    call: (c) => c.listSourceAccountsPage(untyped({ filters: { name: { in: ['a'] } } })),
+    field: 'list.filters.name',
+  },
 ];
 
 test.each(cases)('$name → InvalidArgumentError($field), nothing sent', async ({ call, field }) => {
@@ -261,6 +373,20 @@ test.each(cases)('$name → InvalidArgumentError($field), nothing sent', async (
   expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', retryable: false, field });
   expect((err as Error).message).toContain(field);
   expect(server.requests).toHaveLength(0);
+});
+
+test('an unknown key is named as the field, with the problem "unrecognized key"', async () => {
+  const err = await failureOf(() => makeClient(server).getCostDataPage(untyped({ ...costInput(), groupby: 'X' })));
+  expect((err as Error).message).toBe('invalid argument costData.groupby: unrecognized key');
+  expect(server.requests).toHaveLength(0);
+});
+
+test('requestToken sends only clientId and clientSecret, whatever else the credentials object holds', async () => {
+  server.reply(200, {});
+  const transport = new HttpTransport({ baseUrl: server.url() });
+  await requestToken(transport, untyped({ ...CREDENTIALS, source: 'file' }));
+  expect(server.tokenRequests).toHaveLength(1);
+  expect(JSON.parse(server.tokenRequests[0]?.body ?? '')).toEqual(CREDENTIALS);
 });
 
 test('Promise-returning methods reject instead of throwing synchronously', async () => {

@@ -21,7 +21,7 @@ import {
 import { BackupServiceClient, closeHttpPools, type BackupJob, type MpaRequest, type RestoreJob } from '../../api';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { createRunbookWorker, WORKFLOWS_PATH } from '../../worker/runbook-worker';
+import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
 import { nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../workflows/shared';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 
@@ -71,6 +71,8 @@ export interface ProxyRule {
   before?: (path: string) => Promise<void> | void;
   /** Forwards the request, then drops the connection instead of answering: the caller cannot tell what happened. */
   loseResponse?: boolean;
+  /** Answers with this status without forwarding: a failure the service never saw. */
+  refuseWith?: number;
   /** How many requests the rule applies to; every one when absent. */
   times?: number;
 }
@@ -139,6 +141,12 @@ export class ServiceProxy {
       const url = req.url ?? '/';
       const rule = this.take(method, url.split('?')[0] ?? url);
       await rule?.before?.(url);
+      if (rule?.refuseWith !== undefined) {
+        this.lost.push(`${method} ${url} -> refused ${rule.refuseWith}`);
+        res.writeHead(rule.refuseWith, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'refused by the test proxy' }));
+        return;
+      }
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
       const answer = await this.upstream.request({
         method,
@@ -308,6 +316,8 @@ export interface WorkerOverrides {
   taskQueue?: string;
   credentials?: { clientId: string; clientSecret: string };
   credentialsFile?: string;
+  /** Lets a test fail a write of the credentials file. */
+  credentialsFileWrite?: RunbookWorkerOptions['credentialsFileWrite'];
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -324,6 +334,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     },
     outputDir: fx.outputDir,
     credentialsFile: overrides.credentialsFile,
+    credentialsFileWrite: overrides.credentialsFileWrite,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });

@@ -157,9 +157,13 @@ describe('get', () => {
 });
 
 describe('patch (rename)', () => {
-  test('200 {vault}: only the name changes', async () => {
+  test('200 {vault}: only the name changes; any other key is a 400 that changes nothing', async () => {
     const vault = VaultBody.parse((await create('old-name', 'pb-central')).body).vault;
-    const res = await call('PATCH', `${vaults()}/${vault.id}`, { body: { name: 'new-name', region: 'elsewhere' } });
+    const moved = await call('PATCH', `${vaults()}/${vault.id}`, { body: { name: 'new-name', region: 'elsewhere' } });
+    expect(moved.status).toBe(400);
+    expect((moved.body as { error: string }).error).toBe('invalid body.region: unrecognized key');
+    expect(VaultBody.parse((await call('GET', `${vaults()}/${vault.id}`)).body).vault).toEqual(vault);
+    const res = await call('PATCH', `${vaults()}/${vault.id}`, { body: { name: 'new-name' } });
     expect(res.status).toBe(200);
     expect(VaultBody.parse(res.body).vault).toEqual({ ...vault, name: 'new-name' });
     expect(VaultBody.parse((await call('GET', `${vaults()}/${vault.id}`)).body).vault.name).toBe('new-name');

@@ -1,0 +1,283 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import {
+  NotFoundError,
+  registerSecret,
+  UnauthorizedError,
+  requestToken,
+  rotateWithToken,
+  type Credentials,
+  type CredentialsSource,
+  type HttpTransport,
+  type TokenEndpoint,
+} from '../api';
+
+/**
+ * A rotation under way. The token was issued with the secret before the rotation; the service keeps such tokens valid
+ * for up to 12 hours, so whoever finds this record (a retry, a restarted worker) can rotate again with it.
+ */
+const PendingRotation = z.object({
+  accessToken: z.string().min(1),
+  /** ISO time, on this machine's clock, when the service stops accepting the token. */
+  expiresAt: z.string().min(1),
+  /** ISO time it was issued; with `expiresAt` it gives the lifetime, which the safety margin scales with. */
+  issuedAt: z.string().optional(),
+  /** The rotation that holds it: `<workflowId>/<runId>/<activityId>`, or `worker` for one a worker finished. */
+  rotationId: z.string().min(1),
+  /** Whether `clientSecret` already is the secret that rotation returned (it still has to be proved). */
+  secretStored: z.boolean(),
+});
+export type PendingRotation = z.infer<typeof PendingRotation>;
+
+const StoredCredentials = z.object({
+  clientId: z.string().min(1),
+  clientSecret: z.string().min(1),
+  pendingRotation: PendingRotation.optional(),
+  /** The last rotation that completed, so that its retry (after a lost completion) does not rotate twice. */
+  lastRotation: z.string().optional(),
+});
+export type StoredCredentials = z.infer<typeof StoredCredentials>;
+
+export class CredentialsFileError extends Error {
+  override name = 'CredentialsFileError';
+}
+
+/** The file's secret is refused and no token from before a rotation is left to rotate with. */
+export class CredentialsLostError extends CredentialsFileError {
+  override name = 'CredentialsLostError';
+}
+
+/** Reads and checks a credentials file; registers its secrets for redaction. */
+export async function readCredentialsFile(path: string): Promise<StoredCredentials> {
+  const text = await readFile(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch {
+    json = undefined;
+  }
+  const parsed = StoredCredentials.safeParse(json);
+  if (!parsed.success)
+    throw new CredentialsFileError(`${path} must hold JSON {"clientId": "...", "clientSecret": "..."}`);
+  registerSecret(parsed.data.clientSecret);
+  if (parsed.data.pendingRotation) registerSecret(parsed.data.pendingRotation.accessToken);
+  return parsed.data;
+}
+
+/** Writes credentials atomically with mode 0600: a crash leaves either the old file or the new one. */
+export async function writeCredentialsFile(path: string, credentials: StoredCredentials): Promise<void> {
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  const file = await open(tmp, 'wx', 0o600);
+  try {
+    await file.writeFile(JSON.stringify(credentials, null, 2) + '\n');
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await chmod(tmp, 0o600);
+  await rename(tmp, path);
+}
+
+// A rotation holds the lock for a few calls of at most 30 s each; a lock older than this was left by a dead process.
+const STALE_LOCK_MS = 2 * 60_000;
+const LOCK_POLL_MS = 100;
+
+/**
+ * Runs `fn` holding `<path>.lock`, so that the workers sharing a file (and a retry racing a slow attempt) never
+ * rotate with the same held token at once: two rotations would each store a secret, and the first would be dead.
+ */
+export async function withFileLock<T>(path: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      const handle = await open(lock, 'wx', 0o600);
+      await handle
+        .writeFile(`${process.pid} ${hostname()} ${new Date().toISOString()}\n`)
+        .finally(() => handle.close());
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (await isStale(lock)) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new CredentialsFileError(`${lock} is held by another rotation`);
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+/** A lock left by a process that is gone (same machine), or older than any rotation takes. */
+async function isStale(lock: string): Promise<boolean> {
+  const [info, text] = await Promise.all([stat(lock).catch(() => undefined), readFile(lock, 'utf8').catch(() => '')]);
+  if (!info) return false;
+  if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
+  const [pidText, host] = text.split(' ');
+  const pid = Number(pidText);
+  // A pid says nothing about a process on another machine or in another container: wait for the age limit there.
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+export interface CredentialsFileOptions {
+  path: string;
+  /** Token and rotate calls go straight to the service, outside any token provider. */
+  transport: () => HttpTransport;
+  endpoint?: TokenEndpoint;
+  /** Milliseconds since the epoch. */
+  now?: () => number;
+  /** Tests inject failing writes here. */
+  write?: (path: string, credentials: StoredCredentials) => Promise<void>;
+}
+
+/** What a rotation did: rotated now, or found that this same rotation had already completed. */
+export type RotationOutcome = 'rotated' | 'alreadyDone';
+
+// A held token is used only while it has this much life left: a rotation must finish before the service refuses it.
+const HELD_TOKEN_MARGIN_MS = 10 * 60_000;
+
+/**
+ * The worker's credentials file: the source its token provider reads, and the record that makes a rotation
+ * recoverable. Every rotation first stores a token issued with the current secret (the pending rotation), then
+ * rotates with it, stores the new secret, proves it, and only then drops the token.
+ */
+export class CredentialsFile implements CredentialsSource {
+  readonly path: string;
+  private readonly now: () => number;
+  private readonly writeFile: (path: string, credentials: StoredCredentials) => Promise<void>;
+
+  constructor(private readonly options: CredentialsFileOptions) {
+    this.path = options.path;
+    this.now = options.now ?? Date.now;
+    this.writeFile = options.write ?? writeCredentialsFile;
+  }
+
+  read(): Promise<StoredCredentials> {
+    return readCredentialsFile(this.path);
+  }
+
+  async current(): Promise<Credentials> {
+    const { clientId, clientSecret } = await this.read();
+    return { clientId, clientSecret };
+  }
+
+  /**
+   * After the service refused `refused`: the file's secret if it changed meanwhile (another worker rotated), or, when
+   * the file's secret is dead but a rotation left a token behind, the secret of that rotation finished now.
+   */
+  async recover(refused: Credentials): Promise<Credentials | undefined> {
+    return withFileLock(this.path, 60_000, async () => {
+      const stored = await this.read();
+      if (stored.clientId !== refused.clientId || stored.clientSecret !== refused.clientSecret) return pick(stored);
+      const held = stored.pendingRotation;
+      if (!held || !this.usable(held)) return undefined;
+      return pick(await this.finish(stored, held));
+    });
+  }
+
+  /** Rotates the secret, recoverably; a retry of the same `rotationId` picks up where the last attempt stopped. */
+  rotate(rotationId: string): Promise<RotationOutcome> {
+    return withFileLock(this.path, 30_000, async () => {
+      const stored = await this.read();
+      if (stored.lastRotation === rotationId && !stored.pendingRotation) return 'alreadyDone';
+      let held = stored.pendingRotation;
+      if (held?.rotationId === rotationId && held.secretStored) {
+        // Stored, but not yet proved: prove it rather than rotate again.
+        if (await this.works(pick(stored))) {
+          await this.write({ ...pick(stored), lastRotation: rotationId });
+          return 'rotated';
+        }
+      }
+      if (held && this.usable(held)) {
+        held = { ...held, rotationId, secretStored: false };
+      } else {
+        // A fresh token with the current secret; a 404 here with no usable held token means the secret is lost.
+        const issuedAt = this.now();
+        const token = await requestToken(this.options.transport(), pick(stored), this.options.endpoint).catch(
+          (err: unknown) => {
+            if (!(err instanceof NotFoundError)) throw err;
+            throw new CredentialsLostError(
+              `the service refuses the secret in ${this.path} and no token from before a rotation is left; ` +
+                'create new API credentials in the management console and put them in the file',
+            );
+          },
+        );
+        const expiresAt = new Date(issuedAt + token.expiresInSeconds * 1000).toISOString();
+        held = {
+          accessToken: token.accessToken,
+          issuedAt: new Date(issuedAt).toISOString(),
+          expiresAt,
+          rotationId,
+          secretStored: false,
+        };
+        await this.write({ ...pick(stored), pendingRotation: held });
+      }
+      await this.finish(stored, held);
+      return 'rotated';
+    });
+  }
+
+  /**
+   * Rotates with the held token, stores the new secret, proves it, drops the token. Rotating again after a lost
+   * answer leaves the secret of the lost answer on the service unused, but this rotation has already invalidated it.
+   */
+  private async finish(stored: StoredCredentials, held: PendingRotation): Promise<StoredCredentials> {
+    const transport = this.options.transport();
+    const rotated = await rotateWithToken(transport, held.accessToken).catch(async (err: unknown) => {
+      if (!(err instanceof UnauthorizedError)) throw err;
+      // The held token died early (revoked, or the service's clock is ahead): forget it; the next try gets a new one.
+      await this.write(pick(stored));
+      throw new CredentialsFileError('the token held for the rotation was refused; it was dropped');
+    });
+    const fresh = { clientId: rotated.clientId || stored.clientId, clientSecret: rotated.clientSecret };
+    await this.write({ ...fresh, pendingRotation: { ...held, secretStored: true } });
+    if (!(await this.works(fresh))) {
+      // Rotated again by someone outside this file; the next try rotates once more with the held token.
+      throw new CredentialsFileError('the new secret was refused right after it was stored');
+    }
+    const done = { ...fresh, lastRotation: held.rotationId };
+    await this.write(done);
+    return done;
+  }
+
+  private async works(credentials: Credentials): Promise<boolean> {
+    try {
+      await requestToken(this.options.transport(), credentials, this.options.endpoint);
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  private usable(held: PendingRotation): boolean {
+    const expiresAt = Date.parse(held.expiresAt);
+    const issuedAt = held.issuedAt ? Date.parse(held.issuedAt) : Number.NaN;
+    // Short-lived tokens (a simulator with --token-ttl) get a margin of a quarter of their life instead.
+    const margin = Number.isNaN(issuedAt)
+      ? HELD_TOKEN_MARGIN_MS
+      : Math.min(HELD_TOKEN_MARGIN_MS, (expiresAt - issuedAt) / 4);
+    return expiresAt - this.now() > margin;
+  }
+
+  private write(credentials: StoredCredentials): Promise<void> {
+    return this.writeFile(this.path, credentials);
+  }
+}
+
+function pick({ clientId, clientSecret }: StoredCredentials): Credentials {
+  return { clientId, clientSecret };
+}

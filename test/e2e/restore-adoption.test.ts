@@ -1,0 +1,151 @@
+// Restores that lose an answer adopt only their own job, and a protected restore never adopts one without approval.
+// Real Temporal dev server, in-process simulator, and the proxy that refuses or loses answers at exact calls.
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { approvalGatedRestore } from '../../workflows';
+import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
+import { statusQuery } from '../../workflows/shared';
+import { eventually, phaseReached, setupE2E, teardownE2E, type E2E } from './helpers';
+
+let fx: E2E;
+let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
+
+const RESTORE_BUCKET = /\/restore-bucket$/;
+const destination = { bucketA: { bucketName: 'restored-objects', prefix: 'adoption/' } };
+
+beforeAll(async () => {
+  fx = await setupE2E();
+  const state = fx.sim.ctx.state;
+  const snapshot = Object.values(state.snapshots).find(
+    (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
+  );
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!snapshot || !account) throw new Error('the seeded simulator has no object-store snapshot or restore-pa account');
+  target = { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
+}, 120_000);
+
+afterAll(() => teardownE2E(fx), 60_000);
+
+beforeEach(async () => {
+  await fx.control.clearPolicies();
+  await fx.control.jobsConfig({ outcomes: {}, restoreSeconds: 20 });
+});
+
+function start(overrides: Partial<ApprovalGatedRestoreInput> = {}) {
+  return fx.env.client.workflow.start(approvalGatedRestore, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `adoption-${randomUUID()}`,
+    args: [{ ...target, kind: 'bucket', destination, comment: 'adoption case', ...overrides }],
+  });
+}
+
+async function restoreJobsSince(since: string) {
+  const { restoreJobs } = await fx.control.jobs();
+  return restoreJobs.filter(
+    (j) => j.snapshotDetails?.id === target.snapshotId && j.jobExecutionDetails.createdTime >= since,
+  );
+}
+
+async function actionRequestCount(): Promise<number> {
+  const state = await fx.control.call<{ counts: { actionRequests: number } }>('GET', '/state');
+  return state.counts.actionRequests;
+}
+
+/** Approves the runbook's request `times` times, as that many reviewers, and returns its ID. */
+async function approveAll(handle: WorkflowHandle, times: number): Promise<string> {
+  const status = await phaseReached(handle, 'waiting for approval');
+  const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1];
+  if (!requestId) throw new Error(`no action request in ${JSON.stringify(status)}`);
+  for (let i = 0; i < times; i += 1) await fx.control.approve(requestId);
+  return requestId;
+}
+
+test('a protected bucket restore whose first call failed unseen gets its own approval and BUCKET job, never the running files job', async () => {
+  await fx.control.addPolicy({ requiredApprovals: 2, approvalWindowHours: 24, executionWindowHours: 24 });
+  const since = (await fx.control.state()).now;
+  // A files restore of the same snapshot into the same restore account is running.
+  const filesJobId = await fx.service.restoreFiles(target.resourceId, target.snapshotId, {
+    destination,
+    files: [{ path: '/data', isDirectory: true }],
+    restoreAccountId: target.restoreAccountId,
+  });
+  // The bucket restore's first call gets a 503 the service never saw.
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, refuseWith: 503, times: 1 });
+
+  const handle = await start();
+  const requestId = await approveAll(handle, 2);
+  const result = await handle.result();
+
+  expect(result.job.jobId).not.toBe(filesJobId);
+  expect(result.approval).toMatchObject({ requestId, status: 'APPROVED', approvals: { current: 2, required: 2 } });
+  const jobs = await restoreJobsSince(since);
+  const bucketJobs = jobs.filter((j) => j.restoreType === 'BUCKET');
+  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  expect(jobs.find((j) => j.jobExecutionDetails.jobId === filesJobId)?.restoreType).toBe('FILES');
+  expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
+  // The refused attempt cannot be told apart from a lost answer, so the run says a request may be left.
+  expect(result.possibleLeftoverRequests).toBe(1);
+  expect((await handle.query(statusQuery)).detail).toMatch(/up to 1 earlier action request/);
+});
+
+test('a first call whose answer was lost after the service acted leaves one CREATED request, reported, and restores once', async () => {
+  await fx.control.addPolicy({ requiredApprovals: 1, approvalWindowHours: 24, executionWindowHours: 24 });
+  const since = (await fx.control.state()).now;
+  const requestsBefore = await actionRequestCount();
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+
+  const handle = await start();
+  const requestId = await approveAll(handle, 1);
+  const result = await handle.result();
+
+  expect(result.possibleLeftoverRequests).toBe(1);
+  expect(await actionRequestCount()).toBe(requestsBefore + 2);
+  const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
+  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
+});
+
+test('an approved repeat whose answer was lost adopts the job its executed request made, and only that one', async () => {
+  await fx.control.addPolicy({ requiredApprovals: 1, approvalWindowHours: 24, executionWindowHours: 24 });
+  const since = (await fx.control.state()).now;
+  const handle = await start();
+  const requestId = await approveAll(handle, 1);
+  // Only the repeat carries the approval header; the proxy loses its answer after the service executed it.
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  const result = await handle.result();
+
+  const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
+  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
+  expect(result.possibleLeftoverRequests).toBe(0);
+  expect(fx.proxy.lost.some((line) => line.includes('restore-bucket'))).toBe(true);
+});
+
+test('an unprotected bucket restore whose answer was lost adopts its own job: one BUCKET job, no request', async () => {
+  const since = (await fx.control.state()).now;
+  const requestsBefore = await actionRequestCount();
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+
+  const result = await (await start()).result();
+
+  const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
+  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  expect(await actionRequestCount()).toBe(requestsBefore);
+});
+
+test('the approval count in status moves with each approval, without a nudge', async () => {
+  await fx.control.addPolicy({ requiredApprovals: 2, approvalWindowHours: 24, executionWindowHours: 24 });
+  const handle = await start();
+  const status = await phaseReached(handle, 'waiting for approval');
+  expect(status.progress).toEqual({ done: 0, total: 2, unit: 'approvals' });
+  const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
+  await fx.control.approve(requestId);
+  await eventually(
+    'one approval in the status',
+    async () => (await handle.query(statusQuery)).progress?.done === 1,
+    30_000,
+  );
+  await fx.control.approve(requestId);
+  const result = await handle.result();
+  expect(result.approval?.approvals).toEqual({ current: 2, required: 2 });
+});
