@@ -29,7 +29,10 @@ export interface RunCheck {
   lostRows: number;
   duplicateRows: number;
   shaMismatches: number;
+  /** Broken invariants. */
   problems: string[];
+  /** Worth knowing, but no invariant: e.g. a leftover action request the result did not mention. */
+  notes: string[];
 }
 
 export interface CheckContext {
@@ -61,6 +64,7 @@ export function emptyCheck(): RunCheck {
     duplicateRows: 0,
     shaMismatches: 0,
     problems: [],
+    notes: [],
   };
 }
 
@@ -120,6 +124,14 @@ function checkRestore(run: RunRecord, ctx: CheckContext, check: RunCheck): void 
   if (!check.completed) return;
 
   const result = run.result as ApprovalGatedRestoreResult;
+  const leftovers = requests.filter((r) => r.request.status === 'CREATED').length;
+  // Older runbooks do not report possible leftovers at all.
+  const reported = (result as { possibleLeftoverRequests?: number }).possibleLeftoverRequests ?? 0;
+  if (leftovers > reported) {
+    check.notes.push(
+      `${run.workflowId} left ${leftovers} action request(s) in CREATED; its result reports ${reported}`,
+    );
+  }
   const jobId = result.job.jobId;
   const job = ctx.jobs.restoreJobs.find((j) => j.jobExecutionDetails.jobId === jobId);
   const mismatch = restoreMismatch(job, type, input.snapshotId, input.restoreAccountId);

@@ -12,7 +12,7 @@ export interface CallPoint {
   maxSkip?: number;
 }
 
-const APPROVAL = 'x-action-approval-request-id';
+export const APPROVAL = 'x-action-approval-request-id';
 
 /** The calls of each runbook kind, in the order it makes them. */
 export const CALLS: Record<RunKind, CallPoint[]> = {

@@ -86,6 +86,7 @@ export async function runReliability(options: ReliabilityOptions): Promise<Relia
       results.push(result);
       log(trialLine(result, plan.length));
       for (const problem of result.problems) log(`    ${problem}`);
+      for (const note of result.notes) log(`    note: ${note}`);
     }
   } finally {
     await stack.close();
@@ -125,7 +126,7 @@ export function trialLine(result: TrialResult, of: number): string {
 
 export function summarize(results: TrialResult[], seed: number, dir: string): ReliabilitySummary {
   const checks = results.flatMap((r) => r.checks);
-  const total = (key: keyof Omit<(typeof checks)[number], 'problems' | 'completed'>) =>
+  const total = (key: keyof Omit<(typeof checks)[number], 'problems' | 'notes' | 'completed'>) =>
     checks.reduce((n, c) => n + c[key], 0);
   const crashDelaysMs: Partial<Record<TrialKind, number[]>> = {};
   const disruptedKinds: Record<string, number> = {};

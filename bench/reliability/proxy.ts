@@ -92,8 +92,12 @@ export class LossyProxy {
   }
 
   /** Calls `watch` with every request and the service's answer (for the reviewer, who learns of submitted requests). */
-  watch(watch: (request: SeenRequest) => void): void {
+  watch(watch: (request: SeenRequest) => void): () => void {
     this.watchers.push(watch);
+    return () => {
+      const index = this.watchers.indexOf(watch);
+      if (index >= 0) this.watchers.splice(index, 1);
+    };
   }
 
   async close(): Promise<void> {
@@ -160,7 +164,8 @@ export class LossyProxy {
       res.writeHead(answer.statusCode, { ...forwardable(answer.headers), 'content-length': payload.length });
       res.end(payload);
     } catch {
-      // The simulator is gone or reset the connection: so does the proxy.
+      // The simulator is gone or reset the connection (an injected fault): so does the proxy.
+      for (const watch of this.watchers) watch({ at: Date.now(), method, path });
       req.socket.destroy();
     }
   }

@@ -1,3 +1,4 @@
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
 import type { CostExportInput } from '../../workflows/cost-export';
@@ -32,6 +33,15 @@ export interface RunRecord {
   error?: string;
   /** Heartbeat times of its activities that the harness saw while it ran. */
   heartbeats: number[];
+  /** Its pending activities as each look saw them: a crash leaves one STARTED on a dead worker until it times out. */
+  activities: Record<string, { type: string; seen: ActivitySighting[] }>;
+}
+
+export interface ActivitySighting {
+  at: number;
+  /** STARTED, SCHEDULED, or GONE once it is no longer pending. */
+  state: 'STARTED' | 'SCHEDULED' | 'GONE';
+  lastStartedAt?: number;
 }
 
 /** One runbook run of a trial's kind, on inventory no other trial uses. */
@@ -107,7 +117,7 @@ export async function startRun(stack: Stack, plan: PlannedRun, trial: number, in
     args: [plan.input],
     workflowExecutionTimeout: '1 hour',
   });
-  return { plan, workflowId, startedAt: Date.now(), status: 'RUNNING', heartbeats: [] };
+  return { plan, workflowId, startedAt: Date.now(), status: 'RUNNING', heartbeats: [], activities: {} };
 }
 
 /**
@@ -122,10 +132,7 @@ export async function waitForRuns(stack: Stack, runs: RunRecord[], deadline: num
       try {
         const handle = stack.client.workflow.getHandle(run.workflowId);
         const description = await handle.describe();
-        for (const activity of description.raw.pendingActivities ?? []) {
-          const beat = activity.lastHeartbeatTime ? tsToMs(activity.lastHeartbeatTime) : undefined;
-          if (beat && !run.heartbeats.includes(beat)) run.heartbeats.push(beat);
-        }
+        sight(run, description.raw.pendingActivities ?? []);
         if (description.status.name === 'RUNNING') continue;
         run.status = description.status.name;
         run.endedAt = description.closeTime?.getTime() ?? Date.now();
@@ -149,6 +156,46 @@ export async function waitForRuns(stack: Stack, runs: RunRecord[], deadline: num
     }
     await sleep(500);
   }
+}
+
+type PendingActivity = NonNullable<WorkflowExecutionDescription['raw']['pendingActivities']>[number];
+
+function sight(run: RunRecord, pending: PendingActivity[]): void {
+  const at = Date.now();
+  const present = new Set<string>();
+  for (const activity of pending) {
+    const beat = activity.lastHeartbeatTime ? tsToMs(activity.lastHeartbeatTime) : undefined;
+    if (beat && !run.heartbeats.includes(beat)) run.heartbeats.push(beat);
+    const id = activity.activityId ?? '?';
+    present.add(id);
+    const entry = (run.activities[id] ??= { type: activity.activityType?.name ?? '?', seen: [] });
+    entry.seen.push({
+      at,
+      // PendingActivityState: 1 SCHEDULED, 2 STARTED, 3 CANCEL_REQUESTED.
+      state: Number(activity.state) === 2 ? 'STARTED' : 'SCHEDULED',
+      lastStartedAt: activity.lastStartedTime ? tsToMs(activity.lastStartedTime) : undefined,
+    });
+  }
+  for (const [id, entry] of Object.entries(run.activities)) {
+    if (!present.has(id) && entry.seen.at(-1)?.state !== 'GONE') entry.seen.push({ at, state: 'GONE' });
+  }
+}
+
+/**
+ * When the activities a crash at `hitAt` left running on a dead worker (still STARTED afterwards, started before it)
+ * were running again or done: the latest of those times, or undefined when the crash orphaned none.
+ */
+export function orphansRecovered(run: RunRecord, hitAt: number): Progress | undefined {
+  let latest: Progress | undefined;
+  for (const { type, seen } of Object.values(run.activities)) {
+    const orphaned = seen.some((s) => s.at > hitAt && s.state === 'STARTED' && (s.lastStartedAt ?? Infinity) < hitAt);
+    if (!orphaned) continue;
+    const back = seen.find((s) => s.at > hitAt && (s.state === 'GONE' || (s.lastStartedAt ?? 0) > hitAt));
+    const at = back?.lastStartedAt !== undefined && back.lastStartedAt > hitAt ? back.lastStartedAt : back?.at;
+    const recovered = { at: at ?? run.endedAt ?? Date.now(), what: `${type} again` };
+    if (!latest || recovered.at > latest.at) latest = recovered;
+  }
+  return latest;
 }
 
 function describeError(err: unknown): string {

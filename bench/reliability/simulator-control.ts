@@ -68,6 +68,18 @@ export class SimulatorControl {
     });
   }
 
+  /**
+   * One fault on the next matching request, injected by the simulator itself (`method` and `times`). False when this
+   * simulator does not know `times`: it would then fault every request, so the fault is removed again.
+   */
+  async faultOnce(kind: string, method: string, pathPrefix: string): Promise<boolean> {
+    const fault = { rate: 1, kinds: [kind], method, pathPrefix, times: 1 };
+    const answer = await this.call<{ faults?: { times?: number } }>('PUT', '/faults', fault).catch(() => undefined);
+    if (answer?.faults?.times === 1) return true;
+    await this.call('DELETE', '/faults').catch(() => undefined);
+    return false;
+  }
+
   actionRequest(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
     return this.call('GET', `/action-requests/${encodeURIComponent(id)}`);
   }

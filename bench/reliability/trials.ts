@@ -1,10 +1,11 @@
 import { checkRun, emptyCheck, type RunCheck } from './checks';
-import { describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
+import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
 import type { Fixtures } from './fixtures';
 import { sleep, type ManagedProcess } from './processes';
 import type { Random } from './random';
 import {
   nextProgress,
+  orphansRecovered,
   planRun,
   restorePlan,
   RUN_KINDS,
@@ -54,6 +55,7 @@ export interface TrialResult {
   crash: boolean;
   durationMs: number;
   problems: string[];
+  notes: string[];
 }
 
 interface Disruption {
@@ -83,7 +85,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
         restorePlan('files-restore', target, fixtures.restoreAccountId, `reliability/t${index}/files/`),
         restorePlan('bucket-restore', target, fixtures.restoreAccountId, `reliability/t${index}/bucket/`),
       ];
-      disruption = adoption(env, target.snapshotId);
+      disruption = await adoption(env, plans[1] as PlannedRun);
       break;
     }
     case 'lost-answer': {
@@ -92,7 +94,10 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       const call = losableCall(random, runKind);
       const action = random.pick(['reset-after', '503-after', '500-after'] as const);
       const skip = random.int(0, Math.min(call.maxSkip ?? 0, 10));
-      disruption = loseAnswer(env, ruleFor(call, skip, action), `${action} on ${runKind} ${call.label}#${skip + 1}`);
+      const first = /^(first restore-bucket|restore-files) call$/.test(call.label) && runKind !== 'drill';
+      disruption =
+        (first && random.chance(0.5) ? await simulatorLoss(env, plans[0] as PlannedRun, action) : undefined) ??
+        loseAnswer(env, ruleFor(call, skip, action), `${action} on ${runKind} ${call.label}#${skip + 1}`);
       break;
     }
     case 'two-workers': {
@@ -133,7 +138,9 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
   const from = hit.resumedAt ?? hit.hitAt;
   if (from !== undefined) {
     for (const run of disrupted) {
-      const next = await nextProgress(stack, run, from).catch(() => undefined);
+      // A crash that orphaned an activity costs until it runs again; otherwise until the run's next step.
+      const orphans = disruption.crash && hit.hitAt !== undefined ? orphansRecovered(run, hit.hitAt) : undefined;
+      const next = orphans ?? (await nextProgress(stack, run, from).catch(() => undefined));
       if (next !== undefined) delays.push({ kind: run.plan.kind, ms: Math.max(0, next.at - from), what: next.what });
     }
   }
@@ -173,6 +180,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     crash: disruption.crash,
     durationMs: Date.now() - started,
     problems: [...problems, ...checks.flatMap((c) => c.problems)],
+    notes: checks.flatMap((c) => c.notes),
   };
 }
 
@@ -271,24 +279,71 @@ function loseAnswer(env: TrialEnv, rule: Parameters<Stack['proxy']['add']>[0], w
   };
 }
 
-/** A 503 the service never saw, on the bucket restore's first call, while a files restore of the same snapshot runs. */
-function adoption(env: TrialEnv, snapshotId: string): Disruption {
-  const label = '503 before the first restore-bucket call';
-  const remove = env.stack.proxy.add({
-    label,
-    method: 'POST',
-    path: new RegExp(`/snapshots/${snapshotId}/restore-bucket$`),
-    header: '!x-action-approval-request-id',
-    times: 1,
-    action: '503',
+/**
+ * Watches for the first call of `method` on `path` (the one a simulator fault with `times: 1` hits), and reports
+ * when it came and what the worker got.
+ */
+function firstCall(env: TrialEnv, method: string, path: string): () => { at: number; status?: number } | undefined {
+  let first: { at: number; status?: number } | undefined;
+  const stop = env.stack.proxy.watch((seen) => {
+    if (!first && seen.method === method && seen.path === path) first = { at: seen.at, status: seen.status };
   });
+  return () => {
+    stop();
+    return first;
+  };
+}
+
+/** The path of a restore call, as the simulator sees it. */
+function restorePath(env: TrialEnv, plan: PlannedRun): string | undefined {
+  if (plan.runbook !== 'approvalGatedRestore') return undefined;
+  const { resourceId, snapshotId, kind } = plan.input;
+  return `/v1/projects/${env.stack.projectId}/resources/${resourceId}/snapshots/${snapshotId}/restore-${kind ?? 'bucket'}`;
+}
+
+/**
+ * A 503 the service never saw, on the bucket restore's first call, while a files restore of the same snapshot into
+ * the same account runs. The simulator injects it (`times: 1`); a simulator without `times` gets it from the proxy.
+ */
+async function adoption(env: TrialEnv, bucketRun: PlannedRun): Promise<Disruption> {
+  const path = restorePath(env, bucketRun) ?? '';
+  const label = '503 before the first restore-bucket call';
+  const bySimulator = await env.stack.control.faultOnce('503', 'POST', path);
+  const seen = firstCall(env, 'POST', path);
+  const remove = bySimulator
+    ? () => undefined
+    : env.stack.proxy.add({
+        label,
+        method: 'POST',
+        path: new RegExp(`^${path}$`),
+        header: `!${APPROVAL}`,
+        action: '503',
+      });
   return {
     crash: false,
     async apply(waiting) {
       await waiting;
       remove();
-      const hit = env.stack.proxy.hits.find((h) => h.label === label && h.path.includes(snapshotId));
-      return { hitAt: hit?.at, what: `files restore running, then ${label} of the same snapshot and account` };
+      const first = seen();
+      const hit = first?.status === 503 ? first.at : undefined;
+      const by = bySimulator ? 'simulator fault' : 'proxy';
+      return { hitAt: hit, what: `files restore running, then ${label} of the same snapshot and account (${by})` };
+    },
+  };
+}
+
+/** A lost answer injected by the simulator itself (`-after` kinds, `times: 1`) on a restore's first call. */
+async function simulatorLoss(env: TrialEnv, plan: PlannedRun, kind: string): Promise<Disruption | undefined> {
+  const path = restorePath(env, plan);
+  if (!path || !(await env.stack.control.faultOnce(kind, 'POST', path))) return undefined;
+  const seen = firstCall(env, 'POST', path);
+  return {
+    crash: false,
+    async apply(waiting) {
+      await waiting;
+      const first = seen();
+      const what = `simulator ${kind} on ${plan.kind} first ${path.split('/').at(-1) ?? ''} call`;
+      return first ? { hitAt: first.at, what } : { what: `${what}: missed` };
     },
   };
 }
