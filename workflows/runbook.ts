@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { Activities } from '../activities';
+import { issueField, issueMessage } from './input-rules';
 import {
   FailureType,
   nudgeSignal,
@@ -103,11 +104,11 @@ export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.outp
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = (issue?.path ?? []).map(String).join('.') || 'input';
+  const field = issue ? issueField(issue) : 'input';
   throw ApplicationFailure.create({
     type: FailureType.InvalidInput,
     nonRetryable: true,
-    message: `invalid input ${field}: ${issue?.message ?? 'invalid'}`,
+    message: `invalid input ${field}: ${issue ? issueMessage(issue) : 'invalid'}`,
     details: [{ field }],
   });
 }

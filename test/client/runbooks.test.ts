@@ -39,7 +39,7 @@ describe('deterministic workflow IDs', () => {
     ],
     [
       'approvalGatedRestore',
-      { resourceId: 'r-1', snapshotId: 's-1', restoreAccountId: 'ra-1', destination: {} },
+      { resourceId: 'r-1', snapshotId: 's-1', restoreAccountId: 'ra-1', destination: { bucketA: { bucketName: 'b' } } },
       'restore-r-1-s-1',
     ],
     ['offboardSourceAccount', { accountId: 'acc-9' }, 'offboard-acc-9'],
