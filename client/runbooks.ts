@@ -5,7 +5,7 @@ import { CostExportInput } from '../workflows/cost-export';
 import { DrDrillInput } from '../workflows/dr-drill';
 import { OffboardSourceAccountInput } from '../workflows/offboard-source-account';
 import { QueryExportInput } from '../workflows/query-export';
-import { issueField, issueMessage } from '../workflows/input-rules';
+import { issueField, issueMessage, issuesInOrder } from '../workflows/input-rules';
 import { costWindow } from '../workflows/windows';
 import { UsageError } from './errors';
 
@@ -93,7 +93,7 @@ export function validateRunbookInput(runbook: RunbookName, raw: unknown, now: Da
   const entry: RunbookSpec<z.ZodType> = RUNBOOKS[runbook];
   const result = entry.schema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => {
+    const lines = issuesInOrder(result.error.issues).map((issue) => {
       const field = issueField(issue);
       return `  ${field}: ${issueMessage(issue)}`;
     });

@@ -97,6 +97,8 @@ async function createSchedule(argv: string[]): Promise<void> {
       if (err instanceof ScheduleAlreadyRunning) {
         throw new CliError(`schedule ${scheduleId} exists already; delete it first to change it`);
       }
+      // The client raises the server's "invalid schedule spec" (a cron it cannot read) as a TypeError.
+      if (err instanceof TypeError) throw new UsageError(`the Temporal server refused the schedule: ${err.message}`);
       throw err;
     }
     const description = await client.schedule.getHandle(scheduleId).describe();

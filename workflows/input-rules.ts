@@ -55,11 +55,17 @@ function unknownKeys(keys: string[], known: string[]): string {
   return `unknown field (${hint})${also}`;
 }
 
-/** The known key a typo most likely meant: same letters ignoring case, or at most a third of them changed. */
+/**
+ * The known key a typo most likely meant: the same ignoring case, a short form of it (`isDir`), or at most a third of
+ * its letters changed.
+ */
 function closest(key: string, known: string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
+  const lower = key.toLowerCase();
   for (const name of known) {
-    const distance = name.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key, name);
+    const other = name.toLowerCase();
+    const shortened = lower.length >= 3 && (other.startsWith(lower) || lower.startsWith(other));
+    const distance = other === lower ? 0 : shortened ? 1 : editDistance(key, name);
     if (distance <= Math.max(2, Math.floor(name.length / 3)) && (!best || distance < best.distance)) {
       best = { name, distance };
     }
@@ -78,6 +84,11 @@ function editDistance(a: string, b: string): number {
     row = next;
   }
   return row[b.length] ?? 0;
+}
+
+/** Unknown keys first: a misspelled key explains the "required" issue of the key it was meant to be. */
+export function issuesInOrder(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return [...issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
 }
 
 /** An issue's field as a dotted path; an unknown key's path ends with the key itself (`filters.resourceTypes`). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { issueField, issueMessage, strictDeep } from '../../workflows/input-rules';
+import { issueField, issueMessage, issuesInOrder, strictDeep } from '../../workflows/input-rules';
 
 function firstIssue(schema: z.ZodType, value: unknown): string {
   const result = schema.safeParse(value);
@@ -35,4 +35,12 @@ describe('strictDeep', () => {
     const refined = strictDeep(z.object({ a: z.number() }).refine((v) => v.a > 1, 'too small'));
     expect(firstIssue(refined, { a: 1 })).toBe('input: too small');
   });
+});
+
+test('a misspelled key is reported before the missing key it was meant to be', () => {
+  const schema = strictDeep(z.object({ isDirectory: z.boolean() }));
+  const result = schema.safeParse({ isDir: true });
+  expect(result.success).toBe(false);
+  const [first] = issuesInOrder(result.error?.issues ?? []);
+  expect(first && issueField(first)).toBe('isDir');
 });
