@@ -5,6 +5,7 @@ import { CostExportInput } from '../workflows/cost-export';
 import { DrDrillInput } from '../workflows/dr-drill';
 import { OffboardSourceAccountInput } from '../workflows/offboard-source-account';
 import { QueryExportInput } from '../workflows/query-export';
+import { RotateCredentialsInput } from '../workflows/rotate-credentials';
 import { issueField, issueMessage, issuesInOrder } from '../workflows/input-rules';
 import { costWindow } from '../workflows/windows';
 import { UsageError } from './errors';
@@ -56,7 +57,7 @@ export const RUNBOOKS = {
     defaultId: (input, now) => `cost-export-${costWindow(input.window, now).label}`,
   }),
   rotateCredentials: spec({
-    schema: z.undefined({ error: 'rotateCredentials takes no input' }),
+    schema: RotateCredentialsInput,
     takesInput: false,
     defaultId: (_input, now) => `rotate-credentials-${day(now)}`,
   }),

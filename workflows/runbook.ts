@@ -108,7 +108,7 @@ export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.outp
   throw ApplicationFailure.create({
     type: FailureType.InvalidInput,
     nonRetryable: true,
-    message: `invalid input ${field}: ${issue ? issueMessage(issue) : 'invalid'}`,
+    message: `invalid input${field === 'input' ? '' : ` ${field}`}: ${issue ? issueMessage(issue) : 'invalid'}`,
     details: [{ field }],
   });
 }

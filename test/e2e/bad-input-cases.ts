@@ -140,6 +140,7 @@ export const RUNBOOK_CASES: RunbookCase[] = [
   ['approvalGatedRestore', (t) => restore(t, { comments: 'please' }), 'comments', /did you mean 'comment'/],
   ['offboardSourceAccount', () => ({ accountId: '   ' }), 'accountId', /must not be blank/],
   ['offboardSourceAccount', (t) => ({ accountId: t.accountId, force: true }), 'force', /unknown field/],
+  ['rotateCredentials', (t) => ({ clientId: t.accountId }), 'input', /rotateCredentials takes no input/],
 ];
 
 export interface HttpCase {

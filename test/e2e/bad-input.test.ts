@@ -117,7 +117,7 @@ describe('runbooks started straight through Temporal', () => {
     const failure = await failureOf(handle);
     expect(failure.type).toBe(FailureType.InvalidInput);
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toContain(`invalid input ${field}: `);
+    expect(failure.message).toContain(field === 'input' ? 'invalid input: ' : `invalid input ${field}: `);
     expect(failure.message).toMatch(message);
     const { events } = await handle.fetchHistory();
     expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
