@@ -275,4 +275,48 @@ export const HTTP_CASES: HttpCase[] = [
     body: () => ({ filters: { resourceType: { in: ['PA_MAINFRAME'] } } }),
     error: /filters\.resourceType\.in/,
   },
+  // Misspelled keys: refused by name, never silently dropped.
+  {
+    name: 'a misspelled resource filter (resourceTypes)',
+    method: 'POST',
+    path: '/v1/projects/{project}/resources',
+    body: () => ({ filters: { resourceTypes: { in: ['PA_VM'] } } }),
+    error: /filters\.resourceTypes/,
+  },
+  {
+    name: 'a misspelled retention (retentionDay)',
+    method: 'POST',
+    path: `${fromPath}/take-snapshot`,
+    body: (t) => ({ vaultId: t.vaultId, retentionDays: 7, retentionDay: 30 }),
+    error: /retentionDay\b/,
+  },
+  {
+    name: 'a misspelled cost grouping (groupby)',
+    method: 'POST',
+    path: '/v1/cost-data',
+    body: () => ({ ...frame(DAY, NEXT_DAY), groupby: 'RESOURCE' }),
+    error: /groupby/,
+  },
+  {
+    name: 'an unknown key in a bucket restore destination',
+    method: 'POST',
+    path: `${snapshotPath}/restore-bucket`,
+    body: (t) => ({
+      destination: { bucketA: { bucketName: 'restored', prefx: 'a/' } },
+      restoreAccountId: t.restoreAccountId,
+    }),
+    error: /destination\.bucketA\.prefx/,
+  },
+  {
+    name: 'a whitespace-only query',
+    method: 'POST',
+    path: '/v1/projects/{project}/snapshots/{snapshot}/databases/query',
+    body: (t) => ({
+      databaseName: t.databaseName,
+      query: '   ',
+      restoreAccountId: t.restoreAccountId,
+      destination: { bucketA: { bucketName: 'exports' } },
+    }),
+    error: /query/,
+  },
 ];
