@@ -1,6 +1,8 @@
 import { activityInfo } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { collect, type ResourceFilters } from '../api';
 import type { ActivityDeps } from './deps';
+import { FailureType } from '../workflows/shared';
 import { calling } from './failures';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
@@ -22,19 +24,34 @@ const MAX_SELECTED = 200;
 
 export function inventoryActivities({ client }: ActivityDeps) {
   return {
-    /** Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. */
+    /**
+     * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
+     * that matches more than `maxResources` is refused whole, before anything is taken: drilling the first few of a
+     * loose filter would look like a complete drill.
+     */
     async resolveResources(selection: {
       ids?: string[];
       filters?: ResourceFilters;
-      limit?: number;
+      maxResources?: number;
     }): Promise<ResourceRef[]> {
       const attempt = activityInfo().attempt;
       const filters: ResourceFilters = selection.ids ? { id: { in: selection.ids } } : (selection.filters ?? {});
       const found = await calling(attempt, () =>
         collect(client.listResources({ filters, sorts: [{ field: 'resourceName', order: 'ASC' }] }, { pageSize: 100 })),
       );
-      const limit = Math.min(selection.limit ?? MAX_SELECTED, MAX_SELECTED);
-      return found.slice(0, limit).map((r) => ({
+      const bound = Math.min(selection.maxResources ?? MAX_SELECTED, MAX_SELECTED);
+      if (found.length > bound) {
+        throw ApplicationFailure.create({
+          type: FailureType.InvalidInput,
+          nonRetryable: true,
+          message:
+            `invalid input resources.maxResources: the filters match ${found.length} resources, more than ` +
+            `maxResources (${bound}); nothing was taken. Narrow resources.filters, or raise resources.maxResources ` +
+            `(at most ${MAX_SELECTED}) to drill them all`,
+          details: [{ field: 'resources.maxResources', matched: found.length, maxResources: bound }],
+        });
+      }
+      return found.map((r) => ({
         id: r.id,
         providerResourceId: r.providerResourceId,
         resourceName: r.resourceName,

@@ -29,6 +29,7 @@ export function positionals(values: string[], names: readonly string[], usage: s
  */
 export function readInput(value: string): unknown {
   const trimmed = value.trim();
+  if (trimmed === '') throw new UsageError('--input is empty: give inline JSON, a JSON file or - for standard input');
   const inline = /^[{["]/.test(trimmed);
   let text: string;
   let source: string;
@@ -49,4 +50,27 @@ export function readInput(value: string): unknown {
   } catch (err) {
     throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/** Temporal's default limit on workflow and schedule IDs. */
+const MAX_ID_LENGTH = 1000;
+
+/** A workflow or schedule ID: not blank, no control characters, within Temporal's length limit. */
+export function idArgument(value: string, what: string, usage: string): string {
+  if (!/\S/.test(value)) throw new UsageError(`${what} must not be blank\n${usage}`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${what} must not hold control characters\n${usage}`);
+  if (value.length > MAX_ID_LENGTH) {
+    throw new UsageError(`${what} is ${value.length} characters long; at most ${MAX_ID_LENGTH}\n${usage}`);
+  }
+  return value;
+}
+
+/** A whole number in [min, max], written in plain digits (no `1e3`, `0x10` or `2.0`). */
+export function wholeNumber(value: string, flag: string, min: number, max: number, usage: string): number {
+  const n = /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (!(n >= min && n <= max)) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not '${value}'\n${usage}`);
+  }
+  return n;
 }

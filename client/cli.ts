@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { redact } from '../api';
 import { demoCommand } from './demo/demo-command';
-import { CliError } from './errors';
+import { describeCliError } from './errors';
 import { scheduleCommand } from './schedule-command';
 import { simulatorCommand } from './simulator-command';
 import { cancelCommand, listCommand, nudgeCommand, startCommand, statusCommand } from './workflow-commands';
@@ -40,8 +40,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  // Expected failures get their message; anything else its stack, to be reported. Secrets never reach the terminal.
-  const text = err instanceof CliError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  // Secrets never reach the terminal.
+  const { text, exitCode } = describeCliError(err, process.env.RUNBOOKS_DEBUG === '1');
   console.error(redact(text));
-  process.exitCode = err instanceof CliError ? err.exitCode : 1;
+  process.exitCode = exitCode;
 });

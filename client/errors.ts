@@ -1,3 +1,5 @@
+import { isGrpcServiceError, ServiceError } from '@temporalio/client';
+
 /** Errors the CLI reports without a stack trace; each carries the process exit code. */
 export class CliError extends Error {
   constructor(
@@ -28,4 +30,25 @@ export class RunFailedError extends CliError {
   constructor(message: string) {
     super(message, 4);
   }
+}
+
+// gRPC's status code for a request the server refuses as malformed.
+const GRPC_INVALID_ARGUMENT = 3;
+
+/**
+ * One message per error, never a stack trace (RUNBOOKS_DEBUG=1 shows it, to report a bug). What the Temporal server
+ * refuses as invalid is bad input too: exit code 2.
+ */
+export function describeCliError(err: unknown, debug = false): { text: string; exitCode: number } {
+  if (err instanceof CliError) return { text: err.message, exitCode: err.exitCode };
+  const grpc = err instanceof ServiceError ? err.cause : err;
+  if (isGrpcServiceError(grpc) && Number(grpc.code) === GRPC_INVALID_ARGUMENT) {
+    return { text: `the Temporal server refused the request: ${grpc.details || grpc.message}`, exitCode: 2 };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const text =
+    debug && err instanceof Error && err.stack
+      ? err.stack
+      : `error: ${message.split('\n')[0] ?? message} (set RUNBOOKS_DEBUG=1 for details)`;
+  return { text, exitCode: 1 };
 }

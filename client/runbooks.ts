@@ -5,6 +5,8 @@ import { CostExportInput } from '../workflows/cost-export';
 import { DrDrillInput } from '../workflows/dr-drill';
 import { OffboardSourceAccountInput } from '../workflows/offboard-source-account';
 import { QueryExportInput } from '../workflows/query-export';
+import { RotateCredentialsInput } from '../workflows/rotate-credentials';
+import { issueField, issueMessage, issuesInOrder } from '../workflows/input-rules';
 import { costWindow } from '../workflows/windows';
 import { UsageError } from './errors';
 
@@ -55,7 +57,7 @@ export const RUNBOOKS = {
     defaultId: (input, now) => `cost-export-${costWindow(input.window, now).label}`,
   }),
   rotateCredentials: spec({
-    schema: z.undefined({ error: 'rotateCredentials takes no input' }),
+    schema: RotateCredentialsInput,
     takesInput: false,
     defaultId: (_input, now) => `rotate-credentials-${day(now)}`,
   }),
@@ -92,9 +94,9 @@ export function validateRunbookInput(runbook: RunbookName, raw: unknown, now: Da
   const entry: RunbookSpec<z.ZodType> = RUNBOOKS[runbook];
   const result = entry.schema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => {
-      const field = issue.path.map(String).join('.') || 'input';
-      return `  ${field}: ${describeIssue(issue)}`;
+    const lines = issuesInOrder(result.error.issues).map((issue) => {
+      const field = issueField(issue);
+      return `  ${field}: ${issueMessage(issue)}`;
     });
     throw new UsageError(`invalid input for ${runbook}; nothing was started:\n${lines.join('\n')}`);
   }
@@ -102,16 +104,4 @@ export function validateRunbookInput(runbook: RunbookName, raw: unknown, now: Da
     args: entry.takesInput ? [raw] : [],
     workflowId: entry.defaultId(result.data, now),
   };
-}
-
-/** A union's bare "Invalid input" says nothing; list what each alternative wanted instead. */
-function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.message;
-  const wanted = issue.errors.map((alternative) => {
-    const first = alternative[0];
-    if (!first) return 'something else';
-    const at = first.path.length > 0 ? `${first.path.map(String).join('.')}: ` : '';
-    return `${at}${first.message}`;
-  });
-  return `${issue.message}; it matches none of: ${wanted.join(' | ')}`;
 }

@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { RunbookKindKey } from '../workflows/shared';
-import { parseCommandLine, positionals, readInput } from './args';
+import { idArgument, parseCommandLine, positionals, readInput } from './args';
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
@@ -27,12 +27,12 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
     case 'create':
       return createSchedule(rest);
     case 'list':
-      parseCommandLine(rest, {}, USAGE);
+      positionals(parseCommandLine(rest, {}, USAGE).positionals, [], USAGE);
       return withTemporal(({ client }) => listSchedules(client));
     case 'delete':
     case 'trigger': {
       const { positionals: args } = parseCommandLine(rest, {}, USAGE);
-      const [scheduleId = ''] = positionals(args, ['scheduleId'], USAGE);
+      const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
       return withTemporal(({ client }) => (sub === 'delete' ? deleteSchedule : triggerSchedule)(client, scheduleId));
     }
     case '--help':
@@ -57,13 +57,18 @@ async function createSchedule(argv: string[]): Promise<void> {
     },
     USAGE,
   );
-  const [scheduleId = ''] = positionals(args, ['scheduleId'], USAGE);
+  const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
   const runbook = runbookName(values.runbook, '--runbook');
   if (!values.cron || !CRON.test(values.cron.trim())) {
     throw new UsageError(`--cron must be a cron expression such as '0 2 * * *'\n${USAGE}`);
   }
   if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
     throw new UsageError(`--input is required for ${runbook}\n${USAGE}`);
+  }
+  if (values.timezone !== undefined && !knownTimeZone(values.timezone)) {
+    throw new UsageError(
+      `--timezone must be an IANA time zone such as 'Europe/Paris' or 'UTC', not '${values.timezone}'`,
+    );
   }
   const input = values.input === undefined ? undefined : readInput(values.input);
   const { args: workflowArgs } = validateRunbookInput(runbook, input);
@@ -92,6 +97,8 @@ async function createSchedule(argv: string[]): Promise<void> {
       if (err instanceof ScheduleAlreadyRunning) {
         throw new CliError(`schedule ${scheduleId} exists already; delete it first to change it`);
       }
+      // The client raises the server's "invalid schedule spec" (a cron it cannot read) as a TypeError.
+      if (err instanceof TypeError) throw new UsageError(`the Temporal server refused the schedule: ${err.message}`);
       throw err;
     }
     const description = await client.schedule.getHandle(scheduleId).describe();
@@ -147,4 +154,13 @@ function missing(err: unknown, scheduleId: string): unknown {
   return err instanceof ScheduleNotFoundError
     ? new CliError(`no schedule '${scheduleId}' (see \`runbooks schedule list\`)`)
     : err;
+}
+
+function knownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return zone.trim() !== '';
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { nudgeSignal, RunbookKindKey } from '../workflows/shared';
-import { parseCommandLine, positionals, readInput } from './args';
+import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } from './args';
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
 import { formatDuration, statusBlock, statusLine } from './progress';
@@ -58,11 +58,12 @@ export async function startCommand(argv: string[]): Promise<void> {
     throw new UsageError(`--input is required for ${runbook}\n${START_USAGE}`);
   }
   const input = values.input === undefined ? undefined : readInput(values.input);
+  const id = values.id === undefined ? undefined : idArgument(values.id, '--id', START_USAGE);
   // Validate before connecting: a bad input needs no server to be reported.
   validateRunbookInput(runbook, input);
 
   await withTemporal(async ({ client, taskQueue }) => {
-    const started = await startRunbook(client, taskQueue, runbook, input, values.id);
+    const started = await startRunbook(client, taskQueue, runbook, input, id);
     console.log(`started ${runbook} as ${started.workflowId} (run ${started.runId})`);
     if (!values.wait) {
       console.log(`follow it with: runbooks status ${started.workflowId}`);
@@ -87,7 +88,7 @@ export async function statusCommand(argv: string[]): Promise<void> {
     { watch: { type: 'boolean', default: false } },
     STATUS_USAGE,
   );
-  const [workflowId = ''] = positionals(rest, ['workflowId'], STATUS_USAGE);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], STATUS_USAGE)[0] ?? '', '<workflowId>', STATUS_USAGE);
   await withTemporal(async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     if (values.watch) {
@@ -117,16 +118,18 @@ export async function statusCommand(argv: string[]): Promise<void> {
 const LIST_USAGE = 'usage: runbooks list [--runbook <name>] [--limit <n>]';
 
 export async function listCommand(argv: string[]): Promise<void> {
-  const { values } = parseCommandLine(
+  const { values, positionals: rest } = parseCommandLine(
     argv,
     { runbook: { type: 'string' }, limit: { type: 'string', default: '20' } },
     LIST_USAGE,
   );
-  const limit = Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer\n${LIST_USAGE}`);
-  const query = values.runbook
-    ? `RunbookKind = '${runbookName(values.runbook, '--runbook')}'`
-    : `WorkflowType IN (${RUNBOOK_NAMES.map((n) => `'${n}'`).join(', ')})`;
+  positionals(rest, [], LIST_USAGE);
+  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, LIST_USAGE);
+  // An empty --runbook is a mistake, not "every runbook".
+  const query =
+    values.runbook !== undefined
+      ? `RunbookKind = '${runbookName(values.runbook, '--runbook')}'`
+      : `WorkflowType IN (${RUNBOOK_NAMES.map((n) => `'${n}'`).join(', ')})`;
   await withTemporal(async ({ client }) => {
     const rows: string[][] = [];
     for await (const run of client.workflow.list({ query })) {
@@ -152,7 +155,7 @@ const NUDGE_USAGE = 'usage: runbooks nudge <workflowId>';
 
 export async function cancelCommand(argv: string[]): Promise<void> {
   const { positionals: rest } = parseCommandLine(argv, {}, CANCEL_USAGE);
-  const [workflowId = ''] = positionals(rest, ['workflowId'], CANCEL_USAGE);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], CANCEL_USAGE)[0] ?? '', '<workflowId>', CANCEL_USAGE);
   await withTemporal(async ({ client }) => {
     await client.workflow
       .getHandle(workflowId)
@@ -166,7 +169,7 @@ export async function cancelCommand(argv: string[]): Promise<void> {
 
 export async function nudgeCommand(argv: string[]): Promise<void> {
   const { positionals: rest } = parseCommandLine(argv, {}, NUDGE_USAGE);
-  const [workflowId = ''] = positionals(rest, ['workflowId'], NUDGE_USAGE);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], NUDGE_USAGE)[0] ?? '', '<workflowId>', NUDGE_USAGE);
   await withTemporal(async ({ client }) => {
     await client.workflow
       .getHandle(workflowId)

@@ -2,26 +2,34 @@ import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ApprovalState, JobSummary } from '../activities';
-import { FilePath, ObjectStorageDestination } from '../api/schemas/restore';
+import { FilePath } from '../api/schemas/restore';
+import { NonBlank, RestoreTarget, strictDeep } from './input-rules';
 import { parseInput, peekCalls, quickCalls, RunbookTracker, serviceCalls, waitingCalls } from './runbook';
 import { ApprovalStatusKey, FailureType } from './shared';
 
-export const ApprovalGatedRestoreInput = z
-  .object({
-    resourceId: z.string().min(1),
-    snapshotId: z.string().min(1),
-    /** `bucket` may need approval; `files` never does. */
-    kind: z.enum(['bucket', 'files']).default('bucket'),
-    restoreAccountId: z.string().min(1),
-    destination: ObjectStorageDestination,
-    files: z.array(FilePath).optional(),
-    /** The requester's reason, shown to the reviewers. */
-    comment: z.string().max(1000).optional(),
-  })
-  .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
-    message: 'a files restore names at least one file',
-    path: ['files'],
-  });
+export const ApprovalGatedRestoreInput = strictDeep(
+  z
+    .object({
+      resourceId: NonBlank,
+      snapshotId: NonBlank,
+      /** `bucket` may need approval; `files` never does. */
+      kind: z.enum(['bucket', 'files']).default('bucket'),
+      restoreAccountId: NonBlank,
+      destination: RestoreTarget,
+      files: z.array(FilePath).optional(),
+      /** The requester's reason, shown to the reviewers. */
+      comment: z.string().max(1000).optional(),
+    })
+    .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
+      message: 'a files restore names at least one file',
+      path: ['files'],
+    })
+    // A bucket restore would silently ignore them.
+    .refine((input) => input.kind === 'files' || input.files === undefined, {
+      message: "only a files restore takes files (set kind: 'files')",
+      path: ['files'],
+    }),
+);
 export type ApprovalGatedRestoreInput = z.input<typeof ApprovalGatedRestoreInput>;
 
 export interface ApprovalGatedRestoreResult {

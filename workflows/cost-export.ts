@@ -3,18 +3,26 @@ import { z } from 'zod';
 import type { ExportSummary } from '../activities';
 import { CostDataInput } from '../api/schemas/cost';
 import { heartbeatingCalls, parseInput, RunbookTracker } from './runbook';
+import { strictDeep, TimeWindow } from './input-rules';
 import { costWindow, type CostWindow } from './windows';
 
-export const CostExportInput = z.object({
-  /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
-  window: z.union([
-    z.enum(['previous-day', 'previous-month']),
-    z.object({ startTime: z.iso.datetime({ offset: true }), endTime: z.iso.datetime({ offset: true }) }),
-  ]),
-  /** Passed through to the service as they are. */
-  options: CostDataInput.omit({ timeFrame: true }).default({}),
-  pageSize: z.number().int().min(1).max(10_000).optional(),
-});
+/** Grouping by resource is the only one `topN` applies to; the service ignores it otherwise. */
+const TOP_N_GROUPS: readonly string[] = ['RESOURCE', 'RESOURCE_AND_VAULT'];
+
+export const CostExportInput = strictDeep(
+  z.strictObject({
+    /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
+    window: z.union([z.enum(['previous-day', 'previous-month']), TimeWindow]),
+    /** Passed through to the service as they are. */
+    options: strictDeep(CostDataInput.omit({ timeFrame: true }))
+      .refine((o) => o.topN === undefined || TOP_N_GROUPS.includes(o.groupBy ?? ''), {
+        message: 'topN applies only with groupBy RESOURCE or RESOURCE_AND_VAULT',
+        path: ['topN'],
+      })
+      .default({}),
+    pageSize: z.number().int().min(1).max(10_000).optional(),
+  }),
+);
 export type CostExportInput = z.input<typeof CostExportInput>;
 
 export interface CostExportResult {

@@ -1,9 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { NonBlank, strictDeep } from './input-rules';
 import { parseInput, RunbookTracker, serviceCalls } from './runbook';
 import { FailureType } from './shared';
 
-export const OffboardSourceAccountInput = z.object({ accountId: z.string().min(1) });
+export const OffboardSourceAccountInput = strictDeep(z.strictObject({ accountId: NonBlank }));
 export type OffboardSourceAccountInput = z.input<typeof OffboardSourceAccountInput>;
 
 export interface OffboardResult {

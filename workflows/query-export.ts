@@ -2,18 +2,21 @@ import { workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ExportSummary } from '../activities';
 import { RunQueryInput } from '../api/schemas/queries';
+import { NonBlank, QueryTarget, QueryText, strictDeep } from './input-rules';
 import { heartbeatingCalls, parseInput, RunbookTracker, serviceCalls } from './runbook';
 
-export const QueryExportInput = z.object({
-  snapshotId: z.string().min(1),
-  query: RunQueryInput,
-  /** File name under the exports directory; defaults to the workflow ID. */
-  fileName: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
-    .optional(),
-  pageSize: z.number().int().min(1).max(10_000).optional(),
-});
+export const QueryExportInput = strictDeep(
+  z.strictObject({
+    snapshotId: NonBlank,
+    query: strictDeep(RunQueryInput).extend({ databaseName: NonBlank, query: QueryText, destination: QueryTarget }),
+    /** File name under the exports directory; defaults to the workflow ID. */
+    fileName: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
+      .optional(),
+    pageSize: z.number().int().min(1).max(10_000).optional(),
+  }),
+);
 export type QueryExportInput = z.input<typeof QueryExportInput>;
 
 export interface QueryExportResult {

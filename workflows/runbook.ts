@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { z } from 'zod';
 import type { Activities } from '../activities';
+import { issueField, issueMessage, issuesInOrder } from './input-rules';
 import {
   FailureType,
   nudgeSignal,
@@ -111,12 +112,12 @@ export const heartbeatingCalls = typedCalls(
 export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = (issue?.path ?? []).map(String).join('.') || 'input';
+  const issue = issuesInOrder(result.error.issues)[0];
+  const field = issue ? issueField(issue) : 'input';
   throw ApplicationFailure.create({
     type: FailureType.InvalidInput,
     nonRetryable: true,
-    message: `invalid input ${field}: ${issue?.message ?? 'invalid'}`,
+    message: `invalid input${field === 'input' ? '' : ` ${field}`}: ${issue ? issueMessage(issue) : 'invalid'}`,
     details: [{ field }],
   });
 }

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '../../worker/config';
 import { createLogger, installRuntime } from '../../worker/logger';
 import { startStack, type Stack } from '../../worker/stack';
-import { parseCommandLine } from '../args';
-import { CliError, RunFailedError, UsageError } from '../errors';
+import { parseCommandLine, positionals, wholeNumber } from '../args';
+import { CliError, RunFailedError } from '../errors';
 import { formatDuration } from '../progress';
 import { discoverTargets } from './discover';
 import { costScenario, drillScenario, queryScenario } from './export-scenarios';
@@ -24,11 +24,10 @@ const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
  * fresh temporary data directory, then the four kinds of runbook one after the other.
  */
 export async function demoCommand(argv: string[]): Promise<void> {
-  const { values } = parseCommandLine(argv, { timeout: { type: 'string', default: '270' } }, USAGE);
-  const timeoutSeconds = Number(values.timeout);
-  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 30) {
-    throw new UsageError(`--timeout must be a whole number of seconds, at least 30\n${USAGE}`);
-  }
+  const { values, positionals: rest } = parseCommandLine(argv, { timeout: { type: 'string', default: '270' } }, USAGE);
+  positionals(rest, [], USAGE);
+  // A day at most: longer waits would overflow timers, and a demo never needs them.
+  const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, USAGE);
   const began = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
   const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();

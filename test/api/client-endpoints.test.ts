@@ -711,9 +711,18 @@ test('one token serves the whole suite (fetched once, cached)', async () => {
   expect(server.issuedTokens).toHaveLength(1);
 });
 
+test("serviceNow follows the service's clock from the Date header of its last answer", async () => {
+  const serviceTime = Date.parse('2031-05-06T07:08:09Z');
+  server.reply(200, { vault: vault() }, { date: new Date(serviceTime).toUTCString() });
+  await client.getVault('vault-1');
+  // Whole seconds, read a moment ago: within a second or two of the service's time, years from ours.
+  expect(Math.abs(client.serviceNow() - serviceTime)).toBeLessThan(2_000);
+});
+
 test('every public method of the client is exercised above', () => {
   const methods = Object.getOwnPropertyNames(BackupServiceClient.prototype).filter(
-    (name) => name !== 'constructor' && !['data', 'project', 'listPage', 'all', 'snapshotPath'].includes(name),
+    (name) =>
+      name !== 'constructor' && !['data', 'project', 'listPage', 'all', 'snapshotPath', 'serviceNow'].includes(name),
   );
   const covered = new Set(cases.map((c) => c.name.split(' ')[0]));
   expect(methods.filter((m) => !covered.has(m))).toEqual([]);

@@ -2,7 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readInput } from '../../client/args';
-import { UsageError } from '../../client/errors';
+import { ServiceError } from '@temporalio/client';
+import { describeCliError, NotConnectedError, UsageError } from '../../client/errors';
 import { formatProgress, progressBar } from '../../client/progress';
 import { runbookName, shortHash, validateRunbookInput } from '../../client/runbooks';
 
@@ -39,7 +40,7 @@ describe('deterministic workflow IDs', () => {
     ],
     [
       'approvalGatedRestore',
-      { resourceId: 'r-1', snapshotId: 's-1', restoreAccountId: 'ra-1', destination: {} },
+      { resourceId: 'r-1', snapshotId: 's-1', restoreAccountId: 'ra-1', destination: { bucketA: { bucketName: 'b' } } },
       'restore-r-1-s-1',
     ],
     ['offboardSourceAccount', { accountId: 'acc-9' }, 'offboard-acc-9'],
@@ -119,5 +120,36 @@ describe('progress bar', () => {
     expect(progressBar(0, 3)).toBe('[----------]');
     expect(progressBar(5, 3)).toBe('[##########]');
     expect(progressBar(1, 0)).toBe('[----------]');
+  });
+});
+
+describe('CLI errors', () => {
+  test('expected errors keep their message and exit code', () => {
+    expect(describeCliError(new UsageError('--limit must be a whole number'))).toEqual({
+      text: '--limit must be a whole number',
+      exitCode: 2,
+    });
+    expect(describeCliError(new NotConnectedError('cannot reach Temporal')).exitCode).toBe(3);
+  });
+
+  test('what the Temporal server refuses as invalid is bad input: exit 2, its details, no stack', () => {
+    const grpc = Object.assign(new Error('3 INVALID_ARGUMENT: WorkflowId length exceeds limit.'), {
+      code: 3,
+      details: 'WorkflowId length exceeds limit.',
+      metadata: {},
+    });
+    expect(describeCliError(new ServiceError('Failed to start workflow', { cause: grpc }))).toEqual({
+      text: 'the Temporal server refused the request: WorkflowId length exceeds limit.',
+      exitCode: 2,
+    });
+  });
+
+  test('anything else is one line, exit 1; RUNBOOKS_DEBUG=1 shows the stack', () => {
+    const err = new Error('socket hang up\nmore detail');
+    expect(describeCliError(err)).toEqual({
+      text: 'error: socket hang up (set RUNBOOKS_DEBUG=1 for details)',
+      exitCode: 1,
+    });
+    expect(describeCliError(err, true).text).toContain('    at ');
   });
 });

@@ -290,6 +290,18 @@ test('under injected faults and lost responses, a drill and a restore complete w
   expect(backups.get(restoreTarget.id)).toBeUndefined();
 });
 
+test('a drill by filters takes every resource that matches when they are within maxResources', async () => {
+  const picked = [take('PA_VM'), take('PA_VM')];
+  const since = (await fx.control.state()).now;
+  const filters = { id: { in: picked.map((r) => r.id) } };
+  const handle = await startDrill(drillInput([], { resources: { filters, maxResources: 2 } }));
+  const stop = keepNudging(handle);
+  const result = await handle.result().finally(stop);
+  expect(result.summary).toMatchObject({ total: 2, passed: 2, verdict: 'PASS' });
+  const backups = jobsPerResource((await fx.control.jobs()).backupJobs, since);
+  for (const resource of picked) expect(backups.get(resource.id)).toHaveLength(1);
+});
+
 test.each([
   [{ name: 'Not A Valid Name' }, 'name'],
   [{ resources: {} }, 'resources'],

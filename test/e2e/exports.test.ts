@@ -216,11 +216,7 @@ test.each([
   ],
   ['queryExport', { snapshotId: 's', query: { databaseName: 'x', query: 'SELECT 1' } }, 'query.restoreAccountId'],
   ['costExport', { window: 'yesterday' }, 'window'],
-  [
-    'costExport',
-    { window: { startTime: '2025-01-01T00:00:00Z', endTime: '2025-01-01T06:00:00Z' } },
-    'timeFrame.endTime',
-  ],
+  ['costExport', { window: { startTime: '2025-01-01T00:00:00Z', endTime: '2025-01-01T06:00:00Z' } }, 'window.endTime'],
 ] as const)('%s with invalid input %j fails at once with InvalidInput naming %s', async (runbook, input, field) => {
   const handle = await fx.env.client.workflow.start(runbook, {
     taskQueue: fx.worker.taskQueue,

@@ -1,0 +1,148 @@
+/**
+ * Rules every runbook input follows, shared by the workflows (which check their input first) and the CLI (which
+ * checks it before starting anything). Pure: workflow code imports it.
+ */
+import { z } from 'zod';
+import { TimestampInput } from '../api/schemas/common';
+import { QueryDestination } from '../api/schemas/queries';
+import { ObjectStorageDestination } from '../api/schemas/restore';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * The same schema with every object in it strict: an unknown key (a misspelled `resourceTypes`, `retentionDay`) is an
+ * error naming the key and the closest known one, never silently dropped. Refinements and defaults are kept.
+ */
+export function strictDeep<T extends z.ZodType>(schema: T): T {
+  return strictCore(schema) as T;
+}
+
+function strictCore(schema: z.core.$ZodType): z.core.$ZodType {
+  const { clone } = z.core;
+  if (schema instanceof z.core.$ZodObject) {
+    const def = schema._zod.def;
+    const shape = Object.fromEntries(Object.entries(def.shape).map(([key, value]) => [key, strictCore(value)]));
+    const known = Object.keys(shape);
+    const previous = def.error;
+    const error: z.core.$ZodErrorMap = (issue) =>
+      issue.code === 'unrecognized_keys' ? unknownKeys(issue.keys, known) : previous?.(issue as never);
+    return clone(schema, { ...def, shape, catchall: z.never(), error });
+  }
+  if (schema instanceof z.core.$ZodOptional || schema instanceof z.core.$ZodNullable) {
+    return clone(schema, { ...schema._zod.def, innerType: strictCore(schema._zod.def.innerType) });
+  }
+  if (schema instanceof z.core.$ZodDefault || schema instanceof z.core.$ZodPrefault) {
+    return clone(schema, { ...schema._zod.def, innerType: strictCore(schema._zod.def.innerType) });
+  }
+  if (schema instanceof z.core.$ZodArray) {
+    return clone(schema, { ...schema._zod.def, element: strictCore(schema._zod.def.element) });
+  }
+  if (schema instanceof z.core.$ZodUnion) {
+    return clone(schema, { ...schema._zod.def, options: schema._zod.def.options.map(strictCore) });
+  }
+  if (schema instanceof z.core.$ZodPipe) {
+    const def = schema._zod.def;
+    return clone(schema, { ...def, in: strictCore(def.in), out: strictCore(def.out) });
+  }
+  return schema;
+}
+
+function unknownKeys(keys: string[], known: string[]): string {
+  const [first = '', ...others] = keys;
+  const guess = closest(first, known);
+  const hint = guess ? `did you mean '${guess}'?` : `known fields: ${known.join(', ')}`;
+  const also = others.length > 0 ? `; also unknown: ${others.map((k) => `'${k}'`).join(', ')}` : '';
+  return `unknown field (${hint})${also}`;
+}
+
+/**
+ * The known key a typo most likely meant: the same ignoring case, a short form of it (`isDir`), or at most a third of
+ * its letters changed.
+ */
+function closest(key: string, known: string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  const lower = key.toLowerCase();
+  for (const name of known) {
+    const other = name.toLowerCase();
+    const shortened = lower.length >= 3 && (other.startsWith(lower) || lower.startsWith(other));
+    const distance = other === lower ? 0 : shortened ? 1 : editDistance(key, name);
+    if (distance <= Math.max(2, Math.floor(name.length / 3)) && (!best || distance < best.distance)) {
+      best = { name, distance };
+    }
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      next[j] = Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + cost);
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
+/** Unknown keys first: a misspelled key explains the "required" issue of the key it was meant to be. */
+export function issuesInOrder(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return [...issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+}
+
+/** An issue's field as a dotted path; an unknown key's path ends with the key itself (`filters.resourceTypes`). */
+export function issueField(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0]);
+  return path.join('.') || 'input';
+}
+
+/** An issue's message; a union's bare "Invalid input" says nothing, so what each alternative wanted is listed. */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.message;
+  const wanted = issue.errors.map((alternative) => {
+    const first = alternative[0];
+    if (!first) return 'something else';
+    const field = issueField(first);
+    return `${field === 'input' ? '' : `${field}: `}${first.message}`;
+  });
+  return `${issue.message}; it matches none of: ${wanted.join(' | ')}`;
+}
+
+/** A string with something other than white space in it. */
+export const NonBlank = z.string().regex(/\S/, 'must not be blank');
+
+/** A SQL statement: white space alone is no query. */
+export const QueryText = z.string().regex(/\S/, 'must not be blank: give a SELECT statement');
+
+/**
+ * Where a restore writes. The service restores to the original location when no target fits the resource; a runbook
+ * never does that by accident, so at least one target is named.
+ */
+export const RestoreTarget = strictDeep(ObjectStorageDestination).refine(
+  (d) => d.bucketA !== undefined || d.storageAccount !== undefined || d.bucketC !== undefined,
+  'name a target (bucketA, storageAccount or bucketC); a runbook never restores over the original location',
+);
+
+/** Where a query writes its results: a bucket must be named. */
+export const QueryTarget = strictDeep(QueryDestination).refine((d) => d.bucketA !== undefined, {
+  message: 'name the bucket the results go to',
+  path: ['bucketA'],
+});
+
+/** An explicit time frame, as the service takes it: in order and at least 24 hours long. */
+export const TimeWindow = z
+  .strictObject({ startTime: TimestampInput, endTime: TimestampInput })
+  .refine(inOrder, {
+    message: 'must be after startTime',
+    path: ['endTime'],
+  })
+  .refine((w) => !(Date.parse(w.endTime) - Date.parse(w.startTime) < DAY_MS) || !inOrder(w), {
+    message: 'the window must span at least 24 hours (the service refuses shorter ones)',
+    path: ['endTime'],
+  });
+
+function inOrder(w: { startTime: string; endTime: string }): boolean {
+  return !(Date.parse(w.endTime) <= Date.parse(w.startTime));
+}
