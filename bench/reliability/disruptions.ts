@@ -28,7 +28,7 @@ export const CALLS: Record<RunKind, CallPoint[]> = {
     { label: 'restore job check', method: 'GET', path: /\/restore-jobs\/[^/]+$/ },
   ],
   drill: [
-    { label: 'resource lookup', method: 'GET', path: /\/resources\/[^/]+$/ },
+    { label: 'resource listing', method: 'POST', path: /\/projects\/[^/]+\/resources$/ },
     { label: 'take-snapshot call', method: 'POST', path: /\/take-snapshot$/, maxSkip: 1 },
     { label: 'backup job check', method: 'GET', path: /\/backup-jobs\/[^/]+$/ },
     { label: 'restore-files call', method: 'POST', path: /\/restore-files$/, maxSkip: 1 },
