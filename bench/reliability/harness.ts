@@ -135,6 +135,8 @@ export function summarize(results: TrialResult[], seed: number, dir: string): Re
     for (const kind of r.disrupted) disruptedKinds[kind] = (disruptedKinds[kind] ?? 0) + 1;
   }
   const maxCrashDelayMs = Math.max(0, ...Object.values(crashDelaysMs).flat());
+  const kept = results.flatMap((r) => (r.pagesKept === undefined ? [] : [r.pagesKept]));
+  const minPagesKept = kept.length > 0 ? Math.min(...kept) : undefined;
   const s = {
     trials: results.length,
     runs: checks.length,
@@ -164,12 +166,15 @@ export function summarize(results: TrialResult[], seed: number, dir: string): Re
     s.unapproved === 0 &&
     s.lostRows === 0 &&
     s.duplicateRows === 0 &&
-    s.shaMismatches === 0;
+    s.shaMismatches === 0 &&
+    failed.length === 0;
   const line =
     `reliability: trials=${s.trials} runs=${s.runs} completed=${s.completed} duplicateJobs=${s.duplicateJobs} ` +
     `foreignAdoptions=${s.foreignAdoptions} unapproved=${s.unapproved} lostRows=${s.lostRows} ` +
     `duplicateRows=${s.duplicateRows} shaMismatches=${s.shaMismatches} rows=${s.rows} ` +
     `actionRequests=${s.actionRequests} strayActionRequests=${s.strayActionRequests} ` +
-    `maxCrashDelay=${secs(maxCrashDelayMs)} missedDisruptions=${s.missed} seed=${seed} ${ok ? 'OK' : `FAILED trials=${failed.join(',')}`}`;
+    `maxCrashDelay=${secs(maxCrashDelayMs)} ` +
+    (minPagesKept === undefined ? '' : `minPagesKept=${(minPagesKept * 100).toFixed(1)}% `) +
+    `missedDisruptions=${s.missed} seed=${seed} ${ok ? 'OK' : `FAILED trials=${failed.join(',')}`}`;
   return { ...s, ok, line };
 }

@@ -1,4 +1,5 @@
 import { checkRun, emptyCheck, type RunCheck } from './checks';
+import { crashLoop, MIN_PAGES_KEPT, type CrashLoop } from './crash-loop';
 import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
 import type { Fixtures } from './fixtures';
 import { sleep, type ManagedProcess } from './processes';
@@ -28,6 +29,7 @@ export const TRIAL_KINDS = [
   'lost-answer',
   'two-workers',
   'server-restart',
+  'export-crash-loop',
 ] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
@@ -56,9 +58,11 @@ export interface TrialResult {
   durationMs: number;
   problems: string[];
   notes: string[];
+  /** For an export killed again and again: the share of its written pages that the retries kept. */
+  pagesKept?: number;
 }
 
-interface Disruption {
+export interface Disruption {
   /** Done when the runs have started; resolves with when it hit (undefined: the runs ended first) and the resume. */
   apply(waiting: Promise<void>): Promise<{ hitAt?: number; resumedAt?: number; what: string }>;
   crash: boolean;
@@ -108,6 +112,13 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       disruption = killWorker(env, victim, pickKillPoint(random, runKind), false);
       break;
     }
+    case 'export-crash-loop': {
+      const plan = await planRun('query-export', fixtures, index);
+      // Small pages, so that each kill lands among many of them.
+      plans = [{ ...plan, input: { ...plan.input, pageSize: 100 } } as PlannedRun];
+      disruption = crashLoop(env, stack.workers[0]);
+      break;
+    }
     case 'server-restart': {
       const runKind = random.pick(RUN_KINDS);
       plans = [await planRun(runKind, fixtures, index)];
@@ -147,6 +158,15 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
   if (kind === 'adoption' && hit.hitAt === undefined)
     problems.push('the 503 on the first bucket restore call never hit');
 
+  let pagesKept: number | undefined;
+  const kept = 'pagesKept' in disruption ? (disruption as CrashLoop).pagesKept(runs[0] as RunRecord) : undefined;
+  if (kept) {
+    pagesKept = kept.kept;
+    if (kept.kept < MIN_PAGES_KEPT) problems.push(`the export kept too few pages: ${kept.detail}`);
+  } else if (kind === 'export-crash-loop') {
+    problems.push('the export was never killed, or did not finish');
+  }
+
   const [jobs, requests] = await Promise.all([stack.control.jobs(), stack.control.actionRequests()]);
   const volatileResources = new Set(
     jobs.backupJobs
@@ -180,7 +200,8 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     crash: disruption.crash,
     durationMs: Date.now() - started,
     problems: [...problems, ...checks.flatMap((c) => c.problems)],
-    notes: checks.flatMap((c) => c.notes),
+    notes: [...(kept ? [kept.detail] : []), ...checks.flatMap((c) => c.notes)],
+    pagesKept,
   };
 }
 
