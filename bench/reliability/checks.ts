@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { BackupServiceClient, RestoreJob } from '../../api';
+import type { RestoreJob } from '../../api';
 import type { ActionRequestRecord } from '../../simulator/model';
 import type { ApprovalGatedRestoreResult } from '../../workflows/approval-gated-restore';
 import type { CostExportResult } from '../../workflows/cost-export';
@@ -8,6 +8,7 @@ import type { DrDrillResult } from '../../workflows/dr-drill';
 import type { DrillReport } from '../../workflows/drill-types';
 import type { QueryExportResult } from '../../workflows/query-export';
 import { COST_COLUMNS } from '../../activities/exports';
+import { checkOffboarding, checkRotation, type AccountContext } from './account-checks';
 import { expectedCostCsv, expectedQueryCsv } from './expected-rows';
 import type { RunRecord } from './runs';
 import { snapshotOfRequest, type SimulatorJobs } from './simulator-control';
@@ -35,10 +36,9 @@ export interface RunCheck {
   notes: string[];
 }
 
-export interface CheckContext {
+export interface CheckContext extends AccountContext {
   jobs: SimulatorJobs;
   requests: ActionRequestRecord[];
-  service: BackupServiceClient;
   /** Simulated time when the trial began: older jobs are not the trial's. */
   since: string;
   /** Every job ID a run's result claimed so far, across trials. */
@@ -84,6 +84,12 @@ export async function checkRun(run: RunRecord, ctx: CheckContext): Promise<RunCh
       case 'query-export':
       case 'cost-export':
         if (check.completed) await checkExport(run, ctx, check);
+        break;
+      case 'rotation':
+        await checkRotation(run, ctx, check);
+        break;
+      case 'offboarding':
+        await checkOffboarding(run, ctx, check);
         break;
     }
   } catch (err) {

@@ -40,6 +40,17 @@ export const CALLS: Record<RunKind, CallPoint[]> = {
     { label: 'results page', method: 'GET', path: /\/queries\/[^/]+\/results$/, maxSkip: 40 },
   ],
   'cost-export': [{ label: 'cost-data page', method: 'POST', path: /\/cost-data$/, maxSkip: 30 }],
+  // The service rotates for a worker that is gone; or the new secret is stored but not yet proved (the second token
+  // call: the first gets the token held across the rotation).
+  rotation: [
+    { label: 'rotate call', method: 'POST', path: /\/v1\/api-credentials\/current\/rotate$/ },
+    { label: 'token call', method: 'POST', path: /\/v1\/token$/, maxSkip: 1 },
+  ],
+  offboarding: [
+    { label: 'disconnect call', method: 'POST', path: /\/source-accounts\/[^/]+\/disconnect$/ },
+    { label: 'account check', method: 'GET', path: /\/source-accounts\/[^/]+$/ },
+    { label: 'delete call', method: 'DELETE', path: /\/source-accounts\/[^/]+$/ },
+  ],
 };
 
 /** Calls whose answer can be lost after the service acted (the runbook must neither repeat nor lose the act). */
@@ -49,6 +60,8 @@ export const LOSABLE: Record<RunKind, string[]> = {
   drill: ['take-snapshot call', 'restore-files call'],
   'query-export': ['query start', 'results page'],
   'cost-export': ['cost-data page'],
+  rotation: ['rotate call'],
+  offboarding: ['disconnect call', 'delete call'],
 };
 
 /** How long a run of each kind goes on, roughly: a kill by time lands within it. */
@@ -58,6 +71,8 @@ export const KILL_WINDOW_MS: Record<RunKind, [number, number]> = {
   drill: [500, 12_000],
   'query-export': [500, 3_500],
   'cost-export': [300, 5_000],
+  rotation: [50, 1_000],
+  offboarding: [50, 1_000],
 };
 
 export type KillPoint = { time: number } | { call: CallPoint; skip: number };

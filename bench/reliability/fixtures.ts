@@ -1,4 +1,4 @@
-import type { BackupServiceClient, InventoryResource } from '../../api';
+import type { BackupServiceClient, InventoryResource, SourceAccount } from '../../api';
 import type { Random } from './random';
 import type { SimulatorControl } from './simulator-control';
 
@@ -19,6 +19,7 @@ export interface QueryTarget {
  */
 export class Fixtures {
   private costDay = 0;
+  private accounts = 0;
 
   private constructor(
     private readonly service: BackupServiceClient,
@@ -80,6 +81,22 @@ export class Fixtures {
       const snapshot = page.snapshots[0];
       if (snapshot) return { resourceId: resource.id, snapshotId: snapshot.id };
     }
+  }
+
+  /**
+   * A new source account to offboard. The service refuses a second account with the same provider account ID (a
+   * PROVIDER_B subscription, a UUID), so it is derived from the trial and a counter.
+   */
+  connectSourceAccount(trial: number): Promise<SourceAccount> {
+    const n = ++this.accounts;
+    const subscriptionId = `00000000-0000-4000-8000-${String(trial * 1000 + n).padStart(12, '0')}`;
+    return this.service.connectSourceAccount({
+      name: `reliability-t${trial}-${n}`,
+      sourceAccountAttributes: {
+        cloudProvider: 'PROVIDER_B',
+        providerB: { tenantId: '00000000-0000-4000-8000-000000000000', subscriptionId },
+      },
+    });
   }
 
   /** A two-day window of the past that no other cost trial exports (a window names the export file). */

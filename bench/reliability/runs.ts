@@ -3,25 +3,32 @@ import { tsToMs } from '@temporalio/common/lib/time';
 import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
 import type { CostExportInput } from '../../workflows/cost-export';
 import type { DrDrillInput } from '../../workflows/dr-drill';
+import type { OffboardSourceAccountInput } from '../../workflows/offboard-source-account';
 import type { QueryExportInput } from '../../workflows/query-export';
 import type { Fixtures, SnapshotTarget } from './fixtures';
 import { sleep } from './processes';
 import type { Stack } from './stack';
 
-export type RunKind = 'bucket-restore' | 'files-restore' | 'drill' | 'query-export' | 'cost-export';
+export type RunKind =
+  'bucket-restore' | 'files-restore' | 'drill' | 'query-export' | 'cost-export' | 'rotation' | 'offboarding';
 export const RUN_KINDS: readonly RunKind[] = [
   'bucket-restore',
   'files-restore',
   'drill',
   'query-export',
   'cost-export',
+  'rotation',
+  'offboarding',
 ];
 
 export type PlannedRun =
   | { kind: 'bucket-restore' | 'files-restore'; runbook: 'approvalGatedRestore'; input: ApprovalGatedRestoreInput }
   | { kind: 'drill'; runbook: 'drDrill'; input: DrDrillInput }
   | { kind: 'query-export'; runbook: 'queryExport'; input: QueryExportInput }
-  | { kind: 'cost-export'; runbook: 'costExport'; input: CostExportInput };
+  | { kind: 'cost-export'; runbook: 'costExport'; input: CostExportInput }
+  // It rotates the worker's own secret and takes no argument.
+  | { kind: 'rotation'; runbook: 'rotateCredentials'; input: undefined }
+  | { kind: 'offboarding'; runbook: 'offboardSourceAccount'; input: OffboardSourceAccountInput };
 
 export interface RunRecord {
   plan: PlannedRun;
@@ -89,6 +96,12 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
       };
       return { kind, runbook: 'costExport', input };
     }
+    case 'rotation':
+      return { kind, runbook: 'rotateCredentials', input: undefined };
+    case 'offboarding': {
+      const account = await fixtures.connectSourceAccount(trial);
+      return { kind, runbook: 'offboardSourceAccount', input: { accountId: account.id } };
+    }
   }
 }
 
@@ -114,7 +127,7 @@ export async function startRun(stack: Stack, plan: PlannedRun, trial: number, in
   await stack.client.workflow.start(plan.runbook, {
     taskQueue: stack.taskQueue,
     workflowId,
-    args: [plan.input],
+    args: plan.runbook === 'rotateCredentials' ? [] : [plan.input],
     workflowExecutionTimeout: '1 hour',
   });
   return { plan, workflowId, startedAt: Date.now(), status: 'RUNNING', heartbeats: [], activities: {} };

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -53,11 +53,15 @@ export class Stack {
   readonly workers: ManagedProcess[] = [];
   readonly taskQueue = 'reliability';
   readonly outputDir: string;
+  /** The workers' shared credentials file, which rotations rewrite. */
+  readonly credentialsFile: string;
   client!: Client;
   service!: BackupServiceClient;
   projectId = '';
   private connection?: Connection;
   private credentials = { clientId: '', clientSecret: '' };
+  /** The workers' own client: their rotations must not lock out the harness's service client. */
+  private workerCredentials = { clientId: '', clientSecret: '' };
   private workerCount = 0;
   private readonly approving = new Set<string>();
   private reviews: Promise<void>[] = [];
@@ -72,6 +76,7 @@ export class Stack {
     readonly proxy: LossyProxy,
   ) {
     this.outputDir = join(options.dir, 'output');
+    this.credentialsFile = join(options.dir, 'credentials.json');
   }
 
   static async start(options: StackOptions): Promise<Stack> {
@@ -115,6 +120,9 @@ export class Stack {
     this.client = new Client({ connection: this.connection, namespace: 'default' });
     this.projectId = (await this.control.state()).projectId;
     this.credentials = await this.control.credentials();
+    this.workerCredentials = await this.control.credentials();
+    // A file left in a reused directory holds a client of another simulator.
+    rmSync(this.credentialsFile, { force: true });
     this.service = new BackupServiceClient({
       baseUrl: this.control.baseUrl,
       projectId: this.projectId,
@@ -182,8 +190,10 @@ export class Stack {
       RUNBOOKS_TASK_QUEUE: this.taskQueue,
       BACKUP_SERVICE_URL: this.proxy.baseUrl,
       BACKUP_PROJECT_ID: this.projectId,
-      BACKUP_CLIENT_ID: this.credentials.clientId,
-      BACKUP_CLIENT_SECRET: this.credentials.clientSecret,
+      // They seed the shared file on the first start; after that every worker reads the file for each new token.
+      BACKUP_CLIENT_ID: this.workerCredentials.clientId,
+      BACKUP_CLIENT_SECRET: this.workerCredentials.clientSecret,
+      BACKUP_CREDENTIALS_FILE: this.credentialsFile,
       RUNBOOKS_DATA_DIR: join(this.options.dir, 'worker-data'),
       RUNBOOKS_OUTPUT_DIR: this.outputDir,
       LOG_LEVEL: 'info',

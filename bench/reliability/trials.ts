@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { checkRun, emptyCheck, type RunCheck } from './checks';
 import { crashLoop, MIN_PAGES_KEPT, type CrashLoop } from './crash-loop';
 import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
 import type { Fixtures } from './fixtures';
+import type { SeenRequest } from './proxy';
 import { sleep, type ManagedProcess } from './processes';
 import type { Random } from './random';
 import {
@@ -24,6 +26,8 @@ export const TRIAL_KINDS = [
   'kill-drill',
   'kill-query-export',
   'kill-cost-export',
+  'kill-rotation',
+  'kill-offboarding',
   'kill-mixed',
   'adoption',
   'lost-answer',
@@ -132,6 +136,12 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     }
   }
 
+  const secretBefore = await readFile(stack.credentialsFile, 'utf8').then(
+    (text) => (JSON.parse(text) as { clientSecret?: string }).clientSecret,
+    () => undefined,
+  );
+  const seen: SeenRequest[] = [];
+  const stopSeeing = stack.proxy.watch((request) => seen.push(request));
   const runs: RunRecord[] = [];
   for (const [i, plan] of plans.entries()) {
     runs.push(await startRun(stack, plan, index, i));
@@ -140,6 +150,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
   const waiting = waitForRuns(stack, runs, Date.now() + env.timeoutMs);
   const hit = await disruption.apply(waiting);
   await waiting;
+  stopSeeing();
   stack.proxy.clear();
   await restoreWorkerPool(stack);
 
@@ -180,6 +191,11 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
         jobs,
         requests,
         service: stack.service,
+        serviceUrl: stack.control.baseUrl,
+        credentialsFile: stack.credentialsFile,
+        secretBefore,
+        seen,
+        disruptedRuns: new Set(disrupted.map((r) => r.workflowId)),
         since,
         claimed: env.claimed,
         volatileResources,
