@@ -71,8 +71,8 @@ export const KILL_WINDOW_MS: Record<RunKind, [number, number]> = {
   drill: [500, 12_000],
   'query-export': [500, 3_500],
   'cost-export': [300, 5_000],
-  rotation: [50, 1_000],
-  offboarding: [50, 1_000],
+  rotation: [50, 500],
+  offboarding: [50, 700],
 };
 
 export type KillPoint = { time: number } | { call: CallPoint; skip: number };
