@@ -1,5 +1,6 @@
 // The reliability harness, short and seeded: separate processes for the Temporal dev server, the simulator and the
-// worker; one kill -9 that hits a run of every runbook kind, and the adoption case of issue 7.
+// worker; one kill -9 that hits a run of every job and export runbook, one each for the credential rotation and the
+// offboarding (they take under a second, too short for the mixed kill), and the adoption case of issue 7.
 import { ensureBuilt } from '../../bench/reliability/build';
 import { runReliability, type ReliabilitySummary } from '../../bench/reliability/harness';
 import { projectRoot } from '../../bench/reliability/stack';
@@ -9,23 +10,33 @@ let summary: ReliabilitySummary;
 beforeAll(async () => {
   ensureBuilt(projectRoot());
   summary = await runReliability({
-    trials: 2,
+    trials: 4,
     seed: 20261123,
-    kinds: ['kill-mixed', 'adoption'],
+    kinds: ['kill-mixed', 'adoption', 'kill-rotation', 'kill-offboarding'],
     trialTimeoutMs: 4 * 60_000,
     log: (line) => process.stderr.write(`${line}\n`),
   });
 }, 12 * 60_000);
 
 test('the kill hit a running run of every runbook kind', () => {
-  for (const kind of ['bucket-restore', 'drill', 'query-export', 'cost-export']) {
+  for (const kind of ['bucket-restore', 'drill', 'query-export', 'cost-export', 'rotation', 'offboarding']) {
     expect(summary.disruptedKinds[kind] ?? 0).toBeGreaterThanOrEqual(1);
   }
 });
 
 test('every run completed', () => {
   expect(summary.completed).toBe(summary.runs);
-  expect(summary.runs).toBe(6);
+  expect(summary.runs).toBe(8);
+});
+
+test('rotation: the new secret works and the old one is refused', () => {
+  const rotation = summary.results.find((r) => r.kind === 'kill-rotation');
+  expect(rotation?.problems).toEqual([]);
+});
+
+test('offboarding: the account is gone, deleted once', () => {
+  const offboarding = summary.results.find((r) => r.kind === 'kill-offboarding');
+  expect(offboarding?.problems).toEqual([]);
 });
 
 test('no duplicate jobs', () => {
