@@ -54,10 +54,10 @@ function runQueryExport(sql: string, extra: Partial<QueryExportInput> = {}) {
   });
 }
 
-function runCostExport(input: CostExportInput) {
+function runCostExport(input: CostExportInput, workflowId = `cost-export-${randomUUID()}`) {
   return fx.env.client.workflow.execute(costExport, {
     taskQueue: fx.worker.taskQueue,
-    workflowId: `cost-export-${randomUUID()}`,
+    workflowId,
     args: [input],
   });
 }
@@ -205,6 +205,32 @@ test('a re-run for the same window replaces the file atomically with the same co
   // A rename over the old file (a new inode), not a rewrite in place; and no partial file left behind.
   expect(after.ino).not.toBe(before.ino);
   const leftovers = (await readdir(dirname(second.export.path))).filter((name) => !name.endsWith('.csv'));
+  expect(leftovers).toEqual([]);
+});
+
+test('two runs of one window at once (a schedule and a manual one) each write their own partial file', async () => {
+  const input: CostExportInput = {
+    window: { startTime: '2025-02-01T00:00:00Z', endTime: '2025-02-04T00:00:00Z' },
+    options: { granularity: 'HOURLY', groupBy: 'RESOURCE' },
+    pageSize: 10,
+  };
+  const ids = [`cost-export-${randomUUID()}`, `cost-export-${randomUUID()}`];
+  const [a, b] = await Promise.all(ids.map((workflowId) => runCostExport(input, workflowId)));
+  if (!a || !b) throw new Error('both runs return a result');
+
+  // Sharing one partial file, the first rename would pull it from under the other, whose attempt would then fail.
+  for (const workflowId of ids) {
+    const { events } = await fx.env.client.workflow.getHandle(workflowId).fetchHistory();
+    const attempts = (events ?? []).flatMap((e) => e.activityTaskStartedEventAttributes?.attempt ?? []);
+    expect(attempts.every((attempt) => attempt === 1)).toBe(true);
+  }
+  expect(b.export.path).toBe(a.export.path);
+  // Sharing one partial file, each would have appended to or truncated the other's pages.
+  expect(b.export.sha256).toBe(a.export.sha256);
+  expect(b.export.rows).toBe(a.export.rows);
+  expect(sha256(await readFile(a.export.path))).toBe(a.export.sha256);
+  expect(csvRows((await readFile(a.export.path)).toString('utf8'))).toBe(a.export.rows);
+  const leftovers = (await readdir(dirname(a.export.path))).filter((name) => !name.endsWith('.csv'));
   expect(leftovers).toEqual([]);
 });
 
