@@ -60,7 +60,8 @@ export function exportActivities({ client, outputDir }: ActivityDeps) {
   };
 }
 
-function costRows(record: CostDataRecord): string[] {
+/** One CSV row per metering dimension of a record, in COST_COLUMNS. */
+export function costRows(record: CostDataRecord): string[] {
   const d = record.dimensions ?? {};
   return record.costs.map((c) =>
     csvRecord([

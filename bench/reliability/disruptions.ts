@@ -1,5 +1,5 @@
 import type { ProxyAction, ProxyRule } from './proxy';
-import type { Random } from './random';
+import type { Random } from '../../simulator/random';
 import type { RunKind } from './runs';
 
 /** A service call a kill or a lost answer can be aimed at. */

@@ -1,5 +1,5 @@
 import type { BackupServiceClient, InventoryResource, SourceAccount } from '../../api';
-import type { Random } from './random';
+import type { Random } from '../../simulator/random';
 import type { SimulatorControl } from './simulator-control';
 
 export interface SnapshotTarget {

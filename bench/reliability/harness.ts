@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Fixtures } from './fixtures';
-import { Random } from './random';
+import { Random } from '../../simulator/random';
 import { Stack } from './stack';
 import { runTrial, TRIAL_KINDS, type TrialKind, type TrialResult } from './trials';
 

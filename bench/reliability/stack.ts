@@ -8,7 +8,7 @@ import { freePort } from '../../worker/dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/shared';
 import { ManagedProcess, sleep } from './processes';
 import { LossyProxy } from './proxy';
-import type { Random } from './random';
+import type { Random } from '../../simulator/random';
 import { SimulatorControl } from './simulator-control';
 
 /** The project's root (where package.json is), from the sources or from dist/. */

@@ -5,7 +5,7 @@ import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type 
 import type { Fixtures } from './fixtures';
 import type { SeenRequest } from './proxy';
 import { sleep, type ManagedProcess } from './processes';
-import type { Random } from './random';
+import type { Random } from '../../simulator/random';
 import {
   nextProgress,
   orphansRecovered,

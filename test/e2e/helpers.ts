@@ -279,6 +279,17 @@ export const FAST_JOBS: Partial<JobsConfig> = {
   outcomes: {},
 };
 
+/** A seeded object-store snapshot and the `restore-pa` restore account: the targets of the restore suites. */
+export function objectStoreTarget(fx: E2E): { resourceId: string; snapshotId: string; restoreAccountId: string } {
+  const state = fx.sim.ctx.state;
+  const snapshot = Object.values(state.snapshots).find(
+    (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
+  );
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!snapshot || !account) throw new Error('the seeded simulator has no object-store snapshot or restore-pa account');
+  return { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
+}
+
 export async function setupE2E(): Promise<E2E> {
   installCapturingRuntime();
   captureConsole();

@@ -5,7 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { approvalGatedRestore } from '../../workflows';
 import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
 import { statusQuery } from '../../workflows/shared';
-import { eventually, phaseReached, setupE2E, teardownE2E, type E2E } from './helpers';
+import { eventually, objectStoreTarget, phaseReached, setupE2E, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;
 let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
@@ -15,13 +15,7 @@ const destination = { bucketA: { bucketName: 'restored-objects', prefix: 'adopti
 
 beforeAll(async () => {
   fx = await setupE2E();
-  const state = fx.sim.ctx.state;
-  const snapshot = Object.values(state.snapshots).find(
-    (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
-  );
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!snapshot || !account) throw new Error('the seeded simulator has no object-store snapshot or restore-pa account');
-  target = { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
+  target = objectStoreTarget(fx);
 }, 120_000);
 
 afterAll(() => teardownE2E(fx), 60_000);

@@ -15,6 +15,7 @@ import {
   eventually,
   failureOf,
   nudge,
+  objectStoreTarget,
   phaseReached,
   scanForSecrets,
   setupE2E,
@@ -27,13 +28,7 @@ let target: { resourceId: string; snapshotId: string; restoreAccountId: string }
 
 beforeAll(async () => {
   fx = await setupE2E();
-  const state = fx.sim.ctx.state;
-  const snapshot = Object.values(state.snapshots).find(
-    (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
-  );
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!snapshot || !account) throw new Error('the seeded simulator has no object-store snapshot or restore-pa account');
-  target = { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
+  target = objectStoreTarget(fx);
 }, 120_000);
 
 afterAll(() => teardownE2E(fx), 60_000);
