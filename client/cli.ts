@@ -1,20 +1,45 @@
 #!/usr/bin/env node
+import { createRequire } from 'node:module';
 import { redact } from '../api';
-import { demoCommand } from './demo/demo-command';
 import { describeCliError } from './errors';
-import { scheduleCommand } from './schedule-command';
-import { simulatorCommand } from './simulator-command';
-import { cancelCommand, listCommand, nudgeCommand, startCommand, statusCommand } from './workflow-commands';
 
-const COMMANDS: Record<string, { run: (argv: string[]) => Promise<void>; help: string }> = {
-  start: { run: startCommand, help: 'start <runbook> --input <file|json> [--id <id>] [--wait]' },
-  status: { run: statusCommand, help: 'status <workflowId> [--watch]' },
-  list: { run: listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
-  cancel: { run: cancelCommand, help: 'cancel <workflowId>' },
-  nudge: { run: nudgeCommand, help: 'nudge <workflowId>' },
-  schedule: { run: scheduleCommand, help: 'schedule create|list|delete|trigger …' },
-  simulator: { run: simulatorCommand, help: 'simulator --port <p> [--data-dir <dir>] …' },
-  demo: { run: demoCommand, help: 'demo [--timeout <seconds>]' },
+type Command = (argv: string[]) => Promise<void>;
+const lazy = createRequire(__filename);
+
+// Each command's module is loaded only when it runs: `--help` must not load the worker, the simulator or fastify.
+const COMMANDS: Record<string, { load: () => Command; help: string }> = {
+  start: {
+    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).startCommand,
+    help: 'start <runbook> --input <file|json> [--id <id>] [--wait]',
+  },
+  status: {
+    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).statusCommand,
+    help: 'status <workflowId> [--watch]',
+  },
+  list: {
+    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).listCommand,
+    help: 'list [--runbook <name>] [--limit <n>]',
+  },
+  cancel: {
+    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).cancelCommand,
+    help: 'cancel <workflowId>',
+  },
+  nudge: {
+    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).nudgeCommand,
+    help: 'nudge <workflowId>',
+  },
+  schedule: {
+    load: () => (lazy('./schedule-command') as typeof import('./schedule-command')).scheduleCommand,
+    help: 'schedule create|list|delete|trigger …',
+  },
+  simulator: {
+    load: () => (lazy('./simulator-command') as typeof import('./simulator-command')).simulatorCommand,
+    help: 'simulator --port <p> [--data-dir <dir>] …',
+  },
+  demo: {
+    load: () => (lazy('./demo/demo-command') as typeof import('./demo/demo-command')).demoCommand,
+    help: 'demo [--timeout <seconds>]',
+  },
 };
 
 const USAGE = [
@@ -36,7 +61,8 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  await command.run(rest);
+  const run = command.load();
+  await run(rest);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
