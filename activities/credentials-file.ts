@@ -170,8 +170,7 @@ export class CredentialsFile implements CredentialsSource {
   }
 
   async current(): Promise<Credentials> {
-    const { clientId, clientSecret } = await this.read();
-    return { clientId, clientSecret };
+    return pick(await this.read());
   }
 
   /**

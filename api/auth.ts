@@ -1,5 +1,6 @@
 import { errorForStatus, InvalidResponseError, NotFoundError } from './errors';
-import type { HttpTransport } from './http';
+import type { z } from 'zod';
+import type { HttpResponse, HttpTransport } from './http';
 import { registerSecret } from './redact';
 import { ApiCredentials, ErrorBody, IssuedToken, TokenRequest } from './schemas';
 import { validate } from './validate';
@@ -67,14 +68,9 @@ export async function requestToken(
           form: { client_id: body.clientId, client_secret: body.clientSecret, grant_type: 'client_credentials' },
         },
   );
-  if (res.status !== 200) {
-    const serviceMessage = ErrorBody.safeParse(res.body).data?.error;
-    throw errorForStatus(res.status, { method: 'POST', path, serviceMessage }, res.headers['retry-after']);
-  }
-  const token = IssuedToken.safeParse(res.body);
-  if (!token.success) throw new InvalidResponseError({ method: 'POST', path }, token.error.issues[0]?.message ?? '');
-  registerSecret(token.data.accessToken);
-  return token.data;
+  const token = okBody(res, path, IssuedToken);
+  registerSecret(token.accessToken);
+  return token;
 }
 
 /**
@@ -84,15 +80,21 @@ export async function requestToken(
 export async function rotateWithToken(transport: HttpTransport, accessToken: string): Promise<ApiCredentials> {
   const path = '/v1/api-credentials/current/rotate';
   const res = await transport.send({ method: 'POST', path, headers: { authorization: `Bearer ${accessToken}` } });
+  const rotated = okBody(res, path, ApiCredentials);
+  registerSecret(rotated.clientSecret);
+  return rotated;
+}
+
+/** The decoded body of a 200 answer to a POST outside the token provider; any other status as its typed error. */
+function okBody<S extends z.ZodType>(res: HttpResponse, path: string, schema: S): z.output<S> {
   if (res.status !== 200) {
     const serviceMessage = ErrorBody.safeParse(res.body).data?.error;
     throw errorForStatus(res.status, { method: 'POST', path, serviceMessage }, res.headers['retry-after']);
   }
-  const rotated = ApiCredentials.safeParse(res.body);
-  if (!rotated.success)
-    throw new InvalidResponseError({ method: 'POST', path }, rotated.error.issues[0]?.message ?? '');
-  registerSecret(rotated.data.clientSecret);
-  return rotated.data;
+  const decoded = schema.safeParse(res.body);
+  if (!decoded.success)
+    throw new InvalidResponseError({ method: 'POST', path }, decoded.error.issues[0]?.message ?? '');
+  return decoded.data;
 }
 
 /**

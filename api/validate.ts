@@ -1,17 +1,19 @@
 import type { z } from 'zod';
 import { InvalidArgumentError } from './errors';
 
-/**
- * The field and the problem of a validation error's first issue, the field prefixed with `name`. An unknown key is
- * named itself (`body.groupby: unrecognized key`), so that a misspelling points at the misspelled word.
- */
+/** An issue's path; an unknown key's ends with the key itself, so that a misspelling points at the misspelled word. */
+export function issuePath(issue: z.core.$ZodIssue): string[] {
+  const path = issue.path.map(String);
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0]);
+  return path;
+}
+
+/** The field and the problem of a validation error's first issue, the field prefixed with `name`. */
 export function describeIssue(error: z.ZodError, name: string): { field: string; problem: string } {
   const issue = error.issues[0];
-  const path = [name, ...(issue?.path ?? []).map(String)];
-  if (issue?.code === 'unrecognized_keys') {
-    return { field: [...path, issue.keys[0] ?? ''].join('.'), problem: 'unrecognized key' };
-  }
-  return { field: path.join('.'), problem: issue?.message ?? 'invalid value' };
+  if (!issue) return { field: name, problem: 'invalid value' };
+  const problem = issue.code === 'unrecognized_keys' ? 'unrecognized key' : issue.message;
+  return { field: [name, ...issuePath(issue)].join('.'), problem };
 }
 
 /** Checks an argument before anything is sent, naming the first bad field. */

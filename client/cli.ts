@@ -4,42 +4,27 @@ import { redact } from '../api';
 import { describeCliError } from './errors';
 
 type Command = (argv: string[]) => Promise<void>;
-const lazy = createRequire(__filename);
 
 // Each command's module is loaded only when it runs: `--help` must not load the worker, the simulator or fastify.
+// `require` answers untyped; `unknown` keeps the cast below the only place a module's type is claimed.
+const requireHere: (id: string) => unknown = createRequire(__filename);
+const workflowCommands = () => requireHere('./workflow-commands') as typeof import('./workflow-commands');
+const scheduleCommands = () => requireHere('./schedule-command') as typeof import('./schedule-command');
+const simulatorCommands = () => requireHere('./simulator-command') as typeof import('./simulator-command');
+const demoCommands = () => requireHere('./demo/demo-command') as typeof import('./demo/demo-command');
+
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
-    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).startCommand,
+    load: () => workflowCommands().startCommand,
     help: 'start <runbook> --input <file|json> [--id <id>] [--wait]',
   },
-  status: {
-    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).statusCommand,
-    help: 'status <workflowId> [--watch]',
-  },
-  list: {
-    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).listCommand,
-    help: 'list [--runbook <name>] [--limit <n>]',
-  },
-  cancel: {
-    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).cancelCommand,
-    help: 'cancel <workflowId>',
-  },
-  nudge: {
-    load: () => (lazy('./workflow-commands') as typeof import('./workflow-commands')).nudgeCommand,
-    help: 'nudge <workflowId>',
-  },
-  schedule: {
-    load: () => (lazy('./schedule-command') as typeof import('./schedule-command')).scheduleCommand,
-    help: 'schedule create|list|delete|trigger …',
-  },
-  simulator: {
-    load: () => (lazy('./simulator-command') as typeof import('./simulator-command')).simulatorCommand,
-    help: 'simulator --port <p> [--data-dir <dir>] …',
-  },
-  demo: {
-    load: () => (lazy('./demo/demo-command') as typeof import('./demo/demo-command')).demoCommand,
-    help: 'demo [--timeout <seconds>]',
-  },
+  status: { load: () => workflowCommands().statusCommand, help: 'status <workflowId> [--watch]' },
+  list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
+  cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
+  nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
+  schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
+  simulator: { load: () => simulatorCommands().simulatorCommand, help: 'simulator --port <p> [--data-dir <dir>] …' },
+  demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
 };
 
 const USAGE = [

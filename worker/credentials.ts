@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { registerSecret, type Credentials } from '../api';
 import { CredentialsFileError, readCredentialsFile, writeCredentialsFile } from '../activities/credentials-file';
@@ -29,11 +29,15 @@ export async function resolveCredentials(
     return { credentials };
   }
   registerSecret(service.clientSecret);
-  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw fail('BACKUP_CREDENTIALS_FILE', `cannot read ${file}: ${err.code ?? err.message}`);
+  // One read: a missing file is seeded from the environment, a bad one is a configuration error.
+  const stored = await readCredentialsFile(file).catch((err: unknown) => {
+    if (err instanceof CredentialsFileError) throw fail('BACKUP_CREDENTIALS_FILE', err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT')
+      throw fail('BACKUP_CREDENTIALS_FILE', `cannot read ${file}: ${code ?? (err as Error).message}`);
     return undefined;
   });
-  if (text === undefined) {
+  if (stored === undefined) {
     if (!service.clientId || !service.clientSecret) {
       throw fail(
         'BACKUP_CREDENTIALS_FILE',
@@ -46,9 +50,6 @@ export async function resolveCredentials(
     return { credentials, credentialsFile: file };
   }
 
-  const stored = await readCredentialsFile(file).catch((err: unknown) => {
-    throw err instanceof CredentialsFileError ? fail('BACKUP_CREDENTIALS_FILE', err.message) : err;
-  });
   const credentials = { clientId: stored.clientId, clientSecret: stored.clientSecret };
   if (stored.pendingRotation) {
     // The token provider finishes it if the file's secret is refused; the rotation's retry finishes it otherwise.

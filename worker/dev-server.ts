@@ -12,12 +12,13 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared';
  * The CommonJS script that finds or builds the Temporal CLI. It is not compiled into dist/, so it is found from here
  * (source: ../scripts, dist/worker: ../../scripts).
  */
-function ensureTemporal(): string {
+export function ensureTemporal(): string {
   const script = [join(__dirname, '..', 'scripts'), join(__dirname, '..', '..', 'scripts')]
     .map((dir) => join(dir, 'ensure-temporal.js'))
     .find((file) => existsSync(file));
   if (!script) throw new Error(`scripts/ensure-temporal.js not found above ${__dirname}`);
-  const loaded = createRequire(__filename)(script) as typeof import('../scripts/ensure-temporal');
+  const requireHere: (id: string) => unknown = createRequire(__filename);
+  const loaded = requireHere(script) as typeof import('../scripts/ensure-temporal');
   return loaded.ensureTemporal();
 }
 

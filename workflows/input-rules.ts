@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { TimestampInput } from '../api/schemas/common';
+import { issuePath } from '../api/validate';
 import { QueryDestination } from '../api/schemas/queries';
 import { ObjectStorageDestination } from '../api/schemas/restore';
 
@@ -93,9 +94,7 @@ export function issuesInOrder(issues: readonly z.core.$ZodIssue[]): z.core.$ZodI
 
 /** An issue's field as a dotted path; an unknown key's path ends with the key itself (`filters.resourceTypes`). */
 export function issueField(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String);
-  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0]);
-  return path.join('.') || 'input';
+  return issuePath(issue).join('.') || 'input';
 }
 
 /** An issue's message; a union's bare "Invalid input" says nothing, so what each alternative wanted is listed. */

@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import type { JobsConfig } from '../../simulator/model';
-import { freePort } from '../../worker/dev-server';
+import { ensureTemporal, freePort } from '../../worker/dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/shared';
 import { ManagedProcess, sleep } from './processes';
 import { LossyProxy } from './proxy';
@@ -20,13 +19,6 @@ export function projectRoot(): string {
     }
   }
   throw new Error(`no backup-runbooks package.json above ${__dirname}`);
-}
-
-function temporalCli(root: string): string {
-  const loaded = createRequire(__filename)(join(root, 'scripts', 'ensure-temporal.js')) as {
-    ensureTemporal(): string;
-  };
-  return loaded.ensureTemporal();
 }
 
 /** Short jobs, so that a trial takes seconds; restores last long enough for a files restore to be running. */
@@ -90,7 +82,7 @@ export class Stack {
     for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=Keyword`);
     const temporal = new ManagedProcess({
       name: 'temporal dev server',
-      command: temporalCli(root),
+      command: ensureTemporal(),
       args,
       logFile: join(dir, 'temporal.log'),
       probe: () => temporalServes(temporalAddress),
