@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // Workflow code is replayed: it must not reach the outside world.
-    files: ['workflows/**/*.ts'],
+    files: ['runbooks/*/workflow.ts', 'runbooks/workflows.ts', 'runtime/calls.ts', 'contracts/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

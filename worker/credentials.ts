@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { registerSecret, type Credentials } from '../api';
-import { CredentialsFileError, readCredentialsFile, writeCredentialsFile } from '../activities/credentials-file';
+import { CredentialsFileError, readCredentialsFile, writeCredentialsFile } from '../runtime/credentials-file';
 import { ConfigError, type ServiceConfig } from './config';
 
 export interface ResolvedCredentials {

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared';
+import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
 
 /**
  * The CommonJS script that finds or builds the Temporal CLI. It is not compiled into dist/, so it is found from here

@@ -1,11 +1,11 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
-import { createActivities } from '../activities';
-import { CredentialsFile, type CredentialsFileOptions } from '../activities/credentials-file';
+import { createActivities } from '../runbooks/activities';
+import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
 import { DEFAULT_TASK_QUEUE } from './config';
 
 export { DEFAULT_TASK_QUEUE };
-export const WORKFLOWS_PATH = require.resolve('../workflows');
+export const WORKFLOWS_PATH = require.resolve('../runbooks/workflows');
 
 export interface RunbookWorkerOptions {
   connection: NativeConnection;

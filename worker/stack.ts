@@ -4,16 +4,16 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
-import { writeCredentialsFile } from '../activities/credentials-file';
+import { writeCredentialsFile } from '../runtime/credentials-file';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import type { Config } from './config';
 import { resolveCredentials } from './credentials';
 import { startDevServer, type DevServer } from './dev-server';
-import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared';
-import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from './stack-files';
+import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
+import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from '../runtime/stack-files';
 import { PinoTemporalLogger } from './logger';
 import { createRunbookWorker, WORKFLOWS_PATH } from './runbook-worker';
-import { temporalConnectionOptions } from './temporal-connection';
+import { temporalConnectionOptions } from '../runtime/temporal-connection';
 
 export interface StackOptions {
   log: Logger;

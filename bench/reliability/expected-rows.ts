@@ -1,5 +1,5 @@
-import { csvRecord } from '../../activities/csv';
-import { COST_COLUMNS, costRows } from '../../activities/exports';
+import { csvRecord } from '../../runtime/csv';
+import { COST_COLUMNS, costRows } from '../../runbooks/query-export/activities';
 import type { BackupServiceClient, CostDataInput } from '../../api';
 
 /**

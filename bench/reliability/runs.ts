@@ -1,10 +1,10 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
-import type { CostExportInput } from '../../workflows/cost-export';
-import type { DrDrillInput } from '../../workflows/dr-drill';
-import type { OffboardSourceAccountInput } from '../../workflows/offboard-source-account';
-import type { QueryExportInput } from '../../workflows/query-export';
+import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/workflow';
+import type { CostExportInput } from '../../runbooks/cost-export/workflow';
+import type { DrDrillInput } from '../../runbooks/dr-drill/workflow';
+import type { OffboardSourceAccountInput } from '../../runbooks/offboard-source-account/workflow';
+import type { QueryExportInput } from '../../runbooks/query-export/workflow';
 import type { Fixtures, SnapshotTarget } from './fixtures';
 import { sleep } from './processes';
 import type { Stack } from './stack';

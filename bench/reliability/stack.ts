@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import type { JobsConfig } from '../../simulator/model';
 import { ensureTemporal, freePort } from '../../worker/dev-server';
-import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/shared';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { ManagedProcess, sleep } from './processes';
 import { LossyProxy } from './proxy';
 import type { Random } from '../../simulator/random';
@@ -94,7 +94,7 @@ export class Stack {
     const simulator = new ManagedProcess({
       name: 'simulator',
       command: process.execPath,
-      args: [join(root, 'dist/client/cli.js'), 'simulator', '--port', String(simPort), '--data-dir', simDir],
+      args: [join(root, 'dist/cli/main.js'), 'simulator', '--port', String(simPort), '--data-dir', simDir],
       logFile: join(dir, 'simulator.log'),
       probe: () => control.healthy(),
     });

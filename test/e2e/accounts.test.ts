@@ -4,8 +4,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { NotFoundError } from '../../api';
-import { costExport, offboardSourceAccount, rotateCredentials } from '../../workflows';
-import { FailureType, RunbookResourceKey } from '../../workflows/shared';
+import { costExport, offboardSourceAccount, rotateCredentials } from '../../runbooks/workflows';
+import { FailureType, RunbookResourceKey } from '../../contracts';
 import { failureOf, scanForSecrets, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;

@@ -6,13 +6,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { databaseNameOf } from '../../simulator/seed-databases';
-import { FailureType } from '../../workflows/shared';
+import { FailureType } from '../../contracts';
 import { drill, HTTP_CASES, RUNBOOK_CASES, type Targets } from './bad-input-cases';
 import { CLI_CASES } from './bad-input-cli-cases';
 import { failureOf, setupE2E, teardownE2E, type E2E } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'client', 'cli.js');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
 let fx: E2E;
 let targets: Targets;

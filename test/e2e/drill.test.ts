@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { InventoryResource } from '../../api';
-import { approvalGatedRestore, drDrill } from '../../workflows';
-import type { DrDrillInput } from '../../workflows/dr-drill';
-import type { DrillReport } from '../../workflows/drill-types';
-import { FailureType, RunbookKindKey } from '../../workflows/shared';
+import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
+import type { DrDrillInput } from '../../runbooks/dr-drill/workflow';
+import type { DrillReport } from '../../runbooks/dr-drill/report';
+import { FailureType, RunbookKindKey } from '../../contracts';
 import {
   eventually,
   failureOf,

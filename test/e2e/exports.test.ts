@@ -2,12 +2,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { csvRecord } from '../../activities/csv';
-import { COST_COLUMNS } from '../../activities/exports';
-import { costExport, queryExport } from '../../workflows';
-import type { CostExportInput } from '../../workflows/cost-export';
-import type { QueryExportInput } from '../../workflows/query-export';
-import { FailureType, RunbookResourceKey } from '../../workflows/shared';
+import { csvRecord } from '../../runtime/csv';
+import { COST_COLUMNS } from '../../runbooks/query-export/activities';
+import { costExport, queryExport } from '../../runbooks/workflows';
+import type { CostExportInput } from '../../runbooks/cost-export/workflow';
+import type { QueryExportInput } from '../../runbooks/query-export/workflow';
+import { FailureType, RunbookResourceKey } from '../../contracts';
 import { failureOf, historyText, scanForSecrets, setupE2E, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;

@@ -22,7 +22,7 @@ import { BackupServiceClient, closeHttpPools, type BackupJob, type MpaRequest, t
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
-import { nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../workflows/shared';
+import { nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 // Real Temporal dev server, in-process simulator, and the proxy that refuses or loses answers at exact calls.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { approvalGatedRestore } from '../../workflows';
-import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
-import { statusQuery } from '../../workflows/shared';
+import { approvalGatedRestore } from '../../runbooks/workflows';
+import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/workflow';
+import { statusQuery } from '../../contracts';
 import { eventually, objectStoreTarget, phaseReached, setupE2E, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;

@@ -7,9 +7,9 @@ import {
   RunbookKindKey,
   RunbookResourceKey,
   statusQuery,
-} from '../../workflows/shared';
-import { approvalGatedRestore } from '../../workflows';
-import type { ApprovalGatedRestoreInput } from '../../workflows/approval-gated-restore';
+} from '../../contracts';
+import { approvalGatedRestore } from '../../runbooks/workflows';
+import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/workflow';
 import {
   eventCount,
   eventually,

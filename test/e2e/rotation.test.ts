@@ -4,8 +4,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import type { WorkflowHandle } from '@temporalio/client';
-import { writeCredentialsFile, type StoredCredentials } from '../../activities/credentials-file';
-import { costExport, rotateCredentials } from '../../workflows';
+import { writeCredentialsFile, type StoredCredentials } from '../../runtime/credentials-file';
+import { costExport, rotateCredentials } from '../../runbooks/workflows';
 import { scanForSecrets, setupE2E, startWorker, teardownE2E, type E2E, type RunningWorker } from './helpers';
 
 let fx: E2E;

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { ConfigError, dataDirOf, loadTemporalConfig, type TemporalConfig } from '../worker/config';
+import { ADDRESS_FILE } from '../runtime/stack-files';
+import { temporalConnectionOptions } from '../runtime/temporal-connection';
+import { NotConnectedError, UsageError } from './errors';
+
+export interface TemporalSession {
+  client: Client;
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The address to use: TEMPORAL_ADDRESS, or the one the worker wrote when it started an embedded dev server. */
+export function resolveAddress(temporal: TemporalConfig, env: Env = process.env): { address: string; source: string } {
+  if (temporal.address) return { address: temporal.address, source: 'TEMPORAL_ADDRESS' };
+  const file = join(resolve(dataDirOf(env)), ADDRESS_FILE);
+  let address: string;
+  try {
+    address = readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new NotConnectedError(
+      'TEMPORAL_ADDRESS is not set and no embedded Temporal server is running ' +
+        `(${file} does not exist).\nStart the worker with \`npm start\`: it starts a local Temporal dev server ` +
+        `(usually at 127.0.0.1:7233) and writes its address to ${file}. Or set TEMPORAL_ADDRESS.`,
+    );
+  }
+  return { address, source: file };
+}
+
+/** A client on the configured (or embedded) Temporal server; configuration problems are usage errors. */
+export async function connectTemporal(env: Env = process.env): Promise<TemporalSession> {
+  let temporal: TemporalConfig;
+  try {
+    temporal = loadTemporalConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const { address, source } = resolveAddress(temporal, env);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ ...temporalConnectionOptions(temporal, address), connectTimeout: 5_000 });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    const hint =
+      source === 'TEMPORAL_ADDRESS' ? 'check TEMPORAL_ADDRESS' : 'is the worker (`npm start`) still running?';
+    throw new NotConnectedError(
+      `cannot reach Temporal at ${address} (from ${source}): ${(err as Error).message}; ${hint}`,
+    );
+  }
+  return {
+    client: new Client({ connection, namespace: temporal.namespace }),
+    address,
+    namespace: temporal.namespace,
+    taskQueue: temporal.taskQueue,
+    close: () => connection.close(),
+  };
+}
+
+/** Runs a command with a session, closing it afterwards. */
+export async function withTemporal<T>(fn: (session: TemporalSession) => Promise<T>): Promise<T> {
+  const session = await connectTemporal();
+  try {
+    return await fn(session);
+  } finally {
+    await session.close();
+  }
+}

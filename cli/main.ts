@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { redact } from '../api';
+import { describeCliError } from './errors';
+
+type Command = (argv: string[]) => Promise<void>;
+
+// Each command's module is loaded only when it runs: `--help` must not load the worker, the simulator or fastify.
+// `require` answers untyped; `unknown` keeps the cast below the only place a module's type is claimed.
+const requireHere: (id: string) => unknown = createRequire(__filename);
+const workflowCommands = () => requireHere('./workflow-commands') as typeof import('./workflow-commands');
+const scheduleCommands = () => requireHere('./schedule-command') as typeof import('./schedule-command');
+const simulatorCommands = () => requireHere('./simulator-command') as typeof import('./simulator-command');
+const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
+
+const COMMANDS: Record<string, { load: () => Command; help: string }> = {
+  start: {
+    load: () => workflowCommands().startCommand,
+    help: 'start <runbook> --input <file|json> [--id <id>] [--wait]',
+  },
+  status: { load: () => workflowCommands().statusCommand, help: 'status <workflowId> [--watch]' },
+  list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
+  cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
+  nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
+  schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
+  simulator: { load: () => simulatorCommands().simulatorCommand, help: 'simulator --port <p> [--data-dir <dir>] …' },
+  demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
+};
+
+const USAGE = [
+  'usage: runbooks <command> [options]',
+  ...Object.values(COMMANDS).map((c) => `  runbooks ${c.help}`),
+  'Temporal: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, RUNBOOKS_TASK_QUEUE',
+  '(unset TEMPORAL_ADDRESS: the address of the dev server that `npm start` runs, from .data/temporal-address)',
+].join('\n');
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    console.error(name ? `unknown command '${name}'\n${USAGE}` : USAGE);
+    process.exitCode = 2;
+    return;
+  }
+  const run = command.load();
+  await run(rest);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  // Secrets never reach the terminal.
+  const { text, exitCode } = describeCliError(err, process.env.RUNBOOKS_DEBUG === '1');
+  console.error(redact(text));
+  process.exitCode = exitCode;
+});

@@ -1,0 +1,40 @@
+import type { RunbookStatus } from '../contracts';
+
+/** `[#####-----]`: `done` of `total` in `width` cells, never overflowing either way. */
+export function progressBar(done: number, total: number, width = 10): string {
+  const ratio = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  const filled = Math.round(ratio * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+}
+
+/** `[#####-----] 1/2 approvals` */
+export function formatProgress(progress: NonNullable<RunbookStatus['progress']>): string {
+  return `${progressBar(progress.done, progress.total)} ${progress.done}/${progress.total} ${progress.unit}`;
+}
+
+/** One line: the phase, its progress bar when it has one, and what it waits for. */
+export function statusLine(status: RunbookStatus): string {
+  const parts = [status.phase];
+  if (status.progress) parts.push(formatProgress(status.progress));
+  const about = status.waitingFor ?? status.detail;
+  if (about) parts.push(`(${about})`);
+  return parts.join('  ');
+}
+
+/** Several lines, for `runbooks status`. */
+export function statusBlock(status: RunbookStatus): string[] {
+  const lines = [`phase:       ${status.phase}`];
+  if (status.progress) lines.push(`progress:    ${formatProgress(status.progress)}`);
+  if (status.waitingFor) lines.push(`waiting for: ${status.waitingFor}`);
+  if (status.detail) lines.push(`detail:      ${status.detail}`);
+  lines.push(`updated:     ${status.updatedAt}`);
+  return lines;
+}
+
+/** `1m 05s`, `12.3 s` */
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return `${minutes}m ${String(seconds).padStart(2, '0')}s`;
+}

@@ -1,0 +1,166 @@
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { RunbookKindKey } from '../contracts';
+import { idArgument, parseCommandLine, positionals, readInput } from './args';
+import { withTemporal } from './connection';
+import { CliError, UsageError } from './errors';
+import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
+import { printTable } from './workflow-commands';
+
+const USAGE = [
+  'usage: runbooks schedule create <scheduleId> --runbook <name> --cron <expr> [--input <file|json>] [--timezone <tz>] [--paused]',
+  '       runbooks schedule list',
+  '       runbooks schedule delete <scheduleId>',
+  '       runbooks schedule trigger <scheduleId>',
+  'examples:',
+  `  runbooks schedule create nightly-cost-export --runbook costExport --cron '0 2 * * *' --input '{"window":"previous-day"}'`,
+  "  runbooks schedule create weekly-drill --runbook drDrill --cron '0 3 * * 1' --input drill.json",
+  `runbooks: ${RUNBOOK_NAMES.join(', ')}`,
+].join('\n');
+
+// Five to seven fields, or a macro such as @daily; the server checks the rest.
+const CRON = /^(@[a-z]+|(\S+\s+){4,6}\S+)$/;
+
+/** `runbooks schedule …`: Temporal Schedules that start runbooks, e.g. the nightly cost export or a weekly drill. */
+export async function scheduleCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'create':
+      return createSchedule(rest);
+    case 'list':
+      positionals(parseCommandLine(rest, {}, USAGE).positionals, [], USAGE);
+      return withTemporal(({ client }) => listSchedules(client));
+    case 'delete':
+    case 'trigger': {
+      const { positionals: args } = parseCommandLine(rest, {}, USAGE);
+      const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
+      return withTemporal(({ client }) => (sub === 'delete' ? deleteSchedule : triggerSchedule)(client, scheduleId));
+    }
+    case '--help':
+      console.log(USAGE);
+      return;
+    case undefined:
+      throw new UsageError(USAGE);
+    default:
+      throw new UsageError(`unknown schedule command '${sub}'\n${USAGE}`);
+  }
+}
+
+async function createSchedule(argv: string[]): Promise<void> {
+  const { values, positionals: args } = parseCommandLine(
+    argv,
+    {
+      runbook: { type: 'string' },
+      cron: { type: 'string' },
+      input: { type: 'string' },
+      timezone: { type: 'string' },
+      paused: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
+  const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
+  const runbook = runbookName(values.runbook, '--runbook');
+  if (!values.cron || !CRON.test(values.cron.trim())) {
+    throw new UsageError(`--cron must be a cron expression such as '0 2 * * *'\n${USAGE}`);
+  }
+  if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
+    throw new UsageError(`--input is required for ${runbook}\n${USAGE}`);
+  }
+  if (values.timezone !== undefined && !knownTimeZone(values.timezone)) {
+    throw new UsageError(
+      `--timezone must be an IANA time zone such as 'Europe/Paris' or 'UTC', not '${values.timezone}'`,
+    );
+  }
+  const input = values.input === undefined ? undefined : readInput(values.input);
+  const { args: workflowArgs } = validateRunbookInput(runbook, input);
+  const cron = values.cron.trim();
+
+  await withTemporal(async ({ client, taskQueue }) => {
+    try {
+      await client.schedule.create({
+        scheduleId,
+        spec: { cronExpressions: [cron], timezone: values.timezone },
+        action: {
+          type: 'startWorkflow',
+          workflowType: runbook,
+          args: workflowArgs,
+          taskQueue,
+          // Temporal appends the fire time, so each run has its own deterministic ID.
+          workflowId: scheduleId,
+          typedSearchAttributes: [{ key: RunbookKindKey, value: runbook }],
+        },
+        // A drill or an export that is still running when the next is due is not doubled up.
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
+        state: { paused: values.paused, note: `created by runbooks CLI` },
+        memo: { cron, runbook },
+      });
+    } catch (err) {
+      if (err instanceof ScheduleAlreadyRunning) {
+        throw new CliError(`schedule ${scheduleId} exists already; delete it first to change it`);
+      }
+      // The client raises the server's "invalid schedule spec" (a cron it cannot read) as a TypeError.
+      if (err instanceof TypeError) throw new UsageError(`the Temporal server refused the schedule: ${err.message}`);
+      throw err;
+    }
+    const description = await client.schedule.getHandle(scheduleId).describe();
+    const next = description.info.nextActionTimes[0]?.toISOString() ?? 'none';
+    console.log(
+      `created schedule ${scheduleId}: ${runbook} at '${cron}'${values.paused ? ' (paused)' : ''}; next run ${next}`,
+    );
+  });
+}
+
+async function listSchedules(client: Client): Promise<void> {
+  const rows: string[][] = [];
+  for await (const s of client.schedule.list()) {
+    const memo = s.memo ?? {};
+    rows.push([
+      s.scheduleId,
+      s.action?.workflowType ?? '',
+      typeof memo.cron === 'string' ? memo.cron : '',
+      s.state.paused ? 'paused' : 'active',
+      s.info.nextActionTimes[0]?.toISOString() ?? '',
+      s.info.recentActions.at(-1)?.takenAt.toISOString() ?? '',
+    ]);
+  }
+  if (rows.length === 0) {
+    console.log('no schedules');
+    return;
+  }
+  printTable([['SCHEDULE', 'RUNBOOK', 'CRON', 'STATE', 'NEXT RUN', 'LAST RUN'], ...rows]);
+}
+
+async function deleteSchedule(client: Client, scheduleId: string): Promise<void> {
+  await client.schedule
+    .getHandle(scheduleId)
+    .delete()
+    .catch((err: unknown) => {
+      throw missing(err, scheduleId);
+    });
+  console.log(`deleted schedule ${scheduleId}; runs it started are not affected`);
+}
+
+async function triggerSchedule(client: Client, scheduleId: string): Promise<void> {
+  // A manual trigger is a deliberate extra run: allow it even while a scheduled one is running.
+  await client.schedule
+    .getHandle(scheduleId)
+    .trigger(ScheduleOverlapPolicy.ALLOW_ALL)
+    .catch((err: unknown) => {
+      throw missing(err, scheduleId);
+    });
+  console.log(`triggered schedule ${scheduleId}; see \`runbooks list\` for the run`);
+}
+
+function missing(err: unknown, scheduleId: string): unknown {
+  return err instanceof ScheduleNotFoundError
+    ? new CliError(`no schedule '${scheduleId}' (see \`runbooks schedule list\`)`)
+    : err;
+}
+
+function knownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return zone.trim() !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type WorkflowExecutionStatusName,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { statusQuery, type RunbookStatus } from '../contracts';
+import { CliError, RunFailedError } from './errors';
+
+/** The runbook's own status, or undefined when it cannot answer (no worker is polling, or it has not started yet). */
+export async function queryStatus(handle: WorkflowHandle): Promise<RunbookStatus | undefined> {
+  try {
+    return await handle.query(statusQuery);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw notFound(handle.workflowId);
+    return undefined;
+  }
+}
+
+export function notFound(workflowId: string): CliError {
+  return new CliError(`no workflow '${workflowId}' in this namespace (see \`runbooks list\`)`);
+}
+
+export interface WatchOptions {
+  intervalMs?: number;
+  /** Gives up (with an error naming the workflow) after this long. */
+  timeoutMs?: number;
+  /** Called on every poll while it runs, with its last known status. */
+  onStatus?: (status: RunbookStatus | undefined) => void;
+}
+
+/** Polls until the workflow closes; returns how it closed. */
+export async function waitUntilClosed(
+  handle: WorkflowHandle,
+  options: WatchOptions = {},
+): Promise<WorkflowExecutionStatusName> {
+  const interval = options.intervalMs ?? 1_000;
+  const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+  for (;;) {
+    const { status } = await handle.describe().catch((err: unknown) => {
+      throw err instanceof WorkflowNotFoundError ? notFound(handle.workflowId) : err;
+    });
+    if (status.name !== 'RUNNING') return status.name;
+    const last = await queryStatus(handle);
+    options.onStatus?.(last);
+    if (Date.now() > deadline) {
+      // Say what it was doing, so that a slow machine is told apart from a stuck run.
+      const doing = last
+        ? `; it was at '${last.phase}'${last.waitingFor ? `, waiting for ${last.waitingFor}` : ''}`
+        : '';
+      throw new RunFailedError(
+        `${handle.workflowId} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s${doing}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/** The innermost failure's type and message: what an operator needs to read. */
+export function describeFailure(err: unknown): string {
+  let failure: unknown = err instanceof WorkflowFailedError ? err.cause : err;
+  while (failure instanceof TemporalFailure && failure.cause && !(failure instanceof ApplicationFailure)) {
+    failure = failure.cause;
+  }
+  if (failure instanceof ApplicationFailure) return `${failure.type ?? 'ApplicationFailure'}: ${failure.message}`;
+  if (failure instanceof Error) return failure.message;
+  return String(failure);
+}
+
+/** The workflow's result; its failure becomes a RunFailedError with the reason. */
+export async function resultOf<T>(handle: WorkflowHandle): Promise<T> {
+  try {
+    return (await handle.result()) as T;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError) {
+      throw new RunFailedError(`${handle.workflowId} failed: ${describeFailure(err)}`);
+    }
+    throw err;
+  }
+}
+
+/** Draws status lines: redrawn in place on a terminal, printed when they change otherwise. */
+export function statusPrinter(prefix = '  '): { show(line: string): void; done(): void } {
+  const tty = process.stdout.isTTY === true;
+  let last = '';
+  return {
+    show(line) {
+      if (line === last) return;
+      last = line;
+      if (tty) process.stdout.write(`\r\x1b[2K${prefix}${line}`);
+      else process.stdout.write(`${prefix}${line}\n`);
+    },
+    done() {
+      if (tty && last) process.stdout.write('\n');
+      last = '';
+    },
+  };
+}

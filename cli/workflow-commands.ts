@@ -1,0 +1,193 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { nudgeSignal, RunbookKindKey } from '../contracts';
+import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } from './args';
+import { withTemporal } from './connection';
+import { CliError, UsageError } from './errors';
+import { formatDuration, statusBlock, statusLine } from './progress';
+import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from './runbooks';
+import { notFound, queryStatus, resultOf, statusPrinter, waitUntilClosed } from './watch';
+
+const START_USAGE =
+  'usage: runbooks start <runbook> [--input <file|json|->] [--id <workflowId>] [--wait]\n' +
+  `runbooks: ${RUNBOOK_NAMES.join(', ')}`;
+
+export interface StartedRun {
+  workflowId: string;
+  runId: string;
+}
+
+/** Validates and starts a runbook under its deterministic ID (or `workflowId`). Nothing starts on a bad input. */
+export async function startRunbook(
+  client: Client,
+  taskQueue: string,
+  runbook: RunbookName,
+  input: unknown,
+  workflowId?: string,
+): Promise<StartedRun> {
+  const validated = validateRunbookInput(runbook, input);
+  const id = workflowId ?? validated.workflowId;
+  try {
+    const handle = await client.workflow.start(runbook, {
+      taskQueue,
+      workflowId: id,
+      args: validated.args,
+      // Set at start too, so that `list --runbook` finds the run before its first workflow task.
+      typedSearchAttributes: [{ key: RunbookKindKey, value: runbook }],
+    });
+    return { workflowId: id, runId: handle.firstExecutionRunId };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      throw new CliError(
+        `workflow ${id} is already running: the same work was started before (IDs are deterministic).\n` +
+          `Follow it with \`runbooks status ${id}\`, or pass --id to start a separate run.`,
+      );
+    }
+    throw err;
+  }
+}
+
+export async function startCommand(argv: string[]): Promise<void> {
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { input: { type: 'string' }, id: { type: 'string' }, wait: { type: 'boolean', default: false } },
+    START_USAGE,
+  );
+  const [name] = positionals(rest, ['runbook'], START_USAGE);
+  const runbook = runbookName(name);
+  if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
+    throw new UsageError(`--input is required for ${runbook}\n${START_USAGE}`);
+  }
+  const input = values.input === undefined ? undefined : readInput(values.input);
+  const id = values.id === undefined ? undefined : idArgument(values.id, '--id', START_USAGE);
+  // Validate before connecting: a bad input needs no server to be reported.
+  validateRunbookInput(runbook, input);
+
+  await withTemporal(async ({ client, taskQueue }) => {
+    const started = await startRunbook(client, taskQueue, runbook, input, id);
+    console.log(`started ${runbook} as ${started.workflowId} (run ${started.runId})`);
+    if (!values.wait) {
+      console.log(`follow it with: runbooks status ${started.workflowId}`);
+      return;
+    }
+    const handle = client.workflow.getHandle(started.workflowId, started.runId);
+    const printer = statusPrinter();
+    const began = Date.now();
+    await waitUntilClosed(handle, { onStatus: (s) => s && printer.show(statusLine(s)) });
+    printer.done();
+    const result = await resultOf<unknown>(handle);
+    console.log(`completed in ${formatDuration(Date.now() - began)}`);
+    console.log(JSON.stringify(result, null, 2));
+  });
+}
+
+const STATUS_USAGE = 'usage: runbooks status <workflowId> [--watch]';
+
+export async function statusCommand(argv: string[]): Promise<void> {
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { watch: { type: 'boolean', default: false } },
+    STATUS_USAGE,
+  );
+  const workflowId = idArgument(positionals(rest, ['workflowId'], STATUS_USAGE)[0] ?? '', '<workflowId>', STATUS_USAGE);
+  await withTemporal(async ({ client }) => {
+    const handle = client.workflow.getHandle(workflowId);
+    if (values.watch) {
+      const printer = statusPrinter();
+      await waitUntilClosed(handle, { onStatus: (s) => s && printer.show(statusLine(s)) });
+      printer.done();
+    }
+    const description = await handle.describe().catch((err: unknown) => {
+      throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
+    });
+    const end = description.closeTime ?? new Date();
+    console.log(`${workflowId}  ${description.type}  ${description.status.name}`);
+    console.log(
+      `started:     ${description.startTime.toISOString()} (${formatDuration(end.getTime() - description.startTime.getTime())} ${description.closeTime ? 'total' : 'so far'})`,
+    );
+    const status = await queryStatus(handle);
+    if (status) for (const line of statusBlock(status)) console.log(line);
+    else console.log('phase:       unknown (no worker answered the status query; is `npm start` running?)');
+    if (description.status.name === 'COMPLETED') {
+      console.log(`result:      ${JSON.stringify(await handle.result())}`);
+    } else if (description.status.name === 'FAILED') {
+      await resultOf(handle).catch((err: unknown) => console.log(`failure:     ${(err as Error).message}`));
+    }
+  });
+}
+
+const LIST_USAGE = 'usage: runbooks list [--runbook <name>] [--limit <n>]';
+
+export async function listCommand(argv: string[]): Promise<void> {
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { runbook: { type: 'string' }, limit: { type: 'string', default: '20' } },
+    LIST_USAGE,
+  );
+  positionals(rest, [], LIST_USAGE);
+  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, LIST_USAGE);
+  // An empty --runbook is a mistake, not "every runbook".
+  const query =
+    values.runbook !== undefined
+      ? `RunbookKind = '${runbookName(values.runbook, '--runbook')}'`
+      : `WorkflowType IN (${RUNBOOK_NAMES.map((n) => `'${n}'`).join(', ')})`;
+  await withTemporal(async ({ client }) => {
+    const rows: string[][] = [];
+    for await (const run of client.workflow.list({ query })) {
+      rows.push([
+        run.workflowId,
+        run.type,
+        run.status.name,
+        run.startTime.toISOString(),
+        run.closeTime ? formatDuration(run.closeTime.getTime() - run.startTime.getTime()) : '',
+      ]);
+      if (rows.length >= limit) break;
+    }
+    if (rows.length === 0) {
+      console.log('no runbooks found');
+      return;
+    }
+    printTable([['WORKFLOW ID', 'RUNBOOK', 'STATUS', 'STARTED', 'TOOK'], ...rows]);
+  });
+}
+
+const CANCEL_USAGE = 'usage: runbooks cancel <workflowId>';
+const NUDGE_USAGE = 'usage: runbooks nudge <workflowId>';
+
+export async function cancelCommand(argv: string[]): Promise<void> {
+  const { positionals: rest } = parseCommandLine(argv, {}, CANCEL_USAGE);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], CANCEL_USAGE)[0] ?? '', '<workflowId>', CANCEL_USAGE);
+  await withTemporal(async ({ client }) => {
+    await client.workflow
+      .getHandle(workflowId)
+      .cancel()
+      .catch((err: unknown) => {
+        throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
+      });
+    console.log(`cancellation requested for ${workflowId}; the runbook withdraws what it started and stops`);
+  });
+}
+
+export async function nudgeCommand(argv: string[]): Promise<void> {
+  const { positionals: rest } = parseCommandLine(argv, {}, NUDGE_USAGE);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], NUDGE_USAGE)[0] ?? '', '<workflowId>', NUDGE_USAGE);
+  await withTemporal(async ({ client }) => {
+    await client.workflow
+      .getHandle(workflowId)
+      .signal(nudgeSignal)
+      .catch((err: unknown) => {
+        throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
+      });
+    console.log(`nudged ${workflowId}: it checks what it waits for now`);
+  });
+}
+
+export function printTable(rows: string[][]): void {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
+}

@@ -1,0 +1,98 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '../worker/config';
+import { createLogger, installRuntime } from '../worker/logger';
+import { startStack, type Stack } from '../worker/stack';
+import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
+import { CliError, RunFailedError } from '../cli/errors';
+import { formatDuration } from '../cli/progress';
+import { discoverTargets } from './discover';
+import { costScenario, drillScenario, queryScenario } from './export-scenarios';
+import { Deadline } from './follow';
+import { printStep, printSummary, type StepReport } from './report';
+import { restoreScenario } from './restore-scenario';
+import { SimulatorControl } from './simulator-control';
+
+const USAGE = 'usage: runbooks demo [--timeout <seconds>]  (the time the runbooks may take once the stack is up)';
+
+/** Simulated job durations: long enough to watch, short enough for a demo. */
+const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
+
+/**
+ * `runbooks demo` (`npm run demo`): a Temporal dev server, the simulator and the worker in this one process, on a
+ * fresh temporary data directory, then the four kinds of runbook one after the other.
+ */
+export async function demoCommand(argv: string[]): Promise<void> {
+  const { values, positionals: rest } = parseCommandLine(argv, { timeout: { type: 'string', default: '270' } }, USAGE);
+  positionals(rest, [], USAGE);
+  // A day at most: longer waits would overflow timers, and a demo never needs them.
+  const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, USAGE);
+  const began = Date.now();
+  const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
+  const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();
+  const logLevel: LogLevelName = (LOG_LEVELS as readonly string[]).includes(wanted) ? (wanted as LogLevelName) : 'warn';
+  // Always embedded: the demo must not touch a real service or someone's Temporal namespace.
+  const config: Config = {
+    temporal: { namespace: 'default', taskQueue: DEFAULT_TASK_QUEUE, tls: false },
+    service: { mode: 'embedded' },
+    dataDir: dir,
+    outputDir: join(dir, 'output'),
+    logLevel,
+  };
+  // Logs go to stderr, so that stdout holds the demo's story only.
+  const log = createLogger({ level: logLevel, destination: 'stderr', name: 'runbooks-demo' });
+  installRuntime(log, logLevel);
+
+  console.log('== Starting a Temporal dev server, the simulator and the worker (bundling workflows takes a moment)');
+  const stack = await startStack(config, { log, persistTemporal: false, ui: false, shutdownGraceTimeMs: 3_000 });
+  const stopOnSignal = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: stopping the demo`);
+    void stack.shutdown().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', stopOnSignal);
+  try {
+    console.log(
+      `  Temporal ${stack.temporalAddress} (namespace ${stack.namespace}), simulator ${stack.simulator?.baseUrl ?? '?'}, ` +
+        `worker on task queue ${stack.taskQueue}; ready after ${formatDuration(Date.now() - began)}`,
+    );
+    console.log(`  data directory ${dir}`);
+    // The time limit is for the runbooks: a first run may spend minutes fetching the Temporal CLI and bundling.
+    const deadline = new Deadline(timeoutSeconds * 1000);
+    const workerStopped = stack.run.then(() => {
+      throw new RunFailedError('the worker stopped before the demo finished');
+    });
+    await Promise.race([runScenarios(stack, deadline, config.outputDir, began), workerStopped]);
+  } finally {
+    process.removeListener('SIGINT', stopOnSignal);
+    process.removeListener('SIGTERM', stopOnSignal);
+    console.log('\n== Shutting down');
+    await stack.shutdown();
+    console.log('  worker, simulator and Temporal dev server stopped');
+  }
+}
+
+async function runScenarios(stack: Stack, deadline: Deadline, outputDir: string, began: number): Promise<void> {
+  if (!stack.simulator) throw new CliError('the demo needs the embedded simulator');
+  const sim = new SimulatorControl(stack.simulator.baseUrl);
+  await sim.setJobDurations(JOB_SECONDS);
+  await sim.createRestorePolicy(2);
+  const targets = await discoverTargets(stack.serviceClient, await sim.state());
+  const { temporalClient: client, taskQueue } = stack;
+  const steps: StepReport[] = [];
+  const run = async (title: string, step: () => Promise<StepReport>) => {
+    console.log(`\n== ${title}`);
+    const report = await step();
+    printStep(report, outputDir);
+    steps.push(report);
+  };
+
+  await run('1. Approval-gated restore of a bucket', () => restoreScenario(client, taskQueue, sim, targets, deadline));
+  await run('2. Disaster-recovery drill over three resource types', () =>
+    drillScenario(client, taskQueue, targets, deadline),
+  );
+  await run('3. Query export from a database snapshot', () => queryScenario(client, taskQueue, targets, deadline));
+  await run('4. Cost export for the previous day', () => costScenario(client, taskQueue, deadline));
+  printSummary(steps, outputDir, Date.now() - began);
+}

@@ -1,0 +1,98 @@
+import {
+  collect,
+  type BackupServiceClient,
+  type InventoryResource,
+  type ResourceType,
+  type RestoreAccount,
+  type Vault,
+} from '../api';
+import { CliError } from '../cli/errors';
+import type { SimulatorState } from './simulator-control';
+
+/** What the demo picks from the service's inventory, the way an operator would: through the API. */
+export interface DemoTargets {
+  restoreAccount: RestoreAccount;
+  bucket: { resource: InventoryResource; snapshotId: string };
+  drill: {
+    vault: Vault;
+    resources: InventoryResource[];
+    database: { resourceId: string; databaseName: string; table: string };
+  };
+  query: { snapshotId: string; databaseName: string; table: string; region: string };
+}
+
+const DRILL_COMPANIONS: ResourceType[] = ['PA_OBJECT_STORE', 'PA_VM', 'PA_FILE_SYSTEM', 'PA_KEYVALUE_DB'];
+
+export async function discoverTargets(client: BackupServiceClient, state: SimulatorState): Promise<DemoTargets> {
+  const accounts = await collect(client.listRestoreAccounts({}, { pageSize: 50 }));
+  const usable = accounts.filter((a) => a.status === 'CONNECTED' && a.isRestoreAllowed);
+  const restoreAccount =
+    usable.find((a) => a.restoreAccountAttributes.cloudProvider === 'PROVIDER_A') ??
+    usable[0] ??
+    fail('no connected restore account that allows restores');
+
+  const paResources = await collect(
+    client.listResources(
+      { filters: { resourceType: { in: ['PA_RELATIONAL_DB', ...DRILL_COMPANIONS] } } },
+      { pageSize: 100 },
+    ),
+  );
+  const vaults = await collect(client.listVaults({ pageSize: 50 }));
+
+  // A bucket with a snapshot to restore from.
+  let bucket: DemoTargets['bucket'] | undefined;
+  for (const resource of paResources.filter((r) => r.resourceType === 'PA_OBJECT_STORE')) {
+    const page = await client.listSnapshotsPage(resource.id, { sorts: [{ field: 'pointInTime', order: 'DESC' }] }, {});
+    const snapshot = page.snapshots[0];
+    if (snapshot) {
+      bucket = { resource, snapshotId: snapshot.id };
+      break;
+    }
+  }
+  if (!bucket) fail('no PA_OBJECT_STORE resource with a snapshot');
+
+  // A drill in one region: a database with a known table, plus resources of other types, and a vault there.
+  let drill: DemoTargets['drill'] | undefined;
+  for (const db of state.databases) {
+    const resource = paResources.find((r) => r.id === db.resourceId);
+    const vault =
+      resource && vaults.find((v) => v.region === resource.region && v.vaultAttributes.cloudProvider === 'PROVIDER_A');
+    if (!resource || !vault) continue;
+    const companions = DRILL_COMPANIONS.flatMap((type) => {
+      const found = paResources.find((r) => r.resourceType === type && r.region === resource.region);
+      return found ? [found] : [];
+    }).slice(0, 2);
+    if (companions.length < 2) continue;
+    const table = db.tables.includes('customers') ? 'customers' : (db.tables[0] ?? fail('a database without tables'));
+    drill = {
+      vault,
+      resources: [resource, ...companions],
+      database: { resourceId: db.resourceId, databaseName: db.databaseName, table },
+    };
+    break;
+  }
+  if (!drill) fail('no region with a vault, a relational database and two other resource types');
+
+  // A query over an existing database snapshot; its results go to a bucket in the snapshot vault's region.
+  let query: DemoTargets['query'] | undefined;
+  for (const db of state.databases) {
+    const page = await client.listSnapshotsPage(
+      db.resourceId,
+      { sorts: [{ field: 'pointInTime', order: 'DESC' }] },
+      {},
+    );
+    const snapshot = page.snapshots[0];
+    if (!snapshot?.vaultId) continue;
+    const vault = await client.getVault(snapshot.vaultId);
+    const table = db.tables.includes('orders') ? 'orders' : (db.tables[0] ?? 'customers');
+    query = { snapshotId: snapshot.id, databaseName: db.databaseName, table, region: vault.region };
+    break;
+  }
+  if (!query) fail('no relational-database snapshot to query');
+
+  return { restoreAccount, bucket, drill, query };
+}
+
+function fail(what: string): never {
+  throw new CliError(`the simulator's inventory has ${what}; the demo cannot go on`);
+}

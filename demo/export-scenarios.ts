@@ -1,0 +1,130 @@
+import { readFile } from 'node:fs/promises';
+import type { Client } from '@temporalio/client';
+import type { CostExportInput, CostExportResult } from '../runbooks/cost-export/workflow';
+import type { DrDrillInput, DrDrillResult } from '../runbooks/dr-drill/workflow';
+import type { DrillReport, DrillResourceResult } from '../runbooks/dr-drill/report';
+import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/workflow';
+import { startRunbook } from '../cli/workflow-commands';
+import type { DemoTargets } from './discover';
+import { follow, type Deadline } from './follow';
+import { fileFacts, type StepReport } from './report';
+
+const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
+const met = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' (met)' : ' (MISSED)');
+
+/** A DR drill over resources of different types in one region, with a SQL check on the database. */
+export async function drillScenario(
+  client: Client,
+  taskQueue: string,
+  targets: DemoTargets,
+  deadline: Deadline,
+): Promise<StepReport> {
+  const { vault, resources, database } = targets.drill;
+  const input: DrDrillInput = {
+    name: 'demo',
+    resources: { ids: resources.map((r) => r.id) },
+    vaultId: vault.id,
+    restoreAccountId: targets.restoreAccount.id,
+    destination: { bucketA: { bucketName: `drill-restores-${vault.region}`, prefix: 'drill/' } },
+    targets: { rpoSeconds: 3_600, rtoSeconds: 900 },
+    retentionDays: 7,
+    sqlCheck: {
+      databaseName: database.databaseName,
+      query: `SELECT * FROM ${database.table}`,
+      expectation: 'rows >= 1',
+      destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
+    },
+    parallelism: 3,
+  };
+  for (const r of resources) console.log(`  ${r.resourceType.padEnd(18)} ${r.resourceName}`);
+  console.log(
+    `  vault ${vault.name} (${vault.region}); check: ${input.sqlCheck?.query} on ${database.databaseName}, expect rows >= 1`,
+  );
+  const startedAt = Date.now();
+  const { workflowId } = await startRunbook(client, taskQueue, 'drDrill', input);
+  console.log(`  started ${workflowId}`);
+  const { result, tookMs } = await follow<DrDrillResult>(client, workflowId, deadline, startedAt);
+
+  const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
+  const [json, markdown] = await Promise.all([fileFacts(result.report.json), fileFacts(result.report.markdown)]);
+  const s = result.summary;
+  return {
+    title: 'DR drill',
+    workflowId,
+    tookMs,
+    outcome: `${s.verdict}: ${s.passed}/${s.total} resources passed`,
+    lines: [
+      ...report.resources.map(resourceLine),
+      `worst RPO ${seconds(s.worstRpoSeconds)}, worst RTO ${seconds(s.worstRtoSeconds)} (targets ${seconds(report.targets.rpoSeconds)} / ${seconds(report.targets.rtoSeconds)})`,
+    ],
+    files: [
+      { path: result.report.json, rows: report.resources.length, bytes: json.bytes },
+      { path: result.report.markdown, rows: report.resources.length, bytes: markdown.bytes },
+    ],
+  };
+}
+
+function resourceLine(r: DrillResourceResult): string {
+  const check = r.check ? `; check ${r.check.passed ? 'passed' : 'FAILED'}: ${r.check.detail}` : '';
+  const why = r.verdict === 'FAIL' && r.reasons.length > 0 ? `; ${r.reasons.join('; ')}` : '';
+  return (
+    `${r.verdict} ${r.resourceName} (${r.resourceType}): backup ${r.backupStatus ?? 'n/a'}, restore ${r.restoreStatus ?? 'n/a'}, ` +
+    `RPO ${seconds(r.rpoSeconds)}${met(r.rpoMet)}, RTO ${seconds(r.rtoSeconds)}${met(r.rtoMet)}${check}${why}`
+  );
+}
+
+/** A query over a database snapshot, exported page by page to CSV. */
+export async function queryScenario(
+  client: Client,
+  taskQueue: string,
+  targets: DemoTargets,
+  deadline: Deadline,
+): Promise<StepReport> {
+  const q = targets.query;
+  const input: QueryExportInput = {
+    snapshotId: q.snapshotId,
+    query: {
+      databaseName: q.databaseName,
+      query: `SELECT * FROM ${q.table}`,
+      restoreAccountId: targets.restoreAccount.id,
+      destination: { bucketA: { bucketName: `query-results-${q.region}`, prefix: 'demo/' } },
+    },
+    pageSize: 100,
+  };
+  console.log(`  ${input.query.query} on ${q.databaseName}, snapshot ${q.snapshotId}`);
+  const startedAt = Date.now();
+  const { workflowId } = await startRunbook(client, taskQueue, 'queryExport', input);
+  console.log(`  started ${workflowId}`);
+  const { result, tookMs } = await follow<QueryExportResult>(client, workflowId, deadline, startedAt);
+  const e = result.export;
+  return {
+    title: 'Query export',
+    workflowId,
+    tookMs,
+    outcome: `${e.rows} rows in ${e.pages} pages`,
+    lines: [
+      `query ${result.queryId} ran ${result.runningTimeMs === undefined ? 'n/a' : `${result.runningTimeMs} ms`} in the service`,
+      `the service also wrote: ${result.outputLocations.join(', ') || 'nothing'}`,
+    ],
+    files: [{ path: e.path, rows: e.rows, bytes: e.bytes, sha256: e.sha256 }],
+  };
+}
+
+/** Yesterday's cost data, per resource and day, to a CSV named for the window. */
+export async function costScenario(client: Client, taskQueue: string, deadline: Deadline): Promise<StepReport> {
+  const input: CostExportInput = { window: 'previous-day', options: { granularity: 'DAILY', groupBy: 'RESOURCE' } };
+  console.log('  window previous-day, DAILY, grouped by RESOURCE');
+  const startedAt = Date.now();
+  const { workflowId } = await startRunbook(client, taskQueue, 'costExport', input);
+  console.log(`  started ${workflowId}`);
+  const { result, tookMs } = await follow<CostExportResult>(client, workflowId, deadline, startedAt);
+  const e = result.export;
+  return {
+    title: 'Cost export',
+    workflowId,
+    tookMs,
+    outcome: `${e.rows} rows for ${result.window.label}`,
+    lines: [`window ${result.window.timeFrame.startTime} to ${result.window.timeFrame.endTime}, ${e.pages} pages`],
+    files: [{ path: e.path, rows: e.rows, bytes: e.bytes, sha256: e.sha256 }],
+  };
+}

@@ -1,0 +1,54 @@
+import { readFile, stat } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { formatDuration } from '../cli/progress';
+import { printTable } from '../cli/workflow-commands';
+
+export interface WrittenFile {
+  path: string;
+  /** Data rows (CSV rows without the header, or the report's resource rows). */
+  rows?: number;
+  bytes?: number;
+  sha256?: string;
+}
+
+/** What one runbook of the demo did, for the summary at the end. */
+export interface StepReport {
+  title: string;
+  workflowId: string;
+  tookMs: number;
+  outcome: string;
+  lines: string[];
+  files: WrittenFile[];
+}
+
+export function printStep(step: StepReport, root: string): void {
+  console.log(`  done in ${formatDuration(step.tookMs)}: ${step.outcome}`);
+  for (const line of step.lines) console.log(`    ${line}`);
+  for (const file of step.files) console.log(`    wrote ${describeFile(file, root)}`);
+}
+
+export function describeFile(file: WrittenFile, root: string): string {
+  const parts = [relative(root, file.path) || file.path];
+  if (file.rows !== undefined) parts.push(`${file.rows} rows`);
+  if (file.bytes !== undefined) parts.push(`${file.bytes} bytes`);
+  if (file.sha256) parts.push(`sha256 ${file.sha256.slice(0, 12)}…`);
+  return parts.join(', ');
+}
+
+export function printSummary(steps: StepReport[], outputDir: string, totalMs: number): void {
+  console.log('\n== Summary');
+  printTable([
+    ['RUNBOOK', 'WORKFLOW ID', 'TOOK', 'OUTCOME'],
+    ...steps.map((s) => [s.title, s.workflowId, formatDuration(s.tookMs), s.outcome]),
+  ]);
+  const files = steps.flatMap((s) => s.files);
+  console.log(`\nFiles written under ${outputDir}:`);
+  for (const file of files) console.log(`  ${describeFile(file, outputDir)}`);
+  console.log(`\nThe demo took ${formatDuration(totalMs)} in all.`);
+}
+
+/** Size of a file the runbook reported, read back to show it is really there. */
+export async function fileFacts(path: string): Promise<{ bytes: number; lines: number }> {
+  const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8')]);
+  return { bytes: info.size, lines: text.split('\n').filter((l) => l.length > 0).length };
+}

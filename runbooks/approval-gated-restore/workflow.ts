@@ -1,0 +1,171 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ApprovalState, JobSummary } from '../activities';
+import { FilePath } from '../../api/schemas/restore';
+import { NonBlank, RestoreTarget, strictDeep } from '../../runtime/input-rules';
+import { parseInput, peekCalls, quickCalls, RunbookTracker, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { ApprovalStatusKey, FailureType } from '../../contracts';
+
+export const ApprovalGatedRestoreInput = strictDeep(
+  z
+    .object({
+      resourceId: NonBlank,
+      snapshotId: NonBlank,
+      /** `bucket` may need approval; `files` never does. */
+      kind: z.enum(['bucket', 'files']).default('bucket'),
+      restoreAccountId: NonBlank,
+      destination: RestoreTarget,
+      files: z.array(FilePath).optional(),
+      /** The requester's reason, shown to the reviewers. */
+      comment: z.string().max(1000).optional(),
+    })
+    .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
+      message: 'a files restore names at least one file',
+      path: ['files'],
+    })
+    // A bucket restore would silently ignore them.
+    .refine((input) => input.kind === 'files' || input.files === undefined, {
+      message: "only a files restore takes files (set kind: 'files')",
+      path: ['files'],
+    }),
+);
+export type ApprovalGatedRestoreInput = z.input<typeof ApprovalGatedRestoreInput>;
+
+export interface ApprovalGatedRestoreResult {
+  job: JobSummary;
+  approval?: ApprovalState;
+  /**
+   * First restore calls whose answer was lost: under an approval policy each may have left an action request in
+   * CREATED, which cannot be listed. Reported so that an operator can discard them in the console.
+   */
+  possibleLeftoverRequests: number;
+  timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
+}
+
+const REFUSALS: Record<string, string> = {
+  DENIED: FailureType.ApprovalDenied,
+  EXPIRED_PENDING_APPROVAL: FailureType.ApprovalExpired,
+  EXPIRED_APPROVED: FailureType.ApprovalExpired,
+  CANCELED_PENDING_APPROVAL: FailureType.ApprovalCanceled,
+  CANCELED_APPROVED: FailureType.ApprovalCanceled,
+  DISCARDED: FailureType.ApprovalCanceled,
+};
+
+/** Restores a bucket (or files), asking for and waiting on multi-party approval when a policy protects it. */
+export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Promise<ApprovalGatedRestoreResult> {
+  const input = parseInput(ApprovalGatedRestoreInput, raw);
+  const tracker = new RunbookTracker('approvalGatedRestore', { resource: input.resourceId });
+  const startedAt = new Date().toISOString();
+  const wait = waitingCalls();
+  const restore = {
+    resourceId: input.resourceId,
+    snapshotId: input.snapshotId,
+    kind: input.kind,
+    bucket:
+      input.kind === 'bucket'
+        ? { destination: input.destination, restoreAccountId: input.restoreAccountId }
+        : undefined,
+    files:
+      input.kind === 'files'
+        ? { destination: input.destination, files: input.files ?? [], restoreAccountId: input.restoreAccountId }
+        : undefined,
+  };
+
+  tracker.phase('requesting restore');
+  const first = await serviceCalls.startRestore(restore);
+  const possibleLeftoverRequests = first.possibleLeftoverRequests;
+  const leftovers =
+    possibleLeftoverRequests > 0
+      ? `; up to ${possibleLeftoverRequests} earlier action request(s) may be left in CREATED (a lost answer)`
+      : '';
+  let jobId: string;
+  let approval: ApprovalState | undefined;
+  let approvedAt: string | undefined;
+  if (first.kind === 'started') {
+    jobId = first.jobId;
+  } else {
+    const requestId = first.requestId;
+    try {
+      // Submitting runs inside this workflow task, so the request is never seen CREATED: no tag for that.
+      tracker.phase('submitting for approval', { detail: `action request ${requestId}${leftovers}` });
+      approval = await quickCalls.submitForApproval({ requestId, comment: input.comment });
+      tracker.tag(ApprovalStatusKey, approval.status);
+
+      const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
+      // Each look returns when the count of approvals moves, so that the status always shows the current one.
+      while (approval.status === 'PENDING_APPROVAL' || approval.status === 'CREATED') {
+        tracker.phase('waiting for approval', {
+          waitingFor,
+          detail: leftovers ? leftovers.slice(2) : undefined,
+          progress: { done: approval.approvals.current, total: approval.approvals.required, unit: 'approvals' },
+        });
+        const seen: number = approval.approvals.current;
+        approval = await tracker.waitNudgeable(
+          () => wait.checkApproval(requestId, seen),
+          () => peekCalls.checkApproval(requestId, seen),
+        );
+      }
+      tracker.tag(ApprovalStatusKey, approval.status);
+      refuseUnlessApproved(approval);
+      approvedAt = new Date().toISOString();
+
+      tracker.phase('executing approved restore', { detail: `before ${approval.executionExpirationTime ?? 'n/a'}` });
+      const repeat = await serviceCalls.startRestore({ ...restore, approvalRequestId: requestId });
+      if (repeat.kind !== 'started') {
+        throw ApplicationFailure.nonRetryable(
+          'the service asked for approval again on an approved request',
+          FailureType.Conflict,
+        );
+      }
+      jobId = repeat.jobId;
+      tracker.tag(ApprovalStatusKey, 'EXECUTED');
+    } catch (err) {
+      if (isCancellation(err)) {
+        // The run is going away: leave no request behind that someone could still approve.
+        await CancellationScope.nonCancellable(async () => {
+          const withdrawn = await serviceCalls.withdrawRequest(requestId);
+          tracker.tag(ApprovalStatusKey, withdrawn.status);
+        });
+      }
+      throw err;
+    }
+  }
+
+  const restoreStartedAt = new Date().toISOString();
+  tracker.phase('waiting for restore job', {
+    waitingFor: `restore job ${jobId}`,
+    detail: leftovers.slice(2) || undefined,
+  });
+  const job = await tracker.waitNudgeable(
+    () => wait.checkRestoreJob(jobId),
+    () => peekCalls.checkRestoreJob(jobId),
+  );
+  if (!job.succeeded) {
+    throw ApplicationFailure.create({
+      type: FailureType.JobFailed,
+      nonRetryable: true,
+      message: `restore job ${jobId} ended ${job.status}: ${job.errorCode ?? ''} ${job.statusMessage ?? ''}`.trim(),
+      details: [job],
+    });
+  }
+  tracker.phase(job.outcome === 'PARTIAL' ? 'completed with warnings' : 'completed', {
+    detail: [job.statusMessage, leftovers.slice(2)].filter(Boolean).join('; ') || undefined,
+  });
+  return {
+    job,
+    approval,
+    possibleLeftoverRequests,
+    timings: { startedAt, approvedAt, restoreStartedAt, finishedAt: new Date().toISOString() },
+  };
+
+  function refuseUnlessApproved(state: ApprovalState): void {
+    if (state.status === 'APPROVED') return;
+    throw ApplicationFailure.create({
+      type: REFUSALS[state.status] ?? FailureType.ApprovalCanceled,
+      nonRetryable: true,
+      message: `action request ${state.requestId} ended ${state.status}: the restore of ${input.resourceId} in ${workflowInfo().workflowId} did not run`,
+      details: [state],
+    });
+  }
+}

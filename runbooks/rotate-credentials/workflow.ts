@@ -1,0 +1,32 @@
+import type { RotationResult } from './activities';
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { z } from 'zod';
+import { CRASH_DETECTION, parseInput, RunbookTracker, typedCalls } from '../../runtime/calls';
+
+// Retried: the credentials file holds a token from before the rotation (valid for up to 12 h), so a retry after a
+// lost answer or a failed write rotates again with it. The retries stop well within those 12 hours.
+const rotation = typedCalls(
+  proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: CRASH_DETECTION,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  }),
+);
+
+export const RotateCredentialsInput = z.undefined({ error: 'rotateCredentials takes no input' });
+
+/**
+ * Rotates the worker's own API secret: hold a token, rotate, store the new secret (0600, atomically), prove it works,
+ * and switch the running worker to it. The secret stays inside the activity; history only sees the client ID and the
+ * file's path.
+ */
+export async function rotateCredentials(input?: unknown): Promise<RotationResult> {
+  // It always rotates the worker's own secret: an argument (another client ID?) must not look obeyed.
+  parseInput(RotateCredentialsInput, input);
+  const tracker = new RunbookTracker('rotateCredentials');
+  tracker.phase('rotating');
+  const result = await rotation.rotateOwnCredentials();
+  tracker.phase('completed', { detail: `new secret stored in ${result.credentialsFile}` });
+  return result;
+}

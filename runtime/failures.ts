@@ -1,0 +1,62 @@
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { BackupServiceError, TooManyRequestsError } from '../api';
+import { FailureType } from '../contracts';
+
+const MAX_THROTTLE_DELAY_SECONDS = 60;
+
+/**
+ * Maps a client error to the failure Temporal sees: 400/403/404/409 stop at once with the service's message; 429
+ * waits for `Retry-After` (or a capped, jittered backoff); 5xx and network errors go back to the retry policy.
+ * Messages were already scrubbed of secrets by the client.
+ */
+export function toFailure(err: unknown, attempt = 1): unknown {
+  if (!(err instanceof BackupServiceError)) return err;
+  const details = [{ code: err.code, status: err.status ?? null, serviceMessage: err.serviceMessage ?? null }];
+  if (err instanceof TooManyRequestsError) {
+    const seconds = err.retryAfterSeconds ?? throttleBackoffSeconds(attempt);
+    return ApplicationFailure.create({
+      message: err.message,
+      type: FailureType.TooManyRequests,
+      details,
+      nextRetryDelay: `${Math.max(1, seconds)}s`,
+    });
+  }
+  return ApplicationFailure.create({
+    message: err.message,
+    type: err.code,
+    nonRetryable: !err.retryable,
+    details,
+  });
+}
+
+/** Exponential from 2 s, capped at a minute, with full jitter over its upper half so that workers spread out. */
+export function throttleBackoffSeconds(attempt: number): number {
+  const ceiling = Math.min(MAX_THROTTLE_DELAY_SECONDS, 2 ** Math.min(attempt, 6));
+  return Math.ceil(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** Runs one call of an activity, translating client errors into failures. */
+export async function calling<T>(attempt: number, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw toFailure(err, attempt);
+  }
+}
+
+/**
+ * "Not yet": the thing waited for has not happened. Retrying is the poll, scheduled by the activity's retry policy,
+ * and attempts are not written to history. Benign, so it is logged at debug level only.
+ */
+export function notYet(message: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    message,
+    type: FailureType.NotYet,
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}
+
+/** Whether an error leaves it unknown if the service acted on the call: a timeout, a reset or a 5xx. */
+export function isAmbiguous(err: unknown): boolean {
+  return err instanceof BackupServiceError && (err.code === 'NETWORK_ERROR' || err.code === 'SERVER_ERROR');
+}

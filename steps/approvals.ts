@@ -1,0 +1,77 @@
+import { activityInfo } from '@temporalio/activity';
+import { ConflictError, type MpaRequest } from '../api';
+import type { ActivityDeps } from '../runtime/activity-deps';
+import { calling, notYet, toFailure } from '../runtime/failures';
+
+export interface ApprovalState {
+  requestId: string;
+  status: string;
+  approvalExpirationTime?: string | null;
+  executionExpirationTime?: string | null;
+  resolvedTime?: string | null;
+  approvals: { current: number; required: number };
+}
+
+export function approvalActivities({ client }: ActivityDeps) {
+  return {
+    /** Submits a CREATED request for approval (CONFIRM) with the user's comment. */
+    async submitForApproval(input: { requestId: string; comment?: string }): Promise<ApprovalState> {
+      const attempt = activityInfo().attempt;
+      try {
+        await client.submitActionRequest(input.requestId, { action: 'CONFIRM', comment: input.comment });
+      } catch (err) {
+        // Past CREATED already: only this requester can submit, so an earlier attempt landed (a local activity
+        // restarts at attempt 1 after a worker crash). The runbook goes on from the request's state as it is now.
+        if (!(err instanceof ConflictError)) throw toFailure(err, attempt);
+      }
+      return stateOf(await calling(attempt, () => client.getActionRequest(input.requestId)));
+    },
+
+    /**
+     * One look at a request: "not yet" while reviewers decide and no approval came since `seenApprovals`; its state
+     * once decided, or as soon as the count of approvals moved, so that the runbook's status shows it.
+     */
+    async checkApproval(requestId: string, seenApprovals?: number): Promise<ApprovalState> {
+      const request = await calling(activityInfo().attempt, () => client.getActionRequest(requestId));
+      const state = stateOf(request);
+      const undecided = request.status === 'PENDING_APPROVAL' || request.status === 'CREATED';
+      if (undecided && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
+        throw notYet(`action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`);
+      }
+      return state;
+    },
+
+    /** Withdraws a request the runbook no longer wants: discards it when CREATED, cancels it when pending or approved. */
+    async withdrawRequest(requestId: string): Promise<ApprovalState> {
+      const attempt = activityInfo().attempt;
+      const request = await calling(attempt, () => client.getActionRequest(requestId));
+      try {
+        if (request.status === 'CREATED') {
+          await client.submitActionRequest(requestId, { action: 'DISCARD' });
+        } else if (request.status === 'PENDING_APPROVAL' || request.status === 'APPROVED') {
+          await client.cancelActionRequest(requestId);
+        }
+      } catch (err) {
+        // It moved on meanwhile (executed, expired): report where it is now.
+        if (!(err instanceof ConflictError)) throw toFailure(err, attempt);
+      }
+      return stateOf(await calling(attempt, () => client.getActionRequest(requestId)));
+    },
+  };
+}
+
+export function stateOf(request: MpaRequest): ApprovalState {
+  const current = Math.min(...request.policyDetails.map((d) => d.currentApprovals));
+  const required = Math.max(...request.policyDetails.map((d) => d.requiredApprovals));
+  return {
+    requestId: request.id,
+    status: request.status,
+    approvalExpirationTime: request.approvalExpirationTime,
+    executionExpirationTime: request.executionExpirationTime,
+    resolvedTime: request.resolvedTime,
+    approvals: {
+      current: Number.isFinite(current) ? current : 0,
+      required: Number.isFinite(required) ? required : 0,
+    },
+  };
+}

@@ -1,0 +1,305 @@
+import { activityInfo } from '@temporalio/activity';
+import {
+  JOB_ACTIVE_STATUSES,
+  JOB_CANCELED_SPELLINGS,
+  JOB_TERMINAL_STATUSES,
+  ConflictError,
+  type BackupJob,
+  type JobExecutionDetails,
+  type RestoreJob,
+  type RestoreBucketInput,
+  type RestoreFilesInput,
+} from '../api';
+import type { ActivityDeps } from '../runtime/activity-deps';
+import { calling, isAmbiguous, notYet, toFailure } from '../runtime/failures';
+
+/**
+ * Margin below the start of an attempt chain, on the service's clock: its `Date` header has whole seconds, and the
+ * worker's clock and Temporal's may differ a little. Kept small: a wider window could adopt an earlier run's job.
+ */
+const WINDOW_MARGIN_MS = 3_000;
+/** A status this client does not know is waited on for this long, then reported as such. */
+const UNKNOWN_STATUS_DEADLINE_MS = 60 * 60_000;
+
+export type JobOutcome = 'COMPLETED' | 'PARTIAL' | 'FAILED' | 'CANCELED' | 'REJECTED' | 'SKIPPED' | 'UNKNOWN';
+
+export interface JobSummary {
+  jobId: string;
+  status: string;
+  outcome: JobOutcome;
+  succeeded: boolean;
+  errorCode?: string;
+  statusMessage?: string;
+  createdTime: string;
+  startTime?: string;
+  endTime?: string;
+  durationSeconds?: number;
+  snapshotId?: string;
+  pointInTime?: string;
+}
+
+export interface StartBackupInput {
+  resourceId: string;
+  providerResourceId: string;
+  vaultId: string;
+  retentionDays: number;
+}
+
+export interface StartRestoreInput {
+  resourceId: string;
+  snapshotId: string;
+  kind: 'bucket' | 'files';
+  bucket?: RestoreBucketInput;
+  files?: RestoreFilesInput;
+  /** An approved action request, for the repeat of a protected restore. */
+  approvalRequestId?: string;
+}
+
+/**
+ * How a restore call went. `possibleLeftoverRequests` counts earlier calls of this step whose answer never came: under an
+ * approval policy each may have left an action request in CREATED, which nobody can list, so the run reports it.
+ */
+export type StartRestoreResult =
+  | { kind: 'started'; jobId: string; adopted: boolean; possibleLeftoverRequests: number }
+  | { kind: 'approvalRequired'; requestId: string; possibleLeftoverRequests: number };
+
+/** The restore type a job record carries for each kind of call. */
+const RESTORE_TYPE = { bucket: 'BUCKET', files: 'FILES' } as const;
+
+export function jobActivities({ client }: ActivityDeps) {
+  /**
+   * The earliest moment, on the service's clock, at which this activity can have started a job: when Temporal first
+   * scheduled it. Measured as time elapsed here, taken off the service's own "now" (from its last answer).
+   */
+  const since = () => client.serviceNow() - (Date.now() - activityInfo().scheduledTimestampMs) - WINDOW_MARGIN_MS;
+
+  async function findBackupJob(input: StartBackupInput): Promise<string | undefined> {
+    const page = await client.listBackupJobsPage(
+      {
+        filters: { providerResourceId: { in: [input.providerResourceId] } },
+        sorts: [{ field: 'createdTime', order: 'DESC' }],
+      },
+      { pageSize: 20 },
+    );
+    const from = since();
+    const ours = page.jobs.find(
+      (job) =>
+        Date.parse(job.jobExecutionDetails.createdTime) >= from &&
+        // Scheduled backups are the service's own, never ours.
+        (job.backupType === undefined || job.backupType === 'ON_DEMAND') &&
+        (job.vault?.id === undefined || job.vault.id === input.vaultId) &&
+        (job.resourceDetails?.id === undefined || job.resourceDetails.id === input.resourceId),
+    );
+    return ours?.jobExecutionDetails.jobId;
+  }
+
+  /** A restore job that matches every parameter of the call, created at or after `from` (service clock). */
+  async function findRestoreJob(input: StartRestoreInput, from: () => number): Promise<string | undefined> {
+    const page = await client.listRestoreJobsPage(
+      { filters: { snapshotId: { in: [input.snapshotId] } }, sorts: [{ field: 'createdTime', order: 'DESC' }] },
+      { pageSize: 50 },
+    );
+    const earliest = from();
+    const ours = page.jobs.find(
+      (job) => Date.parse(job.jobExecutionDetails.createdTime) >= earliest && isRestoreOf(job, input),
+    );
+    return ours?.jobExecutionDetails.jobId;
+  }
+
+  /**
+   * Calls a job-starting endpoint without ever starting the job twice: a retry, or an ambiguous failure, first looks
+   * for a job this activity may already have started and adopts it.
+   */
+  async function startOnce<T>(
+    find: () => Promise<string | undefined>,
+    start: () => Promise<T>,
+    adopt: (jobId: string) => T,
+  ): Promise<T> {
+    const attempt = activityInfo().attempt;
+    if (attempt > 1) {
+      const existing = await calling(attempt, find);
+      if (existing) return adopt(existing);
+    }
+    try {
+      return await start();
+    } catch (err) {
+      const mayHaveStarted = isAmbiguous(err) || (err instanceof ConflictError && attempt > 1);
+      if (mayHaveStarted) {
+        const existing = await find().catch(() => undefined);
+        if (existing) return adopt(existing);
+      }
+      throw toFailure(err, attempt);
+    }
+  }
+
+  /**
+   * The repeat of an approved restore. Executing the request and creating the job are one step on the service, so
+   * the request's status tells whether an earlier attempt got through: EXECUTED means a job of ours exists (created
+   * when the request was resolved); APPROVED means none does, and the call is safe to make again.
+   */
+  async function repeatApproved(input: StartRestoreInput, requestId: string): Promise<StartRestoreResult> {
+    const attempt = activityInfo().attempt;
+    const executedJob = async (): Promise<string | undefined> => {
+      const request = await calling(attempt, () => client.getActionRequest(requestId));
+      if (request.status !== 'EXECUTED') return undefined;
+      const resolved = Date.parse(request.resolvedTime ?? '');
+      const jobId = await calling(attempt, () =>
+        findRestoreJob(input, () => (Number.isFinite(resolved) ? resolved : since()) - WINDOW_MARGIN_MS),
+      );
+      // Executed by us (only the requester can), so the job exists: the list has not caught up yet.
+      if (!jobId) throw notYet(`action request ${requestId} was executed, but its restore job is not listed yet`);
+      return jobId;
+    };
+    const adopted = (jobId: string): StartRestoreResult => ({
+      kind: 'started',
+      jobId,
+      adopted: true,
+      possibleLeftoverRequests: 0,
+    });
+    if (attempt > 1) {
+      const jobId = await executedJob();
+      if (jobId) return adopted(jobId);
+    }
+    try {
+      const result = await client.restoreBucket(input.resourceId, input.snapshotId, requireInput(input.bucket), {
+        approvalRequestId: requestId,
+      });
+      if (result.kind === 'started')
+        return { kind: 'started', jobId: result.jobId, adopted: false, possibleLeftoverRequests: 0 };
+      return { kind: 'approvalRequired', requestId: result.request.id, possibleLeftoverRequests: 0 };
+    } catch (err) {
+      if (isAmbiguous(err) || err instanceof ConflictError) {
+        const jobId = await executedJob().catch(() => undefined);
+        if (jobId) return adopted(jobId);
+      }
+      throw toFailure(err, attempt);
+    }
+  }
+
+  return {
+    async startBackup(input: StartBackupInput): Promise<{ jobId: string; adopted: boolean }> {
+      return startOnce<{ jobId: string; adopted: boolean }>(
+        () => findBackupJob(input),
+        async () => ({
+          jobId: await client.takeSnapshot(input.resourceId, {
+            vaultId: input.vaultId,
+            retentionDays: input.retentionDays,
+          }),
+          adopted: false,
+        }),
+        (jobId) => ({ jobId, adopted: true }),
+      );
+    },
+
+    /**
+     * Starts a restore. A first call that may have got through is looked for among the jobs matching every one of
+     * its parameters: under an approval policy it can only have made an action request, so no job of ours exists and
+     * the runbook goes on with a new request, counting the one that may be left behind.
+     */
+    async startRestore(input: StartRestoreInput): Promise<StartRestoreResult> {
+      if (input.approvalRequestId !== undefined) return repeatApproved(input, input.approvalRequestId);
+      // Every earlier attempt of this step ended without an answer we could read.
+      const possibleLeftoverRequests = input.kind === 'bucket' ? activityInfo().attempt - 1 : 0;
+      return startOnce<StartRestoreResult>(
+        () => findRestoreJob(input, since),
+        async () => {
+          if (input.kind === 'files') {
+            const jobId = await client.restoreFiles(input.resourceId, input.snapshotId, requireInput(input.files));
+            return { kind: 'started', jobId, adopted: false, possibleLeftoverRequests: 0 };
+          }
+          const result = await client.restoreBucket(input.resourceId, input.snapshotId, requireInput(input.bucket));
+          return result.kind === 'started'
+            ? { kind: 'started', jobId: result.jobId, adopted: false, possibleLeftoverRequests: 0 }
+            : { kind: 'approvalRequired', requestId: result.request.id, possibleLeftoverRequests };
+        },
+        (jobId) => ({ kind: 'started', jobId, adopted: true, possibleLeftoverRequests: 0 }),
+      );
+    },
+
+    /** One look at a backup job: "not yet" while it runs, its summary once it has ended. */
+    async checkBackupJob(jobId: string): Promise<JobSummary> {
+      const job = await calling(activityInfo().attempt, () => client.getBackupJob(jobId));
+      return settled(summarize(job));
+    },
+
+    async checkRestoreJob(jobId: string): Promise<JobSummary> {
+      const job = await calling(activityInfo().attempt, () => client.getRestoreJob(jobId));
+      return settled(summarize(job));
+    },
+  };
+}
+
+function requireInput<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('a restore needs the input of its kind (bucket or files)');
+  return value;
+}
+
+/**
+ * Whether a job is the one a call of ours would have made: same restore type, snapshot, restore account, resource
+ * and, where the record carries it, destination. Anything less could adopt another run's restore.
+ */
+export function isRestoreOf(job: RestoreJob, input: StartRestoreInput): boolean {
+  const asked = input.kind === 'bucket' ? input.bucket : input.files;
+  if (!asked) return false;
+  const carried = destinationOf(job);
+  return (
+    job.restoreType === RESTORE_TYPE[input.kind] &&
+    job.destinationDetails.restoreAccountId === asked.restoreAccountId &&
+    (job.snapshotDetails?.id === undefined || job.snapshotDetails.id === input.snapshotId) &&
+    (job.resourceDetails?.id === undefined || job.resourceDetails.id === input.resourceId) &&
+    (carried === undefined || canonical(carried) === canonical(asked.destination))
+  );
+}
+
+/** The destination a job record carries, if any: the interface does not promise one, so both likely places. */
+function destinationOf(job: RestoreJob): unknown {
+  const details = job.destinationDetails as Record<string, unknown>;
+  const result = details.restoreResult as Record<string, unknown> | undefined;
+  return details.destination ?? (typeof result === 'object' && result !== null ? result.destination : undefined);
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function summarize(job: BackupJob | RestoreJob): JobSummary {
+  const d: JobExecutionDetails = job.jobExecutionDetails;
+  const outcome = outcomeOf(d.status);
+  return {
+    jobId: d.jobId,
+    status: d.status,
+    outcome,
+    succeeded: outcome === 'COMPLETED' || outcome === 'PARTIAL',
+    errorCode: d.errorCode,
+    statusMessage: d.statusMessage,
+    createdTime: d.createdTime,
+    startTime: d.startTime,
+    endTime: d.endTime,
+    durationSeconds: d.durationSeconds,
+    snapshotId: job.snapshotDetails?.id,
+    pointInTime: job.snapshotDetails?.pointInTime,
+  };
+}
+
+function outcomeOf(status: string): JobOutcome {
+  if ((JOB_CANCELED_SPELLINGS as readonly string[]).includes(status)) return 'CANCELED';
+  if ((JOB_TERMINAL_STATUSES as readonly string[]).includes(status)) return status.replace(/^JOB_/, '') as JobOutcome;
+  return 'UNKNOWN';
+}
+
+function settled(summary: JobSummary): JobSummary {
+  if ((JOB_ACTIVE_STATUSES as readonly string[]).includes(summary.status)) {
+    throw notYet(`job ${summary.jobId} is ${summary.status}`);
+  }
+  if (summary.outcome === 'UNKNOWN' && Date.now() - activityInfo().scheduledTimestampMs < UNKNOWN_STATUS_DEADLINE_MS) {
+    throw notYet(`job ${summary.jobId} has status ${summary.status}, which this client does not know yet`);
+  }
+  return summary;
+}

@@ -1,0 +1,130 @@
+// `runbooks simulator` flags: every mistake is one UsageError (exit code 2) with the usage, before anything starts.
+import { CliError, UsageError } from '../../cli/errors';
+import { parseSimulatorFlags, simulatorCommand } from '../../cli/simulator-command';
+import { startSimulator } from '../../simulator/server';
+
+/** The error a call throws or rejects with. */
+async function failureOf(run: () => unknown): Promise<unknown> {
+  try {
+    await run();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('bad flags', () => {
+  test.each([
+    [['--port', 'abc'], "--port must be an integer from 0 to 65535, got 'abc'"],
+    [['--port', '70000'], "--port must be an integer from 0 to 65535, got '70000'"],
+    [['--port', ''], "--port must be an integer from 0 to 65535, got ''"],
+    [['--seed', '1.5'], "--seed must be an integer from 0 to 2147483648, got '1.5'"],
+    [['--token-ttl', '0'], "--token-ttl must be an integer from 1 to 315360000, got '0'"],
+    [['--fault-rate', '7'], 'invalid --fault-rate: Too big: expected number to be <=1'],
+    [['--fault-rate', 'often'], "--fault-rate must be a number, got 'often'"],
+    [['--fault-rate', '0.2', '--fault-kinds', '500,teapot'], "--fault-kinds: 'teapot' is not one of 500, 503, 429"],
+    [['--fault-rate', '0.2', '--fault-kinds', ''], "--fault-kinds: '' is not one of 500, 503, 429"],
+    [['--fault-rate', '0.2', '--fault-times', '0'], 'invalid --fault-times: Too small'],
+    [['--fault-rate', '0.2', '--fault-method', 'FETCH'], 'invalid --fault-method: must be one of GET, POST'],
+    [['--fault-rate', '0.2', '--fault-latency-ms', '60001'], 'invalid --fault-latency-ms: Too big'],
+    [['--fault-rate', '0.2', '--fault-path-prefix', 'v1'], "invalid --fault-path-prefix: must start with '/'"],
+    [['--fault-kinds', '503'], '--fault-kinds needs --fault-rate'],
+    [['--fault-times', '2'], '--fault-times needs --fault-rate'],
+    [['--prefix', 'api'], "--prefix must be empty or a path starting with '/', got 'api'"],
+    [['--log-level', 'loud'], "--log-level must be one of silent, fatal, error, warn, info, debug, trace, got 'loud'"],
+    [['--verbose'], "Unknown option '--verbose'"],
+    [['--port'], "Option '--port <value>' argument missing"],
+    [['8080'], "unexpected argument '8080'"],
+  ])('%j → UsageError starting %j, with the usage', async (argv, start) => {
+    const err = await failureOf(() => simulatorCommand(argv));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    const [first, ...rest] = (err as Error).message.split('\n');
+    expect(first?.startsWith(start)).toBe(true);
+    expect(rest[0]).toMatch(/^usage: runbooks simulator /);
+  });
+
+  test('the list of fault kinds is part of the message for a bad kind', async () => {
+    const err = await failureOf(() => simulatorCommand(['--fault-rate', '1', '--fault-kinds', 'boom']));
+    expect((err as Error).message).toContain('reset, latency, 500-after, 503-after, reset-after');
+  });
+
+  test('a port in use is one clear CliError (exit 1), without a stack in the message', async () => {
+    const other = await startSimulator({ port: 0 });
+    try {
+      const port = new URL(other.baseUrl).port;
+      const err = await failureOf(() => simulatorCommand(['--port', port]));
+      expect(err).toBeInstanceOf(CliError);
+      expect(err).not.toBeInstanceOf(UsageError);
+      expect((err as CliError).exitCode).toBe(1);
+      expect((err as Error).message).toMatch(/^the simulator could not start: .*EADDRINUSE/);
+      expect((err as Error).message).not.toContain('\n    at ');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('good flags', () => {
+  test('defaults', () => {
+    expect(parseSimulatorFlags([])).toEqual({
+      help: false,
+      options: {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir: undefined,
+        seed: 1,
+        prefix: '',
+        tokenTtlSeconds: 43_200,
+        logLevel: 'silent',
+      },
+      faults: undefined,
+    });
+  });
+
+  test('every fault flag reaches the fault configuration', () => {
+    const flags = parseSimulatorFlags([
+      '--port=8080',
+      '--prefix',
+      '/api',
+      '--fault-rate',
+      '0.25',
+      '--fault-kinds',
+      '503, reset-after,500-after,503-after',
+      '--fault-latency-ms',
+      '10',
+      '--fault-retry-after',
+      '2',
+      '--fault-path-prefix',
+      '/v1/projects',
+      '--fault-method',
+      'post',
+      '--fault-times',
+      '3',
+    ]);
+    expect(flags.options).toMatchObject({ port: 8080, prefix: '/api' });
+    expect(flags.faults).toEqual({
+      rate: 0.25,
+      kinds: ['503', 'reset-after', '500-after', '503-after'],
+      latencyMs: 10,
+      retryAfterSeconds: 2,
+      pathPrefix: '/v1/projects',
+      method: 'POST',
+      times: 3,
+    });
+  });
+
+  test('--fault-rate alone injects 500s, as before', () => {
+    expect(parseSimulatorFlags(['--fault-rate', '0.1']).faults).toEqual({ rate: 0.1, kinds: ['500'] });
+  });
+
+  test('--help prints the usage and starts nothing', async () => {
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      await simulatorCommand(['--help']);
+      expect(log).toHaveBeenCalledWith(expect.stringMatching(/^usage: runbooks simulator /));
+    } finally {
+      log.mockRestore();
+    }
+  });
+});
