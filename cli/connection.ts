@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, dataDirOf, loadTemporalConfig, type TemporalConfig } from '../worker/config';
+import { ConfigError, dataDirOf, loadTemporalConfig, type TemporalConfig } from '../runtime/config';
 import { ADDRESS_FILE } from '../runtime/stack-files';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { NotConnectedError, UsageError } from './errors';

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
-import { redact } from '../api';
+import { redact } from '../api/redact';
 import { describeCliError } from './errors';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -10,7 +10,7 @@ type Command = (argv: string[]) => Promise<void>;
 const requireHere: (id: string) => unknown = createRequire(__filename);
 const workflowCommands = () => requireHere('./workflow-commands') as typeof import('./workflow-commands');
 const scheduleCommands = () => requireHere('./schedule-command') as typeof import('./schedule-command');
-const simulatorCommands = () => requireHere('./simulator-command') as typeof import('./simulator-command');
+const simulatorCommands = () => requireHere('../simulator/command') as typeof import('../simulator/command');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {

@@ -14,7 +14,7 @@ export function formatProgress(progress: NonNullable<RunbookStatus['progress']>)
 
 /** One line: the phase, its progress bar when it has one, and what it waits for. */
 export function statusLine(status: RunbookStatus): string {
-  const parts = [status.phase];
+  const parts: string[] = [status.phase];
   if (status.progress) parts.push(formatProgress(status.progress));
   const about = status.waitingFor ?? status.detail;
   if (about) parts.push(`(${about})`);
@@ -27,6 +27,11 @@ export function statusBlock(status: RunbookStatus): string[] {
   if (status.progress) lines.push(`progress:    ${formatProgress(status.progress)}`);
   if (status.waitingFor) lines.push(`waiting for: ${status.waitingFor}`);
   if (status.detail) lines.push(`detail:      ${status.detail}`);
+  // A status from a worker older than the IDs has none.
+  const ids = status.ids ?? {};
+  if (ids.requestId) lines.push(`request:     ${ids.requestId}`);
+  if (ids.jobId) lines.push(`job:         ${ids.jobId}`);
+  if (ids.queryId) lines.push(`query:       ${ids.queryId}`);
   lines.push(`updated:     ${status.updatedAt}`);
   return lines;
 }

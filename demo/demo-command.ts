@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '../worker/config';
+import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '../runtime/config';
 import { createLogger, installRuntime } from '../worker/logger';
 import { startStack, type Stack } from '../worker/stack';
 import { parseCommandLine, positionals, wholeNumber } from '../cli/args';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
-import type { CostExportInput, CostExportResult } from '../runbooks/cost-export/workflow';
-import type { DrDrillInput, DrDrillResult } from '../runbooks/dr-drill/workflow';
+import type { CostExportInput, CostExportResult } from '../runbooks/cost-export/contract';
+import type { DrDrillInput, DrDrillResult } from '../runbooks/dr-drill/contract';
 import type { DrillReport, DrillResourceResult } from '../runbooks/dr-drill/report';
-import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/workflow';
+import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
 import { startRunbook } from '../cli/workflow-commands';
 import type { DemoTargets } from './discover';
 import { follow, type Deadline } from './follow';

@@ -1,5 +1,8 @@
 import type { Client } from '@temporalio/client';
-import type { ApprovalGatedRestoreInput, ApprovalGatedRestoreResult } from '../runbooks/approval-gated-restore/workflow';
+import type {
+  ApprovalGatedRestoreInput,
+  ApprovalGatedRestoreResult,
+} from '../runbooks/approval-gated-restore/contract';
 import { nudgeSignal } from '../contracts';
 import { CliError } from '../cli/errors';
 import { formatDuration, formatProgress } from '../cli/progress';
@@ -50,7 +53,7 @@ export async function restoreScenario(
     'waiting for approval',
     (s) => s.phase === 'waiting for approval',
   );
-  const requestId = /action request (\S+)/.exec(`${waiting.waitingFor ?? ''} ${waiting.detail ?? ''}`)?.[1];
+  const requestId = waiting.ids.requestId;
   if (!requestId) throw new CliError(`the runbook's status names no action request: ${JSON.stringify(waiting)}`);
   console.log(
     `  action request ${requestId} submitted; the runbook waits (its retry policy polls, history stays small)`,

@@ -1,8 +1,23 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { BackupServiceError, TooManyRequestsError } from '../api';
+import { BackupServiceError, TooManyRequestsError, type ServiceErrorCode } from '../api';
 import { FailureType } from '../contracts';
 
 const MAX_THROTTLE_DELAY_SECONDS = 60;
+
+/** The failure type of each client error code: a new code fails to compile until it is listed in contracts. */
+const SERVICE_FAILURE: Record<ServiceErrorCode, FailureType> = {
+  INVALID_ARGUMENT: FailureType.InvalidArgument,
+  BAD_REQUEST: FailureType.BadRequest,
+  UNAUTHORIZED: FailureType.Unauthorized,
+  FORBIDDEN: FailureType.Forbidden,
+  NOT_FOUND: FailureType.NotFound,
+  CONFLICT: FailureType.Conflict,
+  TOO_MANY_REQUESTS: FailureType.TooManyRequests,
+  SERVER_ERROR: FailureType.ServerError,
+  UNEXPECTED_STATUS: FailureType.UnexpectedStatus,
+  NETWORK_ERROR: FailureType.NetworkError,
+  INVALID_RESPONSE: FailureType.InvalidResponse,
+};
 
 /**
  * Maps a client error to the failure Temporal sees: 400/403/404/409 stop at once with the service's message; 429
@@ -23,7 +38,7 @@ export function toFailure(err: unknown, attempt = 1): unknown {
   }
   return ApplicationFailure.create({
     message: err.message,
-    type: err.code,
+    type: SERVICE_FAILURE[err.code],
     nonRetryable: !err.retryable,
     details,
   });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, type TemporalConfig } from '../worker/config';
+import { ConfigError, type TemporalConfig } from './config';
 
 /** What both `NativeConnection.connect` (worker) and `Connection.connect` (client) take. */
 export interface TemporalConnectionOptions {

@@ -51,20 +51,16 @@ export function queryActivities({ client }: ActivityDeps) {
       }
     },
 
-    /** Counts the rows of a completed query (for drill checks), keeping only the first row as a sample. */
-    async countQueryRows(queryId: string): Promise<{ rows: number; columns: string[]; firstRow?: string[] }> {
+    /** Counts the rows of a completed query (for drill checks). Only the count enters history, never a row. */
+    async countQueryRows(queryId: string): Promise<{ rows: number }> {
       let rows = 0;
-      let columns: string[] = [];
-      let firstRow: string[] | undefined;
       await calling(activityInfo().attempt, async () => {
         for await (const page of client.queryResultPages(queryId, { pageSize: 1000 })) {
-          columns = page.columns;
-          firstRow ??= page.records[0];
           rows += page.records.length;
           checkpoint({ rows });
         }
       });
-      return { rows, columns, firstRow };
+      return { rows };
     },
   };
 }

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { registerSecret, type Credentials } from '../api';
 import { CredentialsFileError, readCredentialsFile, writeCredentialsFile } from '../runtime/credentials-file';
-import { ConfigError, type ServiceConfig } from './config';
+import { ConfigError, type ServiceConfig } from '../runtime/config';
 
 export interface ResolvedCredentials {
   credentials: Credentials;

@@ -2,7 +2,7 @@ import { IllegalStateError, type LogLevel, type LogMetadata, type Logger as Temp
 import { Runtime } from '@temporalio/worker';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redact, REDACTED } from '../api';
-import type { LogLevelName } from './config';
+import type { LogLevelName } from '../runtime/config';
 
 export type { Logger } from 'pino';
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: the worker process. Configuration comes from the environment (see .env.example).
 import { redact } from '../api';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, type Config } from '../runtime/config';
 import { createLogger, installRuntime } from './logger';
 import { startStack } from './stack';
 

@@ -2,7 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
-import { DEFAULT_TASK_QUEUE } from './config';
+import { DEFAULT_TASK_QUEUE } from '../runtime/config';
 
 export { DEFAULT_TASK_QUEUE };
 export const WORKFLOWS_PATH = require.resolve('../runbooks/workflows');

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
 import { writeCredentialsFile } from '../runtime/credentials-file';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
-import type { Config } from './config';
+import type { Config } from '../runtime/config';
 import { resolveCredentials } from './credentials';
 import { startDevServer, type DevServer } from './dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { NotFoundError, type BackupServiceClient } from '../../api';
 import type { RotationResult } from '../../runbooks/rotate-credentials/activities';
-import type { OffboardResult } from '../../runbooks/offboard-source-account/workflow';
+import type { OffboardResult } from '../../runbooks/offboard-source-account/contract';
 import type { RunCheck } from './checks';
 import type { SeenRequest } from './proxy';
 import type { RunRecord } from './runs';

@@ -1,7 +1,7 @@
 // An export killed again and again: kill -9 the worker 20 s after each restart until the export has finished. It
 // must finish, and keep at least 90% of the pages it had written when each kill came (a retry resumes from its last
 // checkpoint, so only the pages after that checkpoint are fetched again).
-import type { ExportSummary } from '../../runbooks/activities';
+import type { ExportSummary } from '../../runtime/export-file';
 import { sleep, type ManagedProcess } from './processes';
 import type { RunRecord } from './runs';
 import type { Disruption, TrialEnv } from './trials';

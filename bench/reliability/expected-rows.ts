@@ -1,5 +1,5 @@
 import { csvRecord } from '../../runtime/csv';
-import { COST_COLUMNS, costRows } from '../../runbooks/query-export/activities';
+import { COST_COLUMNS, costRows } from '../../runbooks/cost-export/activities';
 import type { BackupServiceClient, CostDataInput } from '../../api';
 
 /**

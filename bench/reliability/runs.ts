@@ -1,10 +1,10 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
-import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/workflow';
-import type { CostExportInput } from '../../runbooks/cost-export/workflow';
-import type { DrDrillInput } from '../../runbooks/dr-drill/workflow';
-import type { OffboardSourceAccountInput } from '../../runbooks/offboard-source-account/workflow';
-import type { QueryExportInput } from '../../runbooks/query-export/workflow';
+import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
+import type { CostExportInput } from '../../runbooks/cost-export/contract';
+import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
+import type { OffboardSourceAccountInput } from '../../runbooks/offboard-source-account/contract';
+import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import type { Fixtures, SnapshotTarget } from './fixtures';
 import { sleep } from './processes';
 import type { Stack } from './stack';

@@ -1,47 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
-import { z } from 'zod';
-import type { ApprovalState, JobSummary } from '../activities';
-import { FilePath } from '../../api/schemas/restore';
-import { NonBlank, RestoreTarget, strictDeep } from '../../runtime/input-rules';
-import { parseInput, peekCalls, quickCalls, RunbookTracker, serviceCalls, waitingCalls } from '../../runtime/calls';
+import type { ApprovalState } from '../../steps/approvals';
+import { peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { RunbookTracker, parseInput } from '../../runtime/tracker';
+import type { Activities } from '../activities';
 import { ApprovalStatusKey, FailureType } from '../../contracts';
-
-export const ApprovalGatedRestoreInput = strictDeep(
-  z
-    .object({
-      resourceId: NonBlank,
-      snapshotId: NonBlank,
-      /** `bucket` may need approval; `files` never does. */
-      kind: z.enum(['bucket', 'files']).default('bucket'),
-      restoreAccountId: NonBlank,
-      destination: RestoreTarget,
-      files: z.array(FilePath).optional(),
-      /** The requester's reason, shown to the reviewers. */
-      comment: z.string().max(1000).optional(),
-    })
-    .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
-      message: 'a files restore names at least one file',
-      path: ['files'],
-    })
-    // A bucket restore would silently ignore them.
-    .refine((input) => input.kind === 'files' || input.files === undefined, {
-      message: "only a files restore takes files (set kind: 'files')",
-      path: ['files'],
-    }),
-);
-export type ApprovalGatedRestoreInput = z.input<typeof ApprovalGatedRestoreInput>;
-
-export interface ApprovalGatedRestoreResult {
-  job: JobSummary;
-  approval?: ApprovalState;
-  /**
-   * First restore calls whose answer was lost: under an approval policy each may have left an action request in
-   * CREATED, which cannot be listed. Reported so that an operator can discard them in the console.
-   */
-  possibleLeftoverRequests: number;
-  timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
-}
+import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
 
 const REFUSALS: Record<string, string> = {
   DENIED: FailureType.ApprovalDenied,
@@ -52,12 +16,16 @@ const REFUSALS: Record<string, string> = {
   DISCARDED: FailureType.ApprovalCanceled,
 };
 
+const service = serviceCalls<Activities>();
+const quick = quickCalls<Activities>();
+const peek = peekCalls<Activities>();
+
 /** Restores a bucket (or files), asking for and waiting on multi-party approval when a policy protects it. */
 export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Promise<ApprovalGatedRestoreResult> {
   const input = parseInput(ApprovalGatedRestoreInput, raw);
   const tracker = new RunbookTracker('approvalGatedRestore', { resource: input.resourceId });
   const startedAt = new Date().toISOString();
-  const wait = waitingCalls();
+  const wait = waitingCalls<Activities>();
   const restore = {
     resourceId: input.resourceId,
     snapshotId: input.snapshotId,
@@ -73,7 +41,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   };
 
   tracker.phase('requesting restore');
-  const first = await serviceCalls.startRestore(restore);
+  const first = await service.startRestore(restore);
   const possibleLeftoverRequests = first.possibleLeftoverRequests;
   const leftovers =
     possibleLeftoverRequests > 0
@@ -88,8 +56,11 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
     const requestId = first.requestId;
     try {
       // Submitting runs inside this workflow task, so the request is never seen CREATED: no tag for that.
-      tracker.phase('submitting for approval', { detail: `action request ${requestId}${leftovers}` });
-      approval = await quickCalls.submitForApproval({ requestId, comment: input.comment });
+      tracker.phase('submitting for approval', {
+        ids: { requestId },
+        detail: `action request ${requestId}${leftovers}`,
+      });
+      approval = await quick.submitForApproval({ requestId, comment: input.comment });
       tracker.tag(ApprovalStatusKey, approval.status);
 
       const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
@@ -103,7 +74,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         const seen: number = approval.approvals.current;
         approval = await tracker.waitNudgeable(
           () => wait.checkApproval(requestId, seen),
-          () => peekCalls.checkApproval(requestId, seen),
+          () => peek.checkApproval(requestId, seen),
         );
       }
       tracker.tag(ApprovalStatusKey, approval.status);
@@ -111,7 +82,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       approvedAt = new Date().toISOString();
 
       tracker.phase('executing approved restore', { detail: `before ${approval.executionExpirationTime ?? 'n/a'}` });
-      const repeat = await serviceCalls.startRestore({ ...restore, approvalRequestId: requestId });
+      const repeat = await service.startRestore({ ...restore, approvalRequestId: requestId });
       if (repeat.kind !== 'started') {
         throw ApplicationFailure.nonRetryable(
           'the service asked for approval again on an approved request',
@@ -124,7 +95,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       if (isCancellation(err)) {
         // The run is going away: leave no request behind that someone could still approve.
         await CancellationScope.nonCancellable(async () => {
-          const withdrawn = await serviceCalls.withdrawRequest(requestId);
+          const withdrawn = await service.withdrawRequest(requestId);
           tracker.tag(ApprovalStatusKey, withdrawn.status);
         });
       }
@@ -134,12 +105,13 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
 
   const restoreStartedAt = new Date().toISOString();
   tracker.phase('waiting for restore job', {
+    ids: { jobId },
     waitingFor: `restore job ${jobId}`,
     detail: leftovers.slice(2) || undefined,
   });
   const job = await tracker.waitNudgeable(
     () => wait.checkRestoreJob(jobId),
-    () => peekCalls.checkRestoreJob(jobId),
+    () => peek.checkRestoreJob(jobId),
   );
   if (!job.succeeded) {
     throw ApplicationFailure.create({

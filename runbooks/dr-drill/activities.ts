@@ -1,9 +1,14 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { collect, type ResourceFilters } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { FailureType } from '../../contracts';
 import { calling } from '../../runtime/failures';
+import { exportPath } from '../../runtime/export-file';
+import { MAX_DRILL_RESOURCES } from './contract';
+import type { DrillReport, DrillResourceResult } from './report';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
 export interface ResourceRef {
@@ -20,9 +25,7 @@ export interface SnapshotRef {
   vaultId?: string;
 }
 
-const MAX_SELECTED = 200;
-
-export function inventoryActivities({ client }: ActivityDeps) {
+export function drillActivities({ client, outputDir }: ActivityDeps) {
   return {
     /**
      * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
@@ -39,7 +42,7 @@ export function inventoryActivities({ client }: ActivityDeps) {
       const found = await calling(attempt, () =>
         collect(client.listResources({ filters, sorts: [{ field: 'resourceName', order: 'ASC' }] }, { pageSize: 100 })),
       );
-      const bound = Math.min(selection.maxResources ?? MAX_SELECTED, MAX_SELECTED);
+      const bound = Math.min(selection.maxResources ?? MAX_DRILL_RESOURCES, MAX_DRILL_RESOURCES);
       if (found.length > bound) {
         throw ApplicationFailure.create({
           type: FailureType.InvalidInput,
@@ -47,7 +50,7 @@ export function inventoryActivities({ client }: ActivityDeps) {
           message:
             `invalid input resources.maxResources: the filters match ${found.length} resources, more than ` +
             `maxResources (${bound}); nothing was taken. Narrow resources.filters, or raise resources.maxResources ` +
-            `(at most ${MAX_SELECTED}) to drill them all`,
+            `(at most ${MAX_DRILL_RESOURCES}) to drill them all`,
           details: [{ field: 'resources.maxResources', matched: found.length, maxResources: bound }],
         });
       }
@@ -77,9 +80,67 @@ export function inventoryActivities({ client }: ActivityDeps) {
       return { id: newest.id, pointInTime: newest.pointInTime, vaultId: newest.vaultId };
     },
 
-    async getSnapshot(snapshotId: string): Promise<SnapshotRef> {
-      const snapshot = await calling(activityInfo().attempt, () => client.getSnapshot(snapshotId));
-      return { id: snapshot.id, pointInTime: snapshot.pointInTime ?? snapshot.createdTime, vaultId: snapshot.vaultId };
+    /** Writes the drill's evidence as JSON (for machines) and Markdown (for auditors), each atomically. */
+    async writeDrillReport(input: {
+      report: DrillReport;
+      baseName: string;
+    }): Promise<{ json: string; markdown: string }> {
+      const json = exportPath(outputDir, 'drill-reports', `${input.baseName}.json`);
+      const markdown = exportPath(outputDir, 'drill-reports', `${input.baseName}.md`);
+      await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
+      await atomicWrite(json, JSON.stringify(input.report, null, 2) + '\n');
+      await atomicWrite(markdown, renderMarkdown(input.report));
+      return { json, markdown };
     },
   };
+}
+
+async function atomicWrite(path: string, text: string): Promise<void> {
+  await writeFile(`${path}.partial`, text, 'utf8');
+  await rename(`${path}.partial`, path);
+}
+
+const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
+const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
+
+export function renderMarkdown(report: DrillReport): string {
+  const s = report.summary;
+  const lines = [
+    `# Disaster-recovery drill: ${report.name}`,
+    '',
+    `- Drill started: ${report.startedAt}`,
+    `- Drill finished: ${report.finishedAt}`,
+    `- Workflow: ${report.workflowId} (run ${report.runId})`,
+    `- Targets: RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`,
+    `- Verdict: **${s.verdict}** (${s.passed} passed, ${s.failed} failed of ${s.total})`,
+    '',
+    '| Resource | Type | Snapshot point in time | RPO | RTO | Check | Backup job | Restore job | Verdict |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...report.resources.map(row),
+    '',
+  ];
+  const failures = report.resources.filter((r) => r.verdict === 'FAIL');
+  if (failures.length > 0) {
+    lines.push('## Failures', '', ...failures.map((r) => `- ${r.resourceName}: ${r.reasons.join('; ')}`), '');
+  }
+  return lines.join('\n');
+}
+
+function row(r: DrillResourceResult): string {
+  const check = r.check ? `${r.check.passed ? 'passed' : 'FAILED'} (${r.check.detail})` : 'none';
+  return [
+    r.resourceName,
+    r.resourceType,
+    r.snapshotPointInTime ?? 'n/a',
+    `${seconds(r.rpoSeconds)} (${mark(r.rpoMet)})`,
+    `${seconds(r.rtoSeconds)} (${mark(r.rtoMet)})`,
+    check,
+    r.backupJobId ?? (r.snapshotReused ? 'reused snapshot' : 'n/a'),
+    r.restoreJobId ?? 'n/a',
+    r.verdict,
+  ]
+    .map((cell) => cell.replace(/\|/g, '\\|'))
+    .join(' | ')
+    .replace(/^/, '| ')
+    .concat(' |');
 }

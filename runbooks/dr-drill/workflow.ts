@@ -1,84 +1,25 @@
 import { isCancellation, workflowInfo } from '@temporalio/workflow';
-import { z } from 'zod';
 import type { ResourceRef } from './activities';
-import { ResourceFilters } from '../../api/schemas/filters';
-import { FilePath } from '../../api/schemas/restore';
 import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary } from './report';
-import { checkExpectation, EXPECTATION } from './expectations';
-import { NonBlank, QueryTarget, QueryText, RestoreTarget, strictDeep } from '../../runtime/input-rules';
-import { heartbeatingCalls, parseInput, peekCalls, RunbookTracker, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { checkExpectation } from './expectations';
+import { heartbeatingCalls, peekCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { RunbookTracker, parseInput } from '../../runtime/tracker';
+import type { Activities } from '../activities';
+import { DrDrillInput, type DrDrillResult } from './contract';
 
-/** The most resources one drill takes, whichever way they are selected. */
-export const MAX_DRILL_RESOURCES = 200;
-/** A selection by filters takes at most this many resources unless `maxResources` says otherwise. */
-export const DEFAULT_MAX_RESOURCES = 25;
-
-/** Resource IDs, or inventory filters bounded by `maxResources`: a loose filter must not drill the whole inventory. */
-const DrillSelection = z
-  .strictObject({
-    ids: z.array(NonBlank).min(1).max(MAX_DRILL_RESOURCES).optional(),
-    filters: strictDeep(ResourceFilters).optional(),
-    /** With filters: when more resources match, the drill refuses to start. */
-    maxResources: z.number().int().min(1).max(MAX_DRILL_RESOURCES).optional(),
-  })
-  .refine((s) => s.ids !== undefined || s.filters !== undefined, { message: 'give resource ids or inventory filters' })
-  .refine((s) => s.ids === undefined || s.filters === undefined, {
-    message: 'give resource ids or inventory filters, not both',
-    path: ['filters'],
-  })
-  .refine((s) => s.ids === undefined || s.maxResources === undefined, {
-    message: 'bounds a selection by filters only (ids name every resource already)',
-    path: ['maxResources'],
-  })
-  .refine((s) => new Set(s.ids).size === (s.ids?.length ?? 0), {
-    message: 'names a resource twice',
-    path: ['ids'],
-  })
-  .transform((s) => (s.filters ? { ...s, maxResources: s.maxResources ?? DEFAULT_MAX_RESOURCES } : s));
-
-export const DrDrillInput = strictDeep(
-  z.strictObject({
-    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and dashes'),
-    resources: DrillSelection,
-    vaultId: NonBlank,
-    restoreAccountId: NonBlank,
-    destination: RestoreTarget,
-    restoreKind: z.enum(['bucket', 'files']).default('files'),
-    files: z
-      .array(FilePath)
-      .min(1)
-      .default([{ path: '/', isDirectory: true }]),
-    targets: z.strictObject({ rpoSeconds: z.number().int().min(1), rtoSeconds: z.number().int().min(1) }),
-    retentionDays: z.number().int().min(1).default(7),
-    /** Use the newest snapshot inside the RPO target instead of taking one, when there is such a snapshot. */
-    reuseRecentSnapshot: z.boolean().default(false),
-    sqlCheck: z
-      .strictObject({
-        databaseName: NonBlank,
-        query: QueryText,
-        expectation: z.string().regex(EXPECTATION, "like 'rows >= 1'"),
-        destination: QueryTarget,
-      })
-      .optional(),
-    parallelism: z.number().int().min(1).max(20).default(3),
-  }),
-);
-export type DrDrillInput = z.input<typeof DrDrillInput>;
-
-export interface DrDrillResult {
-  report: { json: string; markdown: string };
-  summary: DrillSummary;
-}
+const service = serviceCalls<Activities>();
+const peek = peekCalls<Activities>();
+const heartbeating = heartbeatingCalls<Activities>();
 
 /** A disaster-recovery drill: back up, restore and check each resource, and write the evidence. */
 export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
   const input = parseInput(DrDrillInput, raw);
   const tracker = new RunbookTracker('drDrill');
-  const wait = waitingCalls();
+  const wait = waitingCalls<Activities>();
   const startedAt = new Date();
 
   tracker.phase('selecting resources');
-  const resources = await serviceCalls.resolveResources(input.resources);
+  const resources = await service.resolveResources(input.resources);
   const results: DrillResourceResult[] = new Array<DrillResourceResult>(resources.length);
   let done = 0;
   tracker.phase('drilling', { progress: { done, total: resources.length, unit: 'resources' } });
@@ -108,7 +49,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
     resources: results,
     summary,
   };
-  const paths = await serviceCalls.writeDrillReport({ report, baseName: workflowInfo().workflowId });
+  const paths = await service.writeDrillReport({ report, baseName: workflowInfo().workflowId });
   tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
   return { report: paths, summary };
 
@@ -125,12 +66,12 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
     try {
       const notBefore = new Date(startedAt.getTime() - input.targets.rpoSeconds * 1000).toISOString();
       const recent = input.reuseRecentSnapshot
-        ? await serviceCalls.latestSnapshot({ resourceId: resource.id, notBefore })
+        ? await service.latestSnapshot({ resourceId: resource.id, notBefore })
         : undefined;
       if (recent) {
         Object.assign(result, { snapshotId: recent.id, snapshotPointInTime: recent.pointInTime, snapshotReused: true });
       } else {
-        const backup = await serviceCalls.startBackup({
+        const backup = await service.startBackup({
           resourceId: resource.id,
           providerResourceId: resource.providerResourceId,
           vaultId: input.vaultId,
@@ -139,7 +80,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
         result.backupJobId = backup.jobId;
         const job = await tracker.waitNudgeable(
           () => wait.checkBackupJob(backup.jobId),
-          () => peekCalls.checkBackupJob(backup.jobId),
+          () => peek.checkBackupJob(backup.jobId),
         );
         result.backupStatus = job.status;
         if (!job.succeeded || !job.snapshotId) {
@@ -159,7 +100,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
         result.rpoMet = result.rpoSeconds <= input.targets.rpoSeconds;
       }
 
-      const started = await serviceCalls.startRestore({
+      const started = await service.startRestore({
         resourceId: resource.id,
         snapshotId,
         kind: input.restoreKind,
@@ -168,14 +109,14 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       });
       if (started.kind !== 'started') {
         // A drill does not wait days for reviewers; the approval-gated restore runbook does.
-        await serviceCalls.withdrawRequest(started.requestId);
+        await service.withdrawRequest(started.requestId);
         result.reasons.push(`restore needs approval (request ${started.requestId} withdrawn)`);
         return result;
       }
       result.restoreJobId = started.jobId;
       const restore = await tracker.waitNudgeable(
         () => wait.checkRestoreJob(started.jobId),
-        () => peekCalls.checkRestoreJob(started.jobId),
+        () => peek.checkRestoreJob(started.jobId),
       );
       result.restoreStatus = restore.status;
       result.restoreStatusMessage = restore.statusMessage;
@@ -210,7 +151,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
   async function runCheck(snapshotId: string, check: NonNullable<typeof input.sqlCheck>): Promise<DrillCheckResult> {
     const base = { query: check.query, expectation: check.expectation };
     try {
-      const queryId = await serviceCalls.startQuery({
+      const queryId = await service.startQuery({
         snapshotId,
         query: {
           databaseName: check.databaseName,
@@ -219,8 +160,8 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
           destination: check.destination,
         },
       });
-      await heartbeatingCalls.waitForQuery(queryId);
-      const { rows } = await heartbeatingCalls.countQueryRows(queryId);
+      await heartbeating.waitForQuery(queryId);
+      const { rows } = await heartbeating.countQueryRows(queryId);
       const passed = checkExpectation(check.expectation, rows);
       return { ...base, rows, passed, detail: `${rows} rows; expected ${check.expectation}` };
     } catch (err) {

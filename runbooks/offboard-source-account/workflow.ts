@@ -1,19 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { z } from 'zod';
-import { NonBlank, strictDeep } from '../../runtime/input-rules';
-import { parseInput, RunbookTracker, serviceCalls } from '../../runtime/calls';
+import { serviceCalls } from '../../runtime/calls';
+import { RunbookTracker, parseInput } from '../../runtime/tracker';
+import type { Activities } from '../activities';
 import { FailureType } from '../../contracts';
+import { OffboardSourceAccountInput, type OffboardResult } from './contract';
 
-export const OffboardSourceAccountInput = strictDeep(z.strictObject({ accountId: NonBlank }));
-export type OffboardSourceAccountInput = z.input<typeof OffboardSourceAccountInput>;
-
-export interface OffboardResult {
-  accountId: string;
-  providerAccountId: string;
-  deleted: boolean;
-  /** Resources that stay in the inventory because they have snapshots. */
-  remainingResources: { id: string; resourceName: string; resourceType: string; snapshots: number }[];
-}
+const service = serviceCalls<Activities>();
 
 /** Disconnects a source account, confirms it, deletes it and reports what stays in the inventory. */
 export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Promise<OffboardResult> {
@@ -21,8 +13,8 @@ export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Pr
   const tracker = new RunbookTracker('offboardSourceAccount', { resource: accountId });
 
   tracker.phase('disconnecting');
-  await serviceCalls.disconnectSourceAccount(accountId);
-  const account = await serviceCalls.getSourceAccount(accountId);
+  await service.disconnectSourceAccount(accountId);
+  const account = await service.getSourceAccount(accountId);
   if (account.status !== 'DISCONNECTED') {
     throw ApplicationFailure.create({
       type: FailureType.Conflict,
@@ -32,7 +24,7 @@ export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Pr
   }
 
   tracker.phase('deleting');
-  const deletion = await serviceCalls.deleteSourceAccount(accountId);
+  const deletion = await service.deleteSourceAccount(accountId);
   if (!deletion.deleted) {
     throw ApplicationFailure.create({
       type: FailureType.Conflict,
@@ -42,7 +34,7 @@ export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Pr
   }
 
   tracker.phase('listing remaining resources');
-  const remainingResources = await serviceCalls.remainingResources(account.providerAccountId);
+  const remainingResources = await service.remainingResources(account.providerAccountId);
   tracker.phase('completed', { detail: `${remainingResources.length} resources stay in the inventory` });
   return { accountId, providerAccountId: account.providerAccountId, deleted: true, remainingResources };
 }

@@ -1,8 +1,9 @@
-import type { RotationResult } from './activities';
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { z } from 'zod';
-import { CRASH_DETECTION, parseInput, RunbookTracker, typedCalls } from '../../runtime/calls';
+import type { RotationResult } from './activities';
+import { CRASH_DETECTION, typedCalls } from '../../runtime/calls';
+import { parseInput, RunbookTracker } from '../../runtime/tracker';
+import { RotateCredentialsInput } from './contract';
 
 // Retried: the credentials file holds a token from before the rotation (valid for up to 12 h), so a retry after a
 // lost answer or a failed write rotates again with it. The retries stop well within those 12 hours.
@@ -13,8 +14,6 @@ const rotation = typedCalls(
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
   }),
 );
-
-export const RotateCredentialsInput = z.undefined({ error: 'rotateCredentials takes no input' });
 
 /**
  * Rotates the worker's own API secret: hold a token, rotate, store the new secret (0600, atomically), prove it works,

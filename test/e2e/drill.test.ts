@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { InventoryResource } from '../../api';
 import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
-import type { DrDrillInput } from '../../runbooks/dr-drill/workflow';
+import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { FailureType, RunbookKindKey } from '../../contracts';
 import {

@@ -3,10 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { csvRecord } from '../../runtime/csv';
-import { COST_COLUMNS } from '../../runbooks/query-export/activities';
+import { COST_COLUMNS } from '../../runbooks/cost-export/activities';
 import { costExport, queryExport } from '../../runbooks/workflows';
-import type { CostExportInput } from '../../runbooks/cost-export/workflow';
-import type { QueryExportInput } from '../../runbooks/query-export/workflow';
+import type { CostExportInput } from '../../runbooks/cost-export/contract';
+import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import { FailureType, RunbookResourceKey } from '../../contracts';
 import { failureOf, historyText, scanForSecrets, setupE2E, teardownE2E, type E2E } from './helpers';
 

@@ -481,3 +481,11 @@ export async function scanForSecrets(fx: E2E): Promise<{ histories: number; line
   expect(leaks).toEqual([]);
   return { histories, lines: lines.length, secrets: secrets.size };
 }
+
+/** Waits for a restore runbook to wait on its reviewers, and reads the action request's ID from its status. */
+export async function waitingRequestId(handle: WorkflowHandle): Promise<string> {
+  const status = await phaseReached(handle, 'waiting for approval');
+  const id = status.ids.requestId;
+  if (!id) throw new Error(`no action request in ${JSON.stringify(status)}`);
+  return id;
+}

@@ -3,9 +3,17 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { approvalGatedRestore } from '../../runbooks/workflows';
-import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/workflow';
+import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import { statusQuery } from '../../contracts';
-import { eventually, objectStoreTarget, phaseReached, setupE2E, teardownE2E, type E2E } from './helpers';
+import {
+  eventually,
+  objectStoreTarget,
+  phaseReached,
+  setupE2E,
+  teardownE2E,
+  waitingRequestId,
+  type E2E,
+} from './helpers';
 
 let fx: E2E;
 let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
@@ -47,9 +55,7 @@ async function actionRequestCount(): Promise<number> {
 
 /** Approves the runbook's request `times` times, as that many reviewers, and returns its ID. */
 async function approveAll(handle: WorkflowHandle, times: number): Promise<string> {
-  const status = await phaseReached(handle, 'waiting for approval');
-  const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1];
-  if (!requestId) throw new Error(`no action request in ${JSON.stringify(status)}`);
+  const requestId = await waitingRequestId(handle);
   for (let i = 0; i < times; i += 1) await fx.control.approve(requestId);
   return requestId;
 }

@@ -1,22 +1,16 @@
 // approvalGatedRestore end to end: real Temporal dev server, in-process simulator, the runbook worker.
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import {
-  ApprovalStatusKey,
-  FailureType,
-  RunbookKindKey,
-  RunbookResourceKey,
-  statusQuery,
-} from '../../contracts';
+import { ApprovalStatusKey, FailureType, RunbookKindKey, RunbookResourceKey, statusQuery } from '../../contracts';
 import { approvalGatedRestore } from '../../runbooks/workflows';
-import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/workflow';
+import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import {
   eventCount,
   eventually,
   failureOf,
   nudge,
   objectStoreTarget,
-  phaseReached,
+  waitingRequestId,
   scanForSecrets,
   setupE2E,
   teardownE2E,
@@ -58,14 +52,6 @@ function start(overrides: Partial<ApprovalGatedRestoreInput> = {}) {
 
 async function approvalStatusOf(handle: WorkflowHandle): Promise<string | undefined> {
   return (await handle.describe()).typedSearchAttributes.get(ApprovalStatusKey);
-}
-
-/** Waits for the runbook to wait on its reviewers, and reads the action request's ID from its status. */
-async function waitingRequestId(handle: WorkflowHandle): Promise<string> {
-  const status = await phaseReached(handle, 'waiting for approval');
-  const id = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1];
-  if (!id) throw new Error(`no action request in ${JSON.stringify(status)}`);
-  return id;
 }
 
 /** Holds the worker's reads of its action requests until released, so that the next read is known to come later. */

@@ -1,10 +1,10 @@
 import { describeIssue } from '../api';
-import { FAULT_KINDS } from '../simulator/faults';
-import type { FaultConfig } from '../simulator/model';
-import { FaultInput } from '../simulator/routes/control';
-import { startSimulator, type StartOptions } from '../simulator/server';
-import { parseCommandLine, positionals } from './args';
-import { CliError, UsageError } from './errors';
+import { FAULT_KINDS } from './faults';
+import type { FaultConfig } from './model';
+import { FaultInput } from './routes/control';
+import { startSimulator, type StartOptions } from './server';
+import { parseCommandLine, positionals } from '../cli/args';
+import { CliError, UsageError } from '../cli/errors';
 
 const USAGE = [
   'usage: runbooks simulator [--port 0] [--host 127.0.0.1] [--data-dir <dir>] [--seed 1] [--prefix /api]',

@@ -1,6 +1,6 @@
 // `runbooks simulator` flags: every mistake is one UsageError (exit code 2) with the usage, before anything starts.
 import { CliError, UsageError } from '../../cli/errors';
-import { parseSimulatorFlags, simulatorCommand } from '../../cli/simulator-command';
+import { parseSimulatorFlags, simulatorCommand } from '../../simulator/command';
 import { startSimulator } from '../../simulator/server';
 
 /** The error a call throws or rejects with. */

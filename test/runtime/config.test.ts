@@ -8,7 +8,7 @@ import {
   loadServiceConfig,
   loadTemporalConfig,
   type ServiceConfig,
-} from '../../worker/config';
+} from '../../runtime/config';
 import { resolveCredentials } from '../../worker/credentials';
 
 /** The variables a ConfigError names, in order. */

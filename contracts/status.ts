@@ -1,0 +1,59 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+/** Every phase a runbook reports, in the order the runbooks pass through them. */
+export const RUNBOOK_PHASES = [
+  'starting',
+  // approvalGatedRestore
+  'requesting restore',
+  'submitting for approval',
+  'waiting for approval',
+  'executing approved restore',
+  'waiting for restore job',
+  // drDrill
+  'selecting resources',
+  'drilling',
+  'writing report',
+  // queryExport
+  'starting query',
+  'waiting for query',
+  'exporting results',
+  // costExport
+  'exporting cost data',
+  // rotateCredentials
+  'rotating',
+  // offboardSourceAccount
+  'disconnecting',
+  'deleting',
+  'listing remaining resources',
+  'completed',
+  'completed with warnings',
+] as const;
+export type RunbookPhase = (typeof RUNBOOK_PHASES)[number];
+
+/** The service's IDs a runbook works on, as fields: callers read them here, never from the prose. */
+export interface RunbookIds {
+  /** The action request waiting for (or given) approval. */
+  requestId?: string;
+  /** The restore or backup job being waited on. */
+  jobId?: string;
+  /** The query being run or exported. */
+  queryId?: string;
+}
+
+export interface RunbookStatus {
+  runbook: string;
+  phase: RunbookPhase;
+  ids: RunbookIds;
+  /** Units done and in all, where the runbook can tell. */
+  progress?: { done: number; total: number; unit: string };
+  /** For people: what the phase is about. */
+  detail?: string;
+  /** For people: what the runbook is waiting for, when it waits. */
+  waitingFor?: string;
+  updatedAt: string;
+}
+
+export const statusQuery = defineQuery<RunbookStatus>('status');
+
+/** Makes a waiting runbook check again at once instead of at its next scheduled poll. */
+export const nudgeSignal = defineSignal('nudge');

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { FilePath } from '../../api/schemas/restore';
+import { defineRunbook } from '../../contracts/runbook';
+import { NonBlank, RestoreTarget, strictDeep } from '../../runtime/input-rules';
+import type { ApprovalState } from '../../steps/approvals';
+import type { JobSummary } from '../../steps/jobs';
+
+export const ApprovalGatedRestoreInput = strictDeep(
+  z
+    .object({
+      resourceId: NonBlank,
+      snapshotId: NonBlank,
+      /** `bucket` may need approval; `files` never does. */
+      kind: z.enum(['bucket', 'files']).default('bucket'),
+      restoreAccountId: NonBlank,
+      destination: RestoreTarget,
+      files: z.array(FilePath).optional(),
+      /** The requester's reason, shown to the reviewers. */
+      comment: z.string().max(1000).optional(),
+    })
+    .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
+      message: 'a files restore names at least one file',
+      path: ['files'],
+    })
+    // A bucket restore would silently ignore them.
+    .refine((input) => input.kind === 'files' || input.files === undefined, {
+      message: "only a files restore takes files (set kind: 'files')",
+      path: ['files'],
+    }),
+);
+export type ApprovalGatedRestoreInput = z.input<typeof ApprovalGatedRestoreInput>;
+
+export interface ApprovalGatedRestoreResult {
+  job: JobSummary;
+  approval?: ApprovalState;
+  /**
+   * First restore calls whose answer was lost: under an approval policy each may have left an action request in
+   * CREATED, which cannot be listed. Reported so that an operator can discard them in the console.
+   */
+  possibleLeftoverRequests: number;
+  timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
+}
+
+export const approvalGatedRestoreContract = defineRunbook({
+  workflowType: 'approvalGatedRestore',
+  input: ApprovalGatedRestoreInput,
+  takesInput: true,
+  defaultId: (input) => `restore-${input.resourceId}-${input.snapshotId}`,
+});

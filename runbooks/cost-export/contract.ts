@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { CostDataInput } from '../../api/schemas/cost';
+import { defineRunbook } from '../../contracts/runbook';
+import type { ExportSummary } from '../../runtime/export-file';
+import { strictDeep, TimeWindow } from '../../runtime/input-rules';
+import { costWindow, type CostWindow } from './windows';
+
+/** Grouping by resource is the only one `topN` applies to; the service ignores it otherwise. */
+const TOP_N_GROUPS: readonly string[] = ['RESOURCE', 'RESOURCE_AND_VAULT'];
+
+export const CostExportInput = strictDeep(
+  z.strictObject({
+    /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
+    window: z.union([z.enum(['previous-day', 'previous-month']), TimeWindow]),
+    /** Passed through to the service as they are. */
+    options: strictDeep(CostDataInput.omit({ timeFrame: true }))
+      .refine((o) => o.topN === undefined || TOP_N_GROUPS.includes(o.groupBy ?? ''), {
+        message: 'topN applies only with groupBy RESOURCE or RESOURCE_AND_VAULT',
+        path: ['topN'],
+      })
+      .default({}),
+    pageSize: z.number().int().min(1).max(10_000).optional(),
+  }),
+);
+export type CostExportInput = z.input<typeof CostExportInput>;
+
+export interface CostExportResult {
+  window: CostWindow;
+  export: ExportSummary;
+}
+
+export const costExportContract = defineRunbook({
+  workflowType: 'costExport',
+  input: CostExportInput,
+  takesInput: true,
+  // The workflow computes the same window from its start time; both use UTC.
+  defaultId: (input, { now }) => `cost-export-${costWindow(input.window, now).label}`,
+});

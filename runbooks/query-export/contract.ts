@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { RunQueryInput } from '../../api/schemas/queries';
+import { defineRunbook } from '../../contracts/runbook';
+import type { ExportSummary } from '../../runtime/export-file';
+import { NonBlank, QueryTarget, QueryText, strictDeep } from '../../runtime/input-rules';
+
+export const QueryExportInput = strictDeep(
+  z.strictObject({
+    snapshotId: NonBlank,
+    query: strictDeep(RunQueryInput).extend({ databaseName: NonBlank, query: QueryText, destination: QueryTarget }),
+    /** File name under the exports directory; defaults to the workflow ID. */
+    fileName: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
+      .optional(),
+    pageSize: z.number().int().min(1).max(10_000).optional(),
+  }),
+);
+export type QueryExportInput = z.input<typeof QueryExportInput>;
+
+export interface QueryExportResult {
+  queryId: string;
+  export: ExportSummary;
+  outputLocations: string[];
+  runningTimeMs?: number;
+}
+
+export const queryExportContract = defineRunbook({
+  workflowType: 'queryExport',
+  input: QueryExportInput,
+  takesInput: true,
+  // The hash tells two queries on one snapshot apart.
+  defaultId: (input, { hash }) =>
+    `query-export-${input.snapshotId}-${hash(`${input.query.databaseName}\n${input.query.query.trim()}`)}`,
+});

@@ -1,0 +1,95 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { CancellationScope, condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { z } from 'zod';
+import {
+  FailureType,
+  nudgeSignal,
+  RunbookKindKey,
+  RunbookResourceKey,
+  statusQuery,
+  type RunbookIds,
+  type RunbookPhase,
+  type RunbookStatus,
+} from '../contracts';
+import { issueField, issueMessage, issuesInOrder } from './input-rules';
+
+/** Validates a runbook's input; a bad one fails the run at once, naming the field. */
+export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = issuesInOrder(result.error.issues)[0];
+  const field = issue ? issueField(issue) : 'input';
+  throw ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    nonRetryable: true,
+    message: `invalid input${field === 'input' ? '' : ` ${field}`}: ${issue ? issueMessage(issue) : 'invalid'}`,
+    details: [{ field }],
+  });
+}
+
+/** The runbook's `status` query, its kind and resource search attributes, and a counter of `nudge` signals. */
+export class RunbookTracker {
+  private status: RunbookStatus;
+  private nudges = 0;
+
+  constructor(runbook: string, options: { resource?: string; now?: () => Date } = {}) {
+    this.now = options.now ?? (() => new Date());
+    this.status = { runbook, phase: 'starting', ids: {}, updatedAt: this.now().toISOString() };
+    setHandler(statusQuery, () => this.status);
+    setHandler(nudgeSignal, () => {
+      this.nudges += 1;
+    });
+    // One upsert, one history event.
+    upsertSearchAttributes([
+      { key: RunbookKindKey, value: runbook },
+      ...(options.resource === undefined ? [] : [{ key: RunbookResourceKey, value: options.resource }]),
+    ]);
+  }
+
+  private readonly now: () => Date;
+
+  /** Enters a phase: its progress and texts replace the last phase's; IDs add to those already known. */
+  phase(phase: RunbookPhase, extra: Partial<Omit<RunbookStatus, 'runbook' | 'phase' | 'updatedAt'>> = {}): void {
+    const ids: RunbookIds = { ...this.status.ids, ...extra.ids };
+    this.status = { runbook: this.status.runbook, phase, ...extra, ids, updatedAt: this.now().toISOString() };
+  }
+
+  progress(done: number, total: number, unit: string): void {
+    this.status = { ...this.status, progress: { done, total, unit }, updatedAt: this.now().toISOString() };
+  }
+
+  tag(key: typeof RunbookKindKey, value: string): void {
+    upsertSearchAttributes([{ key, value }]);
+  }
+
+  /**
+   * Waits with `poll` (a waiting activity); each `nudge` signal takes one extra look with `peek` (a local activity).
+   * When the look finds the answer the poll is cancelled; when it does not, the poll goes on untouched. A nudge thus
+   * costs a signal, a workflow task and a marker, and polling itself adds nothing to history.
+   */
+  async waitNudgeable<T>(poll: () => Promise<T>, peek: () => Promise<T>): Promise<T> {
+    const scope = new CancellationScope();
+    const polling = scope.run(poll);
+    for (;;) {
+      const seen = this.nudges;
+      const polled = await Promise.race([
+        polling.then((value) => ({ value })),
+        condition(() => this.nudges > seen).then(() => undefined),
+      ]);
+      if (polled) return polled.value;
+      const peeked = await peek().then(
+        (value) => ({ value }),
+        (err: unknown) => {
+          if (isCancellation(err)) throw err;
+          // "Not yet", or the look failed: the poll will tell.
+          return undefined;
+        },
+      );
+      if (peeked) {
+        scope.cancel();
+        polling.catch(() => undefined);
+        return peeked.value;
+      }
+    }
+  }
+}
