@@ -2,8 +2,49 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+// Data flows one way: cli → Temporal → workflows → activities → api → service. Each zone forbids a back edge.
+const ours = 'contracts api runbooks steps runtime worker cli demo simulator test bench scripts'.split(' ');
+const except = (...dirs) => ours.filter((d) => !dirs.includes(d)).map((d) => `./${d}`);
+const zones = [
+  {
+    target: './contracts',
+    from: except('contracts'),
+    message: 'contracts/ holds pure definitions every side imports: it imports nothing of ours.',
+  },
+  {
+    target: './api',
+    from: except('api'),
+    message:
+      'api/ is the service interface: it imports nothing of ours (the simulator imports api/, never the reverse).',
+  },
+  {
+    target: ['./runbooks/*/activities.ts', './runbooks/activities.ts', './steps/**'],
+    from: './runbooks/{*/workflow,workflows}.ts',
+    message: 'Activities never import workflows: workflows call activities, not the reverse.',
+  },
+  {
+    target: ['./runtime', './steps'],
+    from: ['./runbooks', './cli', './worker', './demo', './simulator'],
+    message:
+      'runtime/ and steps/ are shared below the runbooks: they import no runbook, CLI, worker, demo or simulator.',
+  },
+  {
+    target: './cli',
+    from: ['./worker', './simulator', './demo'],
+    message: 'The CLI loads the worker, the simulator and the demo lazily (requireHere), never by a static import.',
+  },
+];
+
+// Workflow code is bundled and replayed: value imports come only from this allowlist; anything else is type-only.
+// import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
+// allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
+const workflowMessage =
+  'Workflow code value-imports only contracts/, runtime/{calls,tracker,input-rules} and its own contract, report, expectations or windows; import anything else as a type.';
+const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.tools/', '.data/', 'coverage/'] },
@@ -20,6 +61,49 @@ export default tseslint.config(
       // Fastify handlers and activities are async by contract, with or without an await.
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json', '.node'] })] },
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones }] },
+  },
+  {
+    files: ['runbooks/*/workflow.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: relativeExcept([
+                String.raw`\./(?:contract|report|expectations|windows)`,
+                String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules)`,
+                String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
+              ]),
+              allowTypeImports: true,
+              message: workflowMessage,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['runbooks/workflows.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: relativeExcept([String.raw`\./[\w-]+/workflow`]),
+              allowTypeImports: true,
+              message: "runbooks/workflows.ts re-exports the runbooks' workflow.ts files and nothing else.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

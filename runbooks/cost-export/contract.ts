@@ -5,6 +5,9 @@ import type { ExportSummary } from '../../runtime/export-file';
 import { strictDeep, TimeWindow } from '../../runtime/input-rules';
 import { costWindow, type CostWindow } from './windows';
 
+// The workflow checks its service request against the API's schema; it reaches it through this contract.
+export { CostDataInput };
+
 /** Grouping by resource is the only one `topN` applies to; the service ignores it otherwise. */
 const TOP_N_GROUPS: readonly string[] = ['RESOURCE', 'RESOURCE_AND_VAULT'];
 

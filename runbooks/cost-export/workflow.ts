@@ -1,10 +1,9 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { CostDataInput } from '../../api/schemas/cost';
 import { heartbeatingCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { costWindow } from './windows';
-import { CostExportInput, type CostExportResult } from './contract';
+import { CostDataInput, CostExportInput, type CostExportResult } from './contract';
 
 const heartbeating = heartbeatingCalls<Activities>();
 

@@ -1,0 +1,66 @@
+// `runbooks --help` stays lean: the heavy parts (worker, simulator, demo, their libraries) load only when a command
+// needs them. A module list check from a child process, not a timing.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+// Runs cli/main.ts from source (compiled on require by swc, as jest does), then writes every loaded module's path.
+const CHILD = `
+const { readFileSync, writeFileSync } = require('node:fs');
+const { transformSync } = require('@swc/core');
+require.extensions['.ts'] = (module, filename) => {
+  const { code } = transformSync(readFileSync(filename, 'utf8'), {
+    filename,
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+process.on('exit', () => writeFileSync(process.env.MODULES_OUT, JSON.stringify(Object.keys(require.cache))));
+const main = require.resolve('./cli/main.ts');
+process.argv = [process.argv[0], main, ...JSON.parse(process.env.CLI_ARGS)];
+require(main);
+`;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lean-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function modulesLoadedBy(args: string[]): Promise<string[]> {
+  const out = join(dir, 'modules.json');
+  const result = spawnSync(process.execPath, ['-e', CHILD], {
+    cwd: ROOT,
+    env: { ...process.env, MODULES_OUT: out, CLI_ARGS: JSON.stringify(args) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  return JSON.parse(await readFile(out, 'utf8')) as string[];
+}
+
+const FORBIDDEN: [string, string][] = [
+  ['fastify', `${sep}node_modules${sep}fastify${sep}`],
+  ['sql.js', `${sep}node_modules${sep}sql.js${sep}`],
+  ['webpack', `${sep}node_modules${sep}webpack${sep}`],
+  ['@temporalio/worker', `${sep}node_modules${sep}@temporalio${sep}worker${sep}`],
+  ['the simulator', join(ROOT, 'simulator') + sep],
+  ['the worker', join(ROOT, 'worker') + sep],
+  ['the demo', join(ROOT, 'demo') + sep],
+];
+
+test('--help loads none of the worker, the simulator, the demo or their libraries', async () => {
+  const modules = await modulesLoadedBy(['--help']);
+  // The list is the real one: the CLI itself is in it.
+  expect(modules).toContain(join(ROOT, 'cli', 'main.ts'));
+  for (const [name, fragment] of FORBIDDEN) {
+    expect({ name, loaded: modules.filter((m) => m.includes(fragment)) }).toEqual({ name, loaded: [] });
+  }
+});
