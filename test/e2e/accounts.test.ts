@@ -137,7 +137,7 @@ test('a worker without a credentials file refuses to rotate, and its secret keep
 });
 
 test('rotating credentials stores the new secret (0600), retires the old one, and the worker goes on with the new', async () => {
-  const old = await fx.control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {});
+  const old = await fx.control.credentials();
   const credentialsFile = join(fx.outputDir, 'credentials.json');
   await writeFile(credentialsFile, JSON.stringify(old), { mode: 0o644 });
   const worker = await startWorker(fx, { credentials: old, credentialsFile });

@@ -61,7 +61,7 @@ afterAll(() => teardownE2E(fx), 60_000);
  * state (tokens aside: the worker may sign in), and the workflows and schedules Temporal holds.
  */
 async function observed(options: { workflows: boolean }) {
-  const state = await fx.control.call<{ counts: Record<string, number> }>('GET', '/state');
+  const state = await fx.control.state();
   const jobs = await fx.control.jobs();
   const { tokens: _tokens, ...rest } = fx.sim.ctx.state;
   let schedules = 0;

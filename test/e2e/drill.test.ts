@@ -8,6 +8,7 @@ import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { FailureType, RunbookKindKey } from '../../contracts';
 import {
+  APPROVAL,
   eventually,
   failureOf,
   jobsPerResource,
@@ -217,7 +218,7 @@ test('runs survive a worker restart in the middle of their waits, and start each
 
   await fx.worker.stop();
   // Approval arrives while no worker runs; the backups finish meanwhile too.
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   fx.worker = await startWorker(fx, { taskQueue: fx.worker.taskQueue });
 

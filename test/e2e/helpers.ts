@@ -18,7 +18,8 @@ import {
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { BackupServiceClient, closeHttpPools, type BackupJob, type MpaRequest, type RestoreJob } from '../../api';
+import { BackupServiceClient, closeHttpPools, type BackupJob, type RestoreJob } from '../../api';
+import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
@@ -170,83 +171,6 @@ export class ServiceProxy {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The simulator's control API.
-
-export interface SimulatorJobs {
-  backupJobs: BackupJob[];
-  restoreJobs: RestoreJob[];
-}
-
-export interface SimulatorDatabase {
-  resourceId: string;
-  databaseName: string;
-  tables: string[];
-  snapshotIds: string[];
-}
-
-export interface SimulatorState {
-  projectId: string;
-  now: string;
-  databases: SimulatorDatabase[];
-  buckets?: { name: string; region: string }[];
-}
-
-export class Control {
-  constructor(private readonly baseUrl: string) {}
-
-  async call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.baseUrl}/_simulator${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} /_simulator${path} answered ${res.statusCode}: ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  jobsConfig(config: Partial<JobsConfig>): Promise<JobsConfig> {
-    return this.call('PUT', '/jobs/config', config);
-  }
-  jobs(): Promise<SimulatorJobs> {
-    return this.call('GET', '/jobs');
-  }
-  state(): Promise<SimulatorState> {
-    return this.call('GET', '/state');
-  }
-  addPolicy(policy: { requiredApprovals?: number; approvalWindowHours: number; executionWindowHours: number }) {
-    return this.call<{ id: string }>('POST', '/policies', {
-      operations: ['MPA_OPERATION_RESTORE_RESOURCE'],
-      requiredApprovals: policy.requiredApprovals ?? 1,
-      approvalWindowHours: policy.approvalWindowHours,
-      executionWindowHours: policy.executionWindowHours,
-      description: 'restores need a second pair of eyes',
-    });
-  }
-  clearPolicies(): Promise<void> {
-    return this.call('DELETE', '/policies');
-  }
-  actionRequest(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
-    return this.call('GET', `/action-requests/${encodeURIComponent(id)}`);
-  }
-  approve(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
-    return this.call('POST', `/action-requests/${encodeURIComponent(id)}/approve`, { comment: 'looks right' });
-  }
-  deny(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
-    return this.call('POST', `/action-requests/${encodeURIComponent(id)}/deny`, { comment: 'not today' });
-  }
-  advanceClock(seconds: number): Promise<{ now: string }> {
-    return this.call('POST', '/clock/advance', { seconds });
-  }
-  faults(config: { rate: number; kinds: string[]; pathPrefix?: string; retryAfterSeconds?: number }) {
-    return this.call('PUT', '/faults', config);
-  }
-  clearFaults(): Promise<void> {
-    return this.call('DELETE', '/faults');
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // The fixture: one per test file.
 
 export interface RunningWorker {
@@ -261,7 +185,7 @@ export interface E2E {
   env: TestWorkflowEnvironment;
   sim: RunningSimulator;
   proxy: ServiceProxy;
-  control: Control;
+  control: SimulatorControlClient;
   bundle: WorkflowBundleWithSourceMap;
   /** The test's own client, straight to the simulator (not through the proxy). */
   service: BackupServiceClient;
@@ -270,6 +194,10 @@ export interface E2E {
   /** Secrets the file used and then retired (rotated away); the final scan looks for them too. */
   retiredSecrets: string[];
 }
+
+/** What the tests' reviewer writes, like a real one would. */
+export const APPROVAL = { comment: 'looks right' };
+export const DENIAL = { comment: 'not today' };
 
 export const FAST_JOBS: Partial<JobsConfig> = {
   backupSeconds: 1,
@@ -300,7 +228,7 @@ export async function setupE2E(): Promise<E2E> {
   ]);
   const proxy = new ServiceProxy(sim.baseUrl);
   await proxy.listen();
-  const control = new Control(sim.baseUrl);
+  const control = new SimulatorControlClient(sim.baseUrl);
   await control.jobsConfig(FAST_JOBS);
   const outputDir = await mkdtemp(join(tmpdir(), 'runbooks-e2e-'));
   const service = new BackupServiceClient({

@@ -6,6 +6,7 @@ import { approvalGatedRestore } from '../../runbooks/workflows';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import { statusQuery } from '../../contracts';
 import {
+  APPROVAL,
   eventually,
   objectStoreTarget,
   phaseReached,
@@ -49,14 +50,14 @@ async function restoreJobsSince(since: string) {
 }
 
 async function actionRequestCount(): Promise<number> {
-  const state = await fx.control.call<{ counts: { actionRequests: number } }>('GET', '/state');
+  const state = await fx.control.state();
   return state.counts.actionRequests;
 }
 
 /** Approves the runbook's request `times` times, as that many reviewers, and returns its ID. */
 async function approveAll(handle: WorkflowHandle, times: number): Promise<string> {
   const requestId = await waitingRequestId(handle);
-  for (let i = 0; i < times; i += 1) await fx.control.approve(requestId);
+  for (let i = 0; i < times; i += 1) await fx.control.approve(requestId, APPROVAL);
   return requestId;
 }
 
@@ -139,13 +140,13 @@ test('the approval count in status moves with each approval, without a nudge', a
   const status = await phaseReached(handle, 'waiting for approval');
   expect(status.progress).toEqual({ done: 0, total: 2, unit: 'approvals' });
   const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await eventually(
     'one approval in the status',
     async () => (await handle.query(statusQuery)).progress?.done === 1,
     30_000,
   );
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   const result = await handle.result();
   expect(result.approval?.approvals).toEqual({ current: 2, required: 2 });
 });

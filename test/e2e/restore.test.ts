@@ -5,6 +5,8 @@ import { ApprovalStatusKey, FailureType, RunbookKindKey, RunbookResourceKey, sta
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import {
+  APPROVAL,
+  DENIAL,
   eventCount,
   eventually,
   failureOf,
@@ -104,7 +106,7 @@ test('with a policy: submits the request (201), waits, and restores once approve
   );
   expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
 
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await nudge(handle);
   const result = await handle.result();
 
@@ -122,7 +124,7 @@ test('a denial ends the run with ApprovalDenied', async () => {
   const since = (await fx.control.state()).now;
   const handle = await start();
   const requestId = await waitingRequestId(handle);
-  await fx.control.deny(requestId);
+  await fx.control.deny(requestId, DENIAL);
   await nudge(handle);
 
   const failure = await failureOf(handle);
@@ -156,7 +158,7 @@ test('an execution window that passes before the repeat ends the run with Approv
   // The approval and the end of its execution window happen between two of the runbook's checks.
   const release = holdRequestReads();
   try {
-    await fx.control.approve(requestId);
+    await fx.control.approve(requestId, APPROVAL);
     await fx.control.advanceClock(2 * 3600);
   } finally {
     release();
@@ -260,7 +262,7 @@ test('waiting is cheap: 12 simulated hours of waiting for approval leave at most
   expect((await handle.query(statusQuery)).phase).toBe('waiting for approval');
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('PENDING_APPROVAL');
 
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await nudge(handle);
   const result = await handle.result();
   expect(result.job.succeeded).toBe(true);

@@ -6,6 +6,7 @@ import { request } from 'undici';
 import type { WorkflowHandle } from '@temporalio/client';
 import { writeCredentialsFile, type StoredCredentials } from '../../runtime/credentials-file';
 import { costExport, rotateCredentials } from '../../runbooks/workflows';
+import type { ClientCredentials } from '../../simulator/control-client';
 import { scanForSecrets, setupE2E, startWorker, teardownE2E, type E2E, type RunningWorker } from './helpers';
 
 let fx: E2E;
@@ -26,14 +27,9 @@ beforeAll(async () => {
 
 afterAll(() => teardownE2E(fx), 60_000);
 
-interface ClientCredentials {
-  clientId: string;
-  clientSecret: string;
-}
-
 /** New API credentials on the simulator, in a 0600 file of their own. */
 async function credentialsFile(name: string): Promise<{ path: string; old: ClientCredentials }> {
-  const old = await fx.control.call<ClientCredentials>('POST', '/credentials', {});
+  const old = await fx.control.credentials();
   const path = join(fx.outputDir, `${name}-${randomUUID()}.json`);
   await writeFile(path, JSON.stringify(old), { mode: 0o600 });
   return { path, old };
