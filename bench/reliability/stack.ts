@@ -6,7 +6,7 @@ import type { JobsConfig } from '../../simulator/model';
 import { ensureTemporal, freePort } from '../../worker/dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { ManagedProcess, sleep } from './processes';
-import { LossyProxy } from './proxy';
+import { LossyProxy } from '../http-proxy';
 import type { Random } from '../../simulator/random';
 import { SimulatorControlClient } from '../../simulator/control-client';
 

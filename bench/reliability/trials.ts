@@ -4,7 +4,7 @@ import { crashLoop, MIN_PAGES_KEPT, type CrashLoop } from './crash-loop';
 import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
 import type { Fixtures } from './fixtures';
 import { persistedActionRequests } from './persisted-state';
-import type { SeenRequest } from './proxy';
+import type { SeenRequest } from '../http-proxy';
 import { sleep, type ManagedProcess } from './processes';
 import type { FaultKind } from '../../simulator/faults';
 import type { Random } from '../../simulator/random';
@@ -359,6 +359,7 @@ async function adoption(env: TrialEnv, bucketRun: PlannedRun): Promise<Disruptio
         method: 'POST',
         path: new RegExp(`^${path}$`),
         header: `!${APPROVAL}`,
+        times: 1,
         action: '503',
       });
   return {

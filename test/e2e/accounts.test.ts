@@ -68,7 +68,7 @@ test('a delete refused with 409 (the account was reconnected meanwhile) fails th
     method: 'DELETE',
     path: new RegExp(`/source-accounts/${account.id}$`),
     times: 1,
-    before: async () => {
+    action: async () => {
       await fx.service.reconnectSourceAccount(account.id);
     },
   });
@@ -90,7 +90,7 @@ test('a delete whose answer is lost is retried, and the 404 of the retry counts 
     method: 'DELETE',
     path: new RegExp(`/source-accounts/${account.id}$`),
     times: 1,
-    loseResponse: true,
+    action: 'reset-after',
   });
   try {
     const result = await (await offboard(account.id)).result();

@@ -245,8 +245,8 @@ test('under injected faults and lost responses, a drill and a restore complete w
 
   // The service acts on these calls but the answer never reaches the worker: an ambiguous failure.
   const removers = [
-    fx.proxy.add({ method: 'POST', path: /\/take-snapshot$/, loseResponse: true, times: 2 }),
-    fx.proxy.add({ method: 'POST', path: /\/restore-(files|bucket)$/, loseResponse: true, times: 2 }),
+    fx.proxy.add({ method: 'POST', path: /\/take-snapshot$/, action: 'reset-after', times: 2 }),
+    fx.proxy.add({ method: 'POST', path: /\/restore-(files|bucket)$/, action: 'reset-after', times: 2 }),
   ];
   await fx.control.faults({ rate: 0.3, kinds: ['500', '503', '429', 'reset'], pathPrefix: '/v1/projects' });
   try {

@@ -1,12 +1,9 @@
 // End-to-end fixture: a real Temporal dev server, the in-process simulator, a proxy between the runbook worker and
 // the simulator (to lose responses and to act at exact moments), and every log line the suite produces.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format, inspect } from 'node:util';
-import { Pool, request } from 'undici';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -19,6 +16,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { BackupServiceClient, closeHttpPools, type BackupJob, type RestoreJob } from '../../api';
+import { LossyProxy } from '../../bench/http-proxy';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
@@ -63,114 +61,6 @@ function captureConsole(): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The proxy: the worker reaches the simulator through it.
-
-export interface ProxyRule {
-  method: string;
-  path: RegExp;
-  /** Runs before the request is forwarded (e.g. to change the service's state at that exact moment). */
-  before?: (path: string) => Promise<void> | void;
-  /** Forwards the request, then drops the connection instead of answering: the caller cannot tell what happened. */
-  loseResponse?: boolean;
-  /** Answers with this status without forwarding: a failure the service never saw. */
-  refuseWith?: number;
-  /** How many requests the rule applies to; every one when absent. */
-  times?: number;
-}
-
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
-
-function forwardable(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
-  const out: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(key.toLowerCase())) out[key] = value;
-  }
-  return out;
-}
-
-export class ServiceProxy {
-  readonly lost: string[] = [];
-  private readonly rules = new Set<ProxyRule>();
-  private readonly server = createServer((req, res) => void this.handle(req, res));
-  private readonly upstream: Pool;
-  private port = 0;
-
-  constructor(private readonly target: string) {
-    this.upstream = new Pool(new URL(target).origin, { connections: 32 });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  /** The service's base URL through the proxy. */
-  get baseUrl(): string {
-    const prefix = new URL(this.target).pathname.replace(/\/+$/, '');
-    return `http://127.0.0.1:${this.port}${prefix}`;
-  }
-
-  /** Adds a rule; the returned function removes it. */
-  add(rule: ProxyRule): () => void {
-    this.rules.add(rule);
-    return () => this.rules.delete(rule);
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await this.upstream.close();
-  }
-
-  private take(method: string, path: string): ProxyRule | undefined {
-    for (const rule of this.rules) {
-      if (rule.method !== method || !rule.path.test(path)) continue;
-      if (rule.times !== undefined) {
-        if (rule.times <= 0) continue;
-        rule.times -= 1;
-      }
-      return rule;
-    }
-    return undefined;
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const method = req.method ?? 'GET';
-      const url = req.url ?? '/';
-      const rule = this.take(method, url.split('?')[0] ?? url);
-      await rule?.before?.(url);
-      if (rule?.refuseWith !== undefined) {
-        this.lost.push(`${method} ${url} -> refused ${rule.refuseWith}`);
-        res.writeHead(rule.refuseWith, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'refused by the test proxy' }));
-        return;
-      }
-      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      const answer = await this.upstream.request({
-        method,
-        path: url,
-        headers: forwardable(req.headers),
-        body,
-      });
-      const payload = Buffer.from(await answer.body.arrayBuffer());
-      if (rule?.loseResponse) {
-        this.lost.push(`${method} ${url} -> ${answer.statusCode}`);
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(answer.statusCode, { ...forwardable(answer.headers), 'content-length': payload.length });
-      res.end(payload);
-    } catch {
-      // The simulator reset the connection (an injected fault): so does the proxy.
-      req.socket.destroy();
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // The fixture: one per test file.
 
 export interface RunningWorker {
@@ -184,7 +74,7 @@ export interface RunningWorker {
 export interface E2E {
   env: TestWorkflowEnvironment;
   sim: RunningSimulator;
-  proxy: ServiceProxy;
+  proxy: LossyProxy;
   control: SimulatorControlClient;
   bundle: WorkflowBundleWithSourceMap;
   /** The test's own client, straight to the simulator (not through the proxy). */
@@ -226,7 +116,7 @@ export async function setupE2E(): Promise<E2E> {
     bundleWorkflows(WORKFLOWS_PATH),
     startSimulator({ port: 0 }),
   ]);
-  const proxy = new ServiceProxy(sim.baseUrl);
+  const proxy = new LossyProxy(sim.baseUrl, { injector: 'the test proxy', connections: 32 });
   await proxy.listen();
   const control = new SimulatorControlClient(sim.baseUrl);
   await control.jobsConfig(FAST_JOBS);

@@ -71,7 +71,7 @@ test('a protected bucket restore whose first call failed unseen gets its own app
     restoreAccountId: target.restoreAccountId,
   });
   // The bucket restore's first call gets a 503 the service never saw.
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, refuseWith: 503, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: '503', times: 1 });
 
   const handle = await start();
   const requestId = await approveAll(handle, 2);
@@ -93,7 +93,7 @@ test('a first call whose answer was lost after the service acted leaves one CREA
   await fx.control.addPolicy({ requiredApprovals: 1, approvalWindowHours: 24, executionWindowHours: 24 });
   const since = (await fx.control.state()).now;
   const requestsBefore = await actionRequestCount();
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
 
   const handle = await start();
   const requestId = await approveAll(handle, 1);
@@ -112,7 +112,7 @@ test('an approved repeat whose answer was lost adopts the job its executed reque
   const handle = await start();
   const requestId = await approveAll(handle, 1);
   // Only the repeat carries the approval header; the proxy loses its answer after the service executed it.
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
   const result = await handle.result();
 
   const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
@@ -125,7 +125,7 @@ test('an approved repeat whose answer was lost adopts the job its executed reque
 test('an unprotected bucket restore whose answer was lost adopts its own job: one BUCKET job, no request', async () => {
   const since = (await fx.control.state()).now;
   const requestsBefore = await actionRequestCount();
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
 
   const result = await (await start()).result();
 

@@ -60,7 +60,7 @@ async function approvalStatusOf(handle: WorkflowHandle): Promise<string | undefi
 function holdRequestReads(): () => void {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const remove = fx.proxy.add({ method: 'GET', path: /\/action-approvals\/my-requests\/[^/]+$/, before: () => gate });
+  const remove = fx.proxy.add({ method: 'GET', path: /\/action-approvals\/my-requests\/[^/]+$/, action: () => gate });
   return () => {
     remove();
     release();
@@ -200,7 +200,7 @@ test('cancelling the run before its request is submitted discards the request (C
     method: 'POST',
     path: /\/my-requests\/[^/]+\/submit$/,
     times: 1,
-    before: (path) => {
+    action: (path) => {
       held = /my-requests\/([^/]+)\/submit/.exec(path)?.[1];
       return gate;
     },

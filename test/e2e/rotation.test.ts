@@ -92,7 +92,7 @@ test('a lost rotate answer: the retry rotates again with the held token; the los
   const lose = fx.proxy.add({
     method: 'POST',
     path: /\/v1\/api-credentials\/current\/rotate$/,
-    loseResponse: true,
+    action: 'reset-after',
     times: 1,
   });
   const before = issued.length;
