@@ -1,8 +1,9 @@
 import { activityInfo, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { renameDurably } from './atomic-file';
 import { checkpoint } from './heartbeat';
 
 /** What an export heartbeats after each page: enough to resume exactly there after a crash. */
@@ -74,7 +75,8 @@ export async function exportPages(
   } finally {
     await file.close();
   }
-  await rename(partial, path);
+  // Every page was synced before its checkpoint: only the new name is left to make durable.
+  await renameDurably(partial, path);
   return { path, rows, bytes, sha256: await sha256Of(path), pages, resumed: resumed !== undefined };
 }
 
