@@ -21,7 +21,7 @@ import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
-import { nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
+import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -97,8 +97,14 @@ export const FAST_JOBS: Partial<JobsConfig> = {
   outcomes: {},
 };
 
+export interface RestoreTarget {
+  resourceId: string;
+  snapshotId: string;
+  restoreAccountId: string;
+}
+
 /** A seeded object-store snapshot and the `restore-pa` restore account: the targets of the restore suites. */
-export function objectStoreTarget(fx: E2E): { resourceId: string; snapshotId: string; restoreAccountId: string } {
+export function objectStoreTarget(fx: E2E): RestoreTarget {
   const state = fx.sim.ctx.state;
   const snapshot = Object.values(state.snapshots).find(
     (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
@@ -129,6 +135,23 @@ export async function setupE2E(): Promise<E2E> {
   const fx: Omit<E2E, 'worker'> = { env, sim, proxy, control, bundle, service, outputDir, retiredSecrets: [] };
   const worker = await startWorker(fx);
   return { ...fx, worker };
+}
+
+/**
+ * Registers a restore suite's hooks: one fixture per file (handed to `ready` with its target), and before each test
+ * no approval policy left by the one before and the file's job settings.
+ */
+export function restoreSuite(jobs: Partial<JobsConfig>, ready: (fx: E2E, target: RestoreTarget) => void): void {
+  let fx: E2E | undefined;
+  beforeAll(async () => {
+    fx = await setupE2E();
+    ready(fx, objectStoreTarget(fx));
+  }, 120_000);
+  afterAll(() => teardownE2E(fx), 60_000);
+  beforeEach(async () => {
+    await fx?.control.clearPolicies();
+    await fx?.control.jobsConfig(jobs);
+  });
 }
 
 export async function teardownE2E(fx: E2E | undefined): Promise<void> {
@@ -236,6 +259,17 @@ export async function failureOf(handle: WorkflowHandle): Promise<ApplicationFail
   return err.cause;
 }
 
+/** A run refused for its input: InvalidInput naming `text`, non-retryable, before any activity was scheduled. */
+export async function expectRefusedInput(handle: WorkflowHandle, text: string): Promise<ApplicationFailure> {
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(text);
+  const { events } = await handle.fetchHistory();
+  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+  return failure;
+}
+
 function decoded(value: unknown): unknown {
   if (typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
   if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
@@ -271,9 +305,9 @@ export function jobsPerResource(jobs: (BackupJob | RestoreJob)[], since: string)
 
 /**
  * Scans every workflow history of the namespace, every worker log line and every console message of this file for
- * the simulator's client secrets (current and retired) and every token it issued.
+ * the simulator's client secrets (current and retired) and every token it issued; `minHistories` proves it looked.
  */
-export async function scanForSecrets(fx: E2E): Promise<{ histories: number; lines: number; secrets: number }> {
+export async function scanForSecrets(fx: E2E, minHistories: number): Promise<void> {
   const state = fx.sim.ctx.state;
   const secrets = new Set<string>([
     fx.sim.clientSecret,
@@ -297,7 +331,8 @@ export async function scanForSecrets(fx: E2E): Promise<{ histories: number; line
   const lines = [...captured];
   lines.forEach((line, i) => check(`output line ${i}`, line));
   expect(leaks).toEqual([]);
-  return { histories, lines: lines.length, secrets: secrets.size };
+  console.log(`scanned ${histories} histories and ${lines.length} log lines for ${secrets.size} secrets`);
+  expect(histories).toBeGreaterThanOrEqual(minHistories);
 }
 
 /** Waits for a restore runbook to wait on its reviewers, and reads the action request's ID from its status. */

@@ -8,30 +8,22 @@ import { statusQuery } from '../../contracts';
 import {
   APPROVAL,
   eventually,
-  objectStoreTarget,
   phaseReached,
-  setupE2E,
-  teardownE2E,
   waitingRequestId,
+  restoreSuite,
   type E2E,
+  type RestoreTarget,
 } from './helpers';
 
 let fx: E2E;
-let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
+let target: RestoreTarget;
 
 const RESTORE_BUCKET = /\/restore-bucket$/;
 const destination = { bucketA: { bucketName: 'restored-objects', prefix: 'adoption/' } };
 
-beforeAll(async () => {
-  fx = await setupE2E();
-  target = objectStoreTarget(fx);
-}, 120_000);
-
-afterAll(() => teardownE2E(fx), 60_000);
-
-beforeEach(async () => {
-  await fx.control.clearPolicies();
-  await fx.control.jobsConfig({ outcomes: {}, restoreSeconds: 20 });
+restoreSuite({ outcomes: {}, restoreSeconds: 20 }, (ready, readyTarget) => {
+  fx = ready;
+  target = readyTarget;
 });
 
 function start(overrides: Partial<ApprovalGatedRestoreInput> = {}) {

@@ -220,7 +220,5 @@ test('two workers, one rotation: both keep working when their tokens expire, wit
 
 test('no secret, held token or token appears in any workflow history or in the logs', async () => {
   fx.retiredSecrets.push(...Object.keys(fx.sim.ctx.state.tokens));
-  const scanned = await scanForSecrets(fx);
-  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
-  expect(scanned.histories).toBeGreaterThanOrEqual(10);
+  await scanForSecrets(fx, 10);
 });
