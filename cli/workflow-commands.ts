@@ -1,4 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { nudgeSignal, RunbookKindKey } from '../contracts';
 import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } from './args';
 import { withTemporal } from './connection';
@@ -154,30 +159,37 @@ const CANCEL_USAGE = 'usage: runbooks cancel <workflowId>';
 const NUDGE_USAGE = 'usage: runbooks nudge <workflowId>';
 
 export async function cancelCommand(argv: string[]): Promise<void> {
-  const { positionals: rest } = parseCommandLine(argv, {}, CANCEL_USAGE);
-  const workflowId = idArgument(positionals(rest, ['workflowId'], CANCEL_USAGE)[0] ?? '', '<workflowId>', CANCEL_USAGE);
-  await withTemporal(async ({ client }) => {
-    await client.workflow
-      .getHandle(workflowId)
-      .cancel()
-      .catch((err: unknown) => {
-        throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
-      });
-    console.log(`cancellation requested for ${workflowId}; the runbook withdraws what it started and stops`);
-  });
+  await actOnRun(
+    argv,
+    CANCEL_USAGE,
+    (handle) => handle.cancel(),
+    (id) => `cancellation requested for ${id}; the runbook withdraws what it started and stops`,
+  );
 }
 
 export async function nudgeCommand(argv: string[]): Promise<void> {
-  const { positionals: rest } = parseCommandLine(argv, {}, NUDGE_USAGE);
-  const workflowId = idArgument(positionals(rest, ['workflowId'], NUDGE_USAGE)[0] ?? '', '<workflowId>', NUDGE_USAGE);
+  await actOnRun(
+    argv,
+    NUDGE_USAGE,
+    (handle) => handle.signal(nudgeSignal),
+    (id) => `nudged ${id}: it checks what it waits for now`,
+  );
+}
+
+/** Parses `<workflowId>`, acts on that run and reports it done; an unknown ID is reported as not found. */
+async function actOnRun(
+  argv: string[],
+  usage: string,
+  act: (handle: WorkflowHandle) => Promise<unknown>,
+  done: (workflowId: string) => string,
+): Promise<void> {
+  const { positionals: rest } = parseCommandLine(argv, {}, usage);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], usage)[0] ?? '', '<workflowId>', usage);
   await withTemporal(async ({ client }) => {
-    await client.workflow
-      .getHandle(workflowId)
-      .signal(nudgeSignal)
-      .catch((err: unknown) => {
-        throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
-      });
-    console.log(`nudged ${workflowId}: it checks what it waits for now`);
+    await act(client.workflow.getHandle(workflowId)).catch((err: unknown) => {
+      throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
+    });
+    console.log(done(workflowId));
   });
 }
 

@@ -12,7 +12,7 @@ import { costScenario, drillScenario, queryScenario } from './export-scenarios';
 import { Deadline } from './follow';
 import { printStep, printSummary, type StepReport } from './report';
 import { restoreScenario } from './restore-scenario';
-import { SimulatorControl } from './simulator-control';
+import { SimulatorControlClient } from '../simulator/control-client';
 
 const USAGE = 'usage: runbooks demo [--timeout <seconds>]  (the time the runbooks may take once the stack is up)';
 
@@ -75,9 +75,14 @@ export async function demoCommand(argv: string[]): Promise<void> {
 
 async function runScenarios(stack: Stack, deadline: Deadline, outputDir: string, began: number): Promise<void> {
   if (!stack.simulator) throw new CliError('the demo needs the embedded simulator');
-  const sim = new SimulatorControl(stack.simulator.baseUrl);
-  await sim.setJobDurations(JOB_SECONDS);
-  await sim.createRestorePolicy(2);
+  const sim = new SimulatorControlClient(stack.simulator.baseUrl, (message) => new CliError(message));
+  await sim.jobsConfig(JOB_SECONDS);
+  await sim.addPolicy({
+    requiredApprovals: 2,
+    approvalWindowHours: 24,
+    executionWindowHours: 4,
+    description: 'demo: 2 reviewers approve every restore',
+  });
   const targets = await discoverTargets(stack.serviceClient, await sim.state());
   const { temporalClient: client, taskQueue } = stack;
   const steps: StepReport[] = [];

@@ -7,7 +7,7 @@ import {
   type Vault,
 } from '../api';
 import { CliError } from '../cli/errors';
-import type { SimulatorState } from './simulator-control';
+import type { SimulatorState } from '../simulator/control-client';
 
 /** What the demo picks from the service's inventory, the way an operator would: through the API. */
 export interface DemoTargets {

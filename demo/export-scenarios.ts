@@ -4,10 +4,9 @@ import type { CostExportInput, CostExportResult } from '../runbooks/cost-export/
 import type { DrDrillInput, DrDrillResult } from '../runbooks/dr-drill/contract';
 import type { DrillReport, DrillResourceResult } from '../runbooks/dr-drill/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
-import { startRunbook } from '../cli/workflow-commands';
 import type { DemoTargets } from './discover';
-import { follow, type Deadline } from './follow';
-import { fileFacts, type StepReport } from './report';
+import { runToEnd, type Deadline } from './follow';
+import { exportedFile, fileFacts, type StepReport } from './report';
 
 const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
 const met = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' (met)' : ' (MISSED)');
@@ -40,18 +39,14 @@ export async function drillScenario(
   console.log(
     `  vault ${vault.name} (${vault.region}); check: ${input.sqlCheck?.query} on ${database.databaseName}, expect rows >= 1`,
   );
-  const startedAt = Date.now();
-  const { workflowId } = await startRunbook(client, taskQueue, 'drDrill', input);
-  console.log(`  started ${workflowId}`);
-  const { result, tookMs } = await follow<DrDrillResult>(client, workflowId, deadline, startedAt);
+  const { result, ...run } = await runToEnd<DrDrillResult>(client, taskQueue, 'drDrill', input, deadline);
 
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
   const [json, markdown] = await Promise.all([fileFacts(result.report.json), fileFacts(result.report.markdown)]);
   const s = result.summary;
   return {
     title: 'DR drill',
-    workflowId,
-    tookMs,
+    ...run,
     outcome: `${s.verdict}: ${s.passed}/${s.total} resources passed`,
     lines: [
       ...report.resources.map(resourceLine),
@@ -92,21 +87,17 @@ export async function queryScenario(
     pageSize: 100,
   };
   console.log(`  ${input.query.query} on ${q.databaseName}, snapshot ${q.snapshotId}`);
-  const startedAt = Date.now();
-  const { workflowId } = await startRunbook(client, taskQueue, 'queryExport', input);
-  console.log(`  started ${workflowId}`);
-  const { result, tookMs } = await follow<QueryExportResult>(client, workflowId, deadline, startedAt);
+  const { result, ...run } = await runToEnd<QueryExportResult>(client, taskQueue, 'queryExport', input, deadline);
   const e = result.export;
   return {
     title: 'Query export',
-    workflowId,
-    tookMs,
+    ...run,
     outcome: `${e.rows} rows in ${e.pages} pages`,
     lines: [
       `query ${result.queryId} ran ${result.runningTimeMs === undefined ? 'n/a' : `${result.runningTimeMs} ms`} in the service`,
       `the service also wrote: ${result.outputLocations.join(', ') || 'nothing'}`,
     ],
-    files: [{ path: e.path, rows: e.rows, bytes: e.bytes, sha256: e.sha256 }],
+    files: [exportedFile(e)],
   };
 }
 
@@ -114,17 +105,13 @@ export async function queryScenario(
 export async function costScenario(client: Client, taskQueue: string, deadline: Deadline): Promise<StepReport> {
   const input: CostExportInput = { window: 'previous-day', options: { granularity: 'DAILY', groupBy: 'RESOURCE' } };
   console.log('  window previous-day, DAILY, grouped by RESOURCE');
-  const startedAt = Date.now();
-  const { workflowId } = await startRunbook(client, taskQueue, 'costExport', input);
-  console.log(`  started ${workflowId}`);
-  const { result, tookMs } = await follow<CostExportResult>(client, workflowId, deadline, startedAt);
+  const { result, ...run } = await runToEnd<CostExportResult>(client, taskQueue, 'costExport', input, deadline);
   const e = result.export;
   return {
     title: 'Cost export',
-    workflowId,
-    tookMs,
+    ...run,
     outcome: `${e.rows} rows for ${result.window.label}`,
     lines: [`window ${result.window.timeFrame.startTime} to ${result.window.timeFrame.endTime}, ${e.pages} pages`],
-    files: [{ path: e.path, rows: e.rows, bytes: e.bytes, sha256: e.sha256 }],
+    files: [exportedFile(e)],
   };
 }

@@ -2,7 +2,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RunbookStatus } from '../contracts';
 import { RunFailedError } from '../cli/errors';
 import { statusLine } from '../cli/progress';
+import type { RunbookName } from '../cli/runbooks';
 import { queryStatus, resultOf, statusPrinter, waitUntilClosed } from '../cli/watch';
+import { startRunbook } from '../cli/workflow-commands';
 
 /** The demo's time limit for its runbooks, counted from when the stack is ready; every wait takes what is left. */
 export class Deadline {
@@ -63,4 +65,18 @@ export async function follow<T>(
   printer.done();
   const result = await resultOf<T>(handle);
   return { result, tookMs: Date.now() - startedAt };
+}
+
+/** Starts a runbook, says so, and follows it to its result; the step's time counts from before the start. */
+export async function runToEnd<T>(
+  client: Client,
+  taskQueue: string,
+  runbook: RunbookName,
+  input: unknown,
+  deadline: Deadline,
+): Promise<{ workflowId: string; result: T; tookMs: number }> {
+  const startedAt = Date.now();
+  const { workflowId } = await startRunbook(client, taskQueue, runbook, input);
+  console.log(`  started ${workflowId}`);
+  return { workflowId, ...(await follow<T>(client, workflowId, deadline, startedAt)) };
 }

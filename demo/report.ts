@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { formatDuration } from '../cli/progress';
 import { printTable } from '../cli/workflow-commands';
+import type { ExportSummary } from '../runtime/export-file';
 
 export interface WrittenFile {
   path: string;
@@ -9,6 +10,11 @@ export interface WrittenFile {
   rows?: number;
   bytes?: number;
   sha256?: string;
+}
+
+/** The CSV an export runbook wrote, from its summary. */
+export function exportedFile(e: ExportSummary): WrittenFile {
+  return { path: e.path, rows: e.rows, bytes: e.bytes, sha256: e.sha256 };
 }
 
 /** What one runbook of the demo did, for the summary at the end. */

@@ -10,7 +10,7 @@ import { queryStatus } from '../cli/watch';
 import { startRunbook } from '../cli/workflow-commands';
 import type { DemoTargets } from './discover';
 import { Deadline, follow, sleep, waitForStatus } from './follow';
-import { approvalsOf, type SimulatorControl } from './simulator-control';
+import { approvalsOf, type SimulatorControlClient } from '../simulator/control-client';
 import type { StepReport } from './report';
 
 export const REVIEWERS = ['alice@example.com', 'bob@example.com'];
@@ -25,7 +25,7 @@ const between = (from: string | undefined, to: string | undefined) =>
 export async function restoreScenario(
   client: Client,
   taskQueue: string,
-  sim: SimulatorControl,
+  sim: SimulatorControlClient,
   targets: DemoTargets,
   deadline: Deadline,
 ): Promise<StepReport> {
@@ -69,7 +69,8 @@ export async function restoreScenario(
 
   for (const [index, reviewer] of REVIEWERS.entries()) {
     deadline.remaining('playing the reviewers');
-    const view = await sim.approve(requestId, reviewer, 'checked the incident ticket');
+    const review = { reviewerEmail: reviewer, comment: 'checked the incident ticket' };
+    const view = (await sim.approve(requestId, review)).actionApprovalRequest;
     const approvals = approvalsOf(view);
     const bar = formatProgress({ done: approvals.current, total: approvals.required, unit: 'approvals' });
     console.log(`  reviewer ${reviewer} approved: ${bar} (request ${view.status})`);

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import {
@@ -13,6 +12,7 @@ import {
   type HttpTransport,
   type TokenEndpoint,
 } from '../api';
+import { writeFileAtomic } from './atomic-file';
 
 /**
  * A rotation under way. The token was issued with the secret before the rotation; the service keeps such tokens valid
@@ -68,16 +68,7 @@ export async function readCredentialsFile(path: string): Promise<StoredCredentia
 
 /** Writes credentials atomically with mode 0600: a crash leaves either the old file or the new one. */
 export async function writeCredentialsFile(path: string, credentials: StoredCredentials): Promise<void> {
-  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  const file = await open(tmp, 'wx', 0o600);
-  try {
-    await file.writeFile(JSON.stringify(credentials, null, 2) + '\n');
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
+  await writeFileAtomic(path, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
 }
 
 // A rotation holds the lock for a few calls of at most 30 s each; a lock older than this was left by a dead process.

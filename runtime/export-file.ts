@@ -1,8 +1,10 @@
 import { activityInfo, Context } from '@temporalio/activity';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { renameDurably } from './atomic-file';
+import { calling } from './failures';
 import { checkpoint } from './heartbeat';
 
 /** What an export heartbeats after each page: enough to resume exactly there after a crash. */
@@ -74,8 +76,24 @@ export async function exportPages(
   } finally {
     await file.close();
   }
-  await rename(partial, path);
+  // Every page was synced before its checkpoint: only the new name is left to make durable.
+  await renameDurably(partial, path);
   return { path, rows, bytes, sha256: await sha256Of(path), pages, resumed: resumed !== undefined };
+}
+
+/**
+ * `exportPages` over a paged service call, to `<outputDir>/<folder>/<fileName>`: each page is fetched through
+ * `calling`, so that a failed call becomes this attempt's typed failure.
+ */
+export function exportServicePages<P>(
+  file: { outputDir: string; folder: string; fileName: string },
+  fetch: (pageToken: string | undefined) => Promise<P>,
+  toRecords: (page: P) => PageOfRecords,
+): Promise<ExportSummary> {
+  const attempt = activityInfo().attempt;
+  return exportPages(exportPath(file.outputDir, file.folder, file.fileName), async (pageToken) =>
+    toRecords(await calling(attempt, () => fetch(pageToken))),
+  );
 }
 
 /** The last checkpoint, when the partial file it describes is still there and at least that long. */

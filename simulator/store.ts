@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../runtime/atomic-file';
 import type { SimState } from './model';
 
 const STATE_FILE = 'state.json';
@@ -19,7 +20,5 @@ export function loadState(dataDir: string | undefined): SimState | undefined {
 export function saveState(dataDir: string | undefined, state: SimState): void {
   if (!dataDir) return;
   mkdirSync(dataDir, { recursive: true });
-  const tmp = join(dataDir, `${STATE_FILE}.tmp`);
-  writeFileSync(tmp, JSON.stringify(state));
-  renameSync(tmp, join(dataDir, STATE_FILE));
+  writeFileAtomicSync(join(dataDir, STATE_FILE), JSON.stringify(state));
 }

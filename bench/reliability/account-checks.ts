@@ -6,7 +6,7 @@ import { NotFoundError, type BackupServiceClient } from '../../api';
 import type { RotationResult } from '../../runbooks/rotate-credentials/activities';
 import type { OffboardResult } from '../../runbooks/offboard-source-account/contract';
 import type { RunCheck } from './checks';
-import type { SeenRequest } from './proxy';
+import type { SeenRequest } from '../http-proxy';
 import type { RunRecord } from './runs';
 
 const ROTATE = /^\/v1\/api-credentials\/current\/rotate$/;

@@ -11,7 +11,8 @@ import { COST_COLUMNS } from '../../runbooks/cost-export/activities';
 import { checkOffboarding, checkRotation, type AccountContext } from './account-checks';
 import { expectedCostCsv, expectedQueryCsv } from './expected-rows';
 import type { RunRecord } from './runs';
-import { snapshotOfRequest, type SimulatorJobs } from './simulator-control';
+import type { SimulatorJobs } from '../../simulator/control-client';
+import { snapshotOfRequest } from './persisted-state';
 
 /** What one run did to the service and wrote, against what it should have. */
 export interface RunCheck {

@@ -1,4 +1,4 @@
-import type { ProxyAction, ProxyRule } from './proxy';
+import type { ProxyAction, ProxyRule } from '../http-proxy';
 import type { Random } from '../../simulator/random';
 import type { RunKind } from './runs';
 

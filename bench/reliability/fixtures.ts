@@ -1,6 +1,6 @@
 import type { BackupServiceClient, InventoryResource, SourceAccount } from '../../api';
 import type { Random } from '../../simulator/random';
-import type { SimulatorControl } from './simulator-control';
+import type { SimulatorControlClient } from '../../simulator/control-client';
 
 export interface SnapshotTarget {
   resourceId: string;
@@ -29,7 +29,7 @@ export class Fixtures {
     readonly queryTargets: QueryTarget[],
   ) {}
 
-  static async load(service: BackupServiceClient, control: SimulatorControl, random: Random): Promise<Fixtures> {
+  static async load(service: BackupServiceClient, control: SimulatorControlClient, random: Random): Promise<Fixtures> {
     const resources: InventoryResource[] = [];
     for await (const resource of service.listResources()) resources.push(resource);
     // A seeded shuffle: another seed, other resources.

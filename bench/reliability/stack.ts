@@ -6,9 +6,9 @@ import type { JobsConfig } from '../../simulator/model';
 import { ensureTemporal, freePort } from '../../worker/dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { ManagedProcess, sleep } from './processes';
-import { LossyProxy } from './proxy';
+import { LossyProxy } from '../http-proxy';
 import type { Random } from '../../simulator/random';
-import { SimulatorControl } from './simulator-control';
+import { SimulatorControlClient } from '../../simulator/control-client';
 
 /** The project's root (where package.json is), from the sources or from dist/. */
 export function projectRoot(): string {
@@ -64,7 +64,7 @@ export class Stack {
     readonly temporal: ManagedProcess,
     readonly temporalAddress: string,
     readonly simulator: ManagedProcess,
-    readonly control: SimulatorControl,
+    readonly control: SimulatorControlClient,
     readonly proxy: LossyProxy,
   ) {
     this.outputDir = join(options.dir, 'output');
@@ -89,8 +89,8 @@ export class Stack {
       readyTimeoutMs: 120_000,
     });
     const simUrl = `http://127.0.0.1:${simPort}`;
-    const simDir = join(dir, 'simulator');
-    const control = new SimulatorControl(simUrl, simDir);
+    const simDir = simulatorDir(dir);
+    const control = new SimulatorControlClient(simUrl);
     const simulator = new ManagedProcess({
       name: 'simulator',
       command: process.execPath,
@@ -121,7 +121,12 @@ export class Stack {
       credentials: this.credentials,
     });
     await this.control.jobsConfig(TRIAL_JOBS);
-    await this.control.addPolicy(2);
+    await this.control.addPolicy({
+      requiredApprovals: 2,
+      approvalWindowHours: 48,
+      executionWindowHours: 24,
+      description: 'reliability harness: restores need two reviewers',
+    });
     this.proxy.watch((seen) => {
       const submitted = /\/action-approvals\/my-requests\/([^/]+)\/submit$/.exec(seen.path);
       if (seen.method === 'POST' && submitted?.[1] && seen.status === 200)
@@ -211,4 +216,9 @@ async function temporalServes(address: string): Promise<boolean> {
   } finally {
     await connection.close();
   }
+}
+
+/** Where the simulator persists its state, under a stack's directory. */
+export function simulatorDir(dir: string): string {
+  return join(dir, 'simulator');
 }

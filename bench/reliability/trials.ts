@@ -3,8 +3,10 @@ import { checkRun, emptyCheck, type RunCheck } from './checks';
 import { crashLoop, MIN_PAGES_KEPT, type CrashLoop } from './crash-loop';
 import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
 import type { Fixtures } from './fixtures';
-import type { SeenRequest } from './proxy';
+import { persistedActionRequests } from './persisted-state';
+import type { SeenRequest } from '../http-proxy';
 import { sleep, type ManagedProcess } from './processes';
+import type { FaultKind } from '../../simulator/faults';
 import type { Random } from '../../simulator/random';
 import {
   nextProgress,
@@ -18,7 +20,7 @@ import {
   type RunKind,
 } from './runs';
 import type { RunRecord } from './runs';
-import type { Stack } from './stack';
+import { simulatorDir, type Stack } from './stack';
 
 export const TRIAL_KINDS = [
   'kill-bucket-restore',
@@ -178,7 +180,10 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     problems.push('the export was never killed, or did not finish');
   }
 
-  const [jobs, requests] = await Promise.all([stack.control.jobs(), stack.control.actionRequests()]);
+  const [jobs, requests] = await Promise.all([
+    stack.control.jobs(),
+    persistedActionRequests(simulatorDir(stack.options.dir)),
+  ]);
   const volatileResources = new Set(
     jobs.backupJobs
       .filter((j) => j.jobExecutionDetails.createdTime >= since)
@@ -354,6 +359,7 @@ async function adoption(env: TrialEnv, bucketRun: PlannedRun): Promise<Disruptio
         method: 'POST',
         path: new RegExp(`^${path}$`),
         header: `!${APPROVAL}`,
+        times: 1,
         action: '503',
       });
   return {
@@ -370,7 +376,7 @@ async function adoption(env: TrialEnv, bucketRun: PlannedRun): Promise<Disruptio
 }
 
 /** A lost answer injected by the simulator itself (`-after` kinds, `times: 1`) on a restore's first call. */
-async function simulatorLoss(env: TrialEnv, plan: PlannedRun, kind: string): Promise<Disruption | undefined> {
+async function simulatorLoss(env: TrialEnv, plan: PlannedRun, kind: FaultKind): Promise<Disruption | undefined> {
   const path = restorePath(env, plan);
   if (!path || !(await env.stack.control.faultOnce(kind, 'POST', path))) return undefined;
   const seen = firstCall(env, 'POST', path);

@@ -1,9 +1,7 @@
-import { activityInfo } from '@temporalio/activity';
 import type { CostDataInput, CostDataRecord } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { csvRecord } from '../../runtime/csv';
-import { exportPages, exportPath, type ExportSummary } from '../../runtime/export-file';
-import { calling } from '../../runtime/failures';
+import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
 
 export const COST_COLUMNS = [
   'periodStart',
@@ -28,18 +26,15 @@ export function costExportActivities({ client, outputDir }: ActivityDeps) {
       fileName: string;
       pageSize?: number;
     }): Promise<ExportSummary> {
-      const attempt = activityInfo().attempt;
-      const path = exportPath(outputDir, 'cost-exports', input.fileName);
-      return exportPages(path, async (pageToken) => {
-        const page = await calling(attempt, () =>
-          client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize }),
-        );
-        return {
+      return exportServicePages(
+        { outputDir, folder: 'cost-exports', fileName: input.fileName },
+        (pageToken) => client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize }),
+        (page) => ({
           header: csvRecord(COST_COLUMNS),
           records: page.records.flatMap(costRows),
           nextToken: page.nextToken ?? null,
-        };
-      });
+        }),
+      );
     },
   };
 }

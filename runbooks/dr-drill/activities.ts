@@ -1,10 +1,11 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { collect, type ResourceFilters } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { FailureType } from '../../contracts';
+import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
@@ -88,16 +89,11 @@ export function drillActivities({ client, outputDir }: ActivityDeps) {
       const json = exportPath(outputDir, 'drill-reports', `${input.baseName}.json`);
       const markdown = exportPath(outputDir, 'drill-reports', `${input.baseName}.md`);
       await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
-      await atomicWrite(json, JSON.stringify(input.report, null, 2) + '\n');
-      await atomicWrite(markdown, renderMarkdown(input.report));
+      await writeFileAtomic(json, JSON.stringify(input.report, null, 2) + '\n');
+      await writeFileAtomic(markdown, renderMarkdown(input.report));
       return { json, markdown };
     },
   };
-}
-
-async function atomicWrite(path: string, text: string): Promise<void> {
-  await writeFile(`${path}.partial`, text, 'utf8');
-  await rename(`${path}.partial`, path);
 }
 
 const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);

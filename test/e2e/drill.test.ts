@@ -6,10 +6,11 @@ import type { InventoryResource } from '../../api';
 import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
-import { FailureType, RunbookKindKey } from '../../contracts';
+import { RunbookKindKey } from '../../contracts';
 import {
+  APPROVAL,
   eventually,
-  failureOf,
+  expectRefusedInput,
   jobsPerResource,
   nudge,
   phaseReached,
@@ -87,6 +88,23 @@ function startDrill(input: DrDrillInput) {
     taskQueue: fx.worker.taskQueue,
     workflowId: `drill-${input.name}`,
     args: [input],
+  });
+}
+
+/** A bucket restore into the seeded restore account, under whatever approval policy the test set. */
+function startBucketRestore(resourceId: string, snapshotId: string, extra: { comment?: string } = {}) {
+  return fx.env.client.workflow.start(approvalGatedRestore, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `restore-${randomUUID()}`,
+    args: [
+      {
+        resourceId,
+        snapshotId,
+        restoreAccountId,
+        destination: { bucketA: { bucketName: 'restored-objects' } },
+        ...extra,
+      },
+    ],
   });
 }
 
@@ -189,19 +207,7 @@ test('runs survive a worker restart in the middle of their waits, and start each
   await fx.control.addPolicy({ approvalWindowHours: 24, executionWindowHours: 4 });
   const since = (await fx.control.state()).now;
   const { resource: bucketResource, snapshot } = takeSnapshotted('PA_OBJECT_STORE');
-  const restore = await fx.env.client.workflow.start(approvalGatedRestore, {
-    taskQueue: fx.worker.taskQueue,
-    workflowId: `restore-${randomUUID()}`,
-    args: [
-      {
-        resourceId: bucketResource.id,
-        snapshotId: snapshot.id,
-        restoreAccountId,
-        destination: { bucketA: { bucketName: 'restored-objects' } },
-        comment: 'restart test',
-      },
-    ],
-  });
+  const restore = await startBucketRestore(bucketResource.id, snapshot.id, { comment: 'restart test' });
   const status = await phaseReached(restore, 'waiting for approval');
   const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
 
@@ -217,7 +223,7 @@ test('runs survive a worker restart in the middle of their waits, and start each
 
   await fx.worker.stop();
   // Approval arrives while no worker runs; the backups finish meanwhile too.
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   fx.worker = await startWorker(fx, { taskQueue: fx.worker.taskQueue });
 
@@ -244,8 +250,8 @@ test('under injected faults and lost responses, a drill and a restore complete w
 
   // The service acts on these calls but the answer never reaches the worker: an ambiguous failure.
   const removers = [
-    fx.proxy.add({ method: 'POST', path: /\/take-snapshot$/, loseResponse: true, times: 2 }),
-    fx.proxy.add({ method: 'POST', path: /\/restore-(files|bucket)$/, loseResponse: true, times: 2 }),
+    fx.proxy.add({ method: 'POST', path: /\/take-snapshot$/, action: 'reset-after', times: 2 }),
+    fx.proxy.add({ method: 'POST', path: /\/restore-(files|bucket)$/, action: 'reset-after', times: 2 }),
   ];
   await fx.control.faults({ rate: 0.3, kinds: ['500', '503', '429', 'reset'], pathPrefix: '/v1/projects' });
   try {
@@ -255,18 +261,7 @@ test('under injected faults and lost responses, a drill and a restore complete w
         { parallelism: 3 },
       ),
     );
-    const restore = await fx.env.client.workflow.start(approvalGatedRestore, {
-      taskQueue: fx.worker.taskQueue,
-      workflowId: `restore-${randomUUID()}`,
-      args: [
-        {
-          resourceId: restoreTarget.id,
-          snapshotId: snapshot.id,
-          restoreAccountId,
-          destination: { bucketA: { bucketName: 'restored-objects' } },
-        },
-      ],
-    });
+    const restore = await startBucketRestore(restoreTarget.id, snapshot.id);
     const stop = keepNudging(drill, restore);
     const [drillResult, restored] = await Promise.all([drill.result(), restore.result()]).finally(stop);
     expect(drillResult.summary).toMatchObject({ total: 3, passed: 3, verdict: 'PASS' });
@@ -313,18 +308,11 @@ test.each([
     workflowId: `drill-invalid-${randomUUID()}`,
     args: [{ ...drillInput(['some-id']), ...overrides }],
   });
-  const failure = await failureOf(handle);
-  expect(failure.type).toBe(FailureType.InvalidInput);
-  expect(failure.nonRetryable).toBe(true);
-  expect(failure.message).toContain(`invalid input ${field}`);
-  const { events } = await handle.fetchHistory();
-  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+  await expectRefusedInput(handle, `invalid input ${field}`);
 });
 
 test('no secret or token appears in any workflow history or in the logs', async () => {
-  const scanned = await scanForSecrets(fx);
-  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
-  expect(scanned.histories).toBeGreaterThanOrEqual(5);
+  await scanForSecrets(fx, 5);
 });
 
 function unusedHas(resourceId: string): boolean {

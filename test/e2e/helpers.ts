@@ -1,12 +1,9 @@
 // End-to-end fixture: a real Temporal dev server, the in-process simulator, a proxy between the runbook worker and
 // the simulator (to lose responses and to act at exact moments), and every log line the suite produces.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format, inspect } from 'node:util';
-import { Pool, request } from 'undici';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -18,11 +15,13 @@ import {
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { BackupServiceClient, closeHttpPools, type BackupJob, type MpaRequest, type RestoreJob } from '../../api';
+import { BackupServiceClient, closeHttpPools, type BackupJob, type RestoreJob } from '../../api';
+import { LossyProxy } from '../../bench/http-proxy';
+import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
-import { nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
+import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -62,191 +61,6 @@ function captureConsole(): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The proxy: the worker reaches the simulator through it.
-
-export interface ProxyRule {
-  method: string;
-  path: RegExp;
-  /** Runs before the request is forwarded (e.g. to change the service's state at that exact moment). */
-  before?: (path: string) => Promise<void> | void;
-  /** Forwards the request, then drops the connection instead of answering: the caller cannot tell what happened. */
-  loseResponse?: boolean;
-  /** Answers with this status without forwarding: a failure the service never saw. */
-  refuseWith?: number;
-  /** How many requests the rule applies to; every one when absent. */
-  times?: number;
-}
-
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
-
-function forwardable(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
-  const out: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(key.toLowerCase())) out[key] = value;
-  }
-  return out;
-}
-
-export class ServiceProxy {
-  readonly lost: string[] = [];
-  private readonly rules = new Set<ProxyRule>();
-  private readonly server = createServer((req, res) => void this.handle(req, res));
-  private readonly upstream: Pool;
-  private port = 0;
-
-  constructor(private readonly target: string) {
-    this.upstream = new Pool(new URL(target).origin, { connections: 32 });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  /** The service's base URL through the proxy. */
-  get baseUrl(): string {
-    const prefix = new URL(this.target).pathname.replace(/\/+$/, '');
-    return `http://127.0.0.1:${this.port}${prefix}`;
-  }
-
-  /** Adds a rule; the returned function removes it. */
-  add(rule: ProxyRule): () => void {
-    this.rules.add(rule);
-    return () => this.rules.delete(rule);
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await this.upstream.close();
-  }
-
-  private take(method: string, path: string): ProxyRule | undefined {
-    for (const rule of this.rules) {
-      if (rule.method !== method || !rule.path.test(path)) continue;
-      if (rule.times !== undefined) {
-        if (rule.times <= 0) continue;
-        rule.times -= 1;
-      }
-      return rule;
-    }
-    return undefined;
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const method = req.method ?? 'GET';
-      const url = req.url ?? '/';
-      const rule = this.take(method, url.split('?')[0] ?? url);
-      await rule?.before?.(url);
-      if (rule?.refuseWith !== undefined) {
-        this.lost.push(`${method} ${url} -> refused ${rule.refuseWith}`);
-        res.writeHead(rule.refuseWith, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'refused by the test proxy' }));
-        return;
-      }
-      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      const answer = await this.upstream.request({
-        method,
-        path: url,
-        headers: forwardable(req.headers),
-        body,
-      });
-      const payload = Buffer.from(await answer.body.arrayBuffer());
-      if (rule?.loseResponse) {
-        this.lost.push(`${method} ${url} -> ${answer.statusCode}`);
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(answer.statusCode, { ...forwardable(answer.headers), 'content-length': payload.length });
-      res.end(payload);
-    } catch {
-      // The simulator reset the connection (an injected fault): so does the proxy.
-      req.socket.destroy();
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The simulator's control API.
-
-export interface SimulatorJobs {
-  backupJobs: BackupJob[];
-  restoreJobs: RestoreJob[];
-}
-
-export interface SimulatorDatabase {
-  resourceId: string;
-  databaseName: string;
-  tables: string[];
-  snapshotIds: string[];
-}
-
-export interface SimulatorState {
-  projectId: string;
-  now: string;
-  databases: SimulatorDatabase[];
-  buckets?: { name: string; region: string }[];
-}
-
-export class Control {
-  constructor(private readonly baseUrl: string) {}
-
-  async call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const res = await request(`${this.baseUrl}/_simulator${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} /_simulator${path} answered ${res.statusCode}: ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  jobsConfig(config: Partial<JobsConfig>): Promise<JobsConfig> {
-    return this.call('PUT', '/jobs/config', config);
-  }
-  jobs(): Promise<SimulatorJobs> {
-    return this.call('GET', '/jobs');
-  }
-  state(): Promise<SimulatorState> {
-    return this.call('GET', '/state');
-  }
-  addPolicy(policy: { requiredApprovals?: number; approvalWindowHours: number; executionWindowHours: number }) {
-    return this.call<{ id: string }>('POST', '/policies', {
-      operations: ['MPA_OPERATION_RESTORE_RESOURCE'],
-      requiredApprovals: policy.requiredApprovals ?? 1,
-      approvalWindowHours: policy.approvalWindowHours,
-      executionWindowHours: policy.executionWindowHours,
-      description: 'restores need a second pair of eyes',
-    });
-  }
-  clearPolicies(): Promise<void> {
-    return this.call('DELETE', '/policies');
-  }
-  actionRequest(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
-    return this.call('GET', `/action-requests/${encodeURIComponent(id)}`);
-  }
-  approve(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
-    return this.call('POST', `/action-requests/${encodeURIComponent(id)}/approve`, { comment: 'looks right' });
-  }
-  deny(id: string): Promise<{ actionApprovalRequest: MpaRequest }> {
-    return this.call('POST', `/action-requests/${encodeURIComponent(id)}/deny`, { comment: 'not today' });
-  }
-  advanceClock(seconds: number): Promise<{ now: string }> {
-    return this.call('POST', '/clock/advance', { seconds });
-  }
-  faults(config: { rate: number; kinds: string[]; pathPrefix?: string; retryAfterSeconds?: number }) {
-    return this.call('PUT', '/faults', config);
-  }
-  clearFaults(): Promise<void> {
-    return this.call('DELETE', '/faults');
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 // The fixture: one per test file.
 
 export interface RunningWorker {
@@ -260,8 +74,8 @@ export interface RunningWorker {
 export interface E2E {
   env: TestWorkflowEnvironment;
   sim: RunningSimulator;
-  proxy: ServiceProxy;
-  control: Control;
+  proxy: LossyProxy;
+  control: SimulatorControlClient;
   bundle: WorkflowBundleWithSourceMap;
   /** The test's own client, straight to the simulator (not through the proxy). */
   service: BackupServiceClient;
@@ -271,6 +85,10 @@ export interface E2E {
   retiredSecrets: string[];
 }
 
+/** What the tests' reviewer writes, like a real one would. */
+export const APPROVAL = { comment: 'looks right' };
+export const DENIAL = { comment: 'not today' };
+
 export const FAST_JOBS: Partial<JobsConfig> = {
   backupSeconds: 1,
   restoreSeconds: 1,
@@ -279,8 +97,14 @@ export const FAST_JOBS: Partial<JobsConfig> = {
   outcomes: {},
 };
 
+export interface RestoreTarget {
+  resourceId: string;
+  snapshotId: string;
+  restoreAccountId: string;
+}
+
 /** A seeded object-store snapshot and the `restore-pa` restore account: the targets of the restore suites. */
-export function objectStoreTarget(fx: E2E): { resourceId: string; snapshotId: string; restoreAccountId: string } {
+export function objectStoreTarget(fx: E2E): RestoreTarget {
   const state = fx.sim.ctx.state;
   const snapshot = Object.values(state.snapshots).find(
     (s) => state.resources[s.resourceId]?.resource.resourceType === 'PA_OBJECT_STORE',
@@ -298,9 +122,9 @@ export async function setupE2E(): Promise<E2E> {
     bundleWorkflows(WORKFLOWS_PATH),
     startSimulator({ port: 0 }),
   ]);
-  const proxy = new ServiceProxy(sim.baseUrl);
+  const proxy = new LossyProxy(sim.baseUrl, { injector: 'the test proxy', connections: 32 });
   await proxy.listen();
-  const control = new Control(sim.baseUrl);
+  const control = new SimulatorControlClient(sim.baseUrl);
   await control.jobsConfig(FAST_JOBS);
   const outputDir = await mkdtemp(join(tmpdir(), 'runbooks-e2e-'));
   const service = new BackupServiceClient({
@@ -311,6 +135,23 @@ export async function setupE2E(): Promise<E2E> {
   const fx: Omit<E2E, 'worker'> = { env, sim, proxy, control, bundle, service, outputDir, retiredSecrets: [] };
   const worker = await startWorker(fx);
   return { ...fx, worker };
+}
+
+/**
+ * Registers a restore suite's hooks: one fixture per file (handed to `ready` with its target), and before each test
+ * no approval policy left by the one before and the file's job settings.
+ */
+export function restoreSuite(jobs: Partial<JobsConfig>, ready: (fx: E2E, target: RestoreTarget) => void): void {
+  let fx: E2E | undefined;
+  beforeAll(async () => {
+    fx = await setupE2E();
+    ready(fx, objectStoreTarget(fx));
+  }, 120_000);
+  afterAll(() => teardownE2E(fx), 60_000);
+  beforeEach(async () => {
+    await fx?.control.clearPolicies();
+    await fx?.control.jobsConfig(jobs);
+  });
 }
 
 export async function teardownE2E(fx: E2E | undefined): Promise<void> {
@@ -418,6 +259,17 @@ export async function failureOf(handle: WorkflowHandle): Promise<ApplicationFail
   return err.cause;
 }
 
+/** A run refused for its input: InvalidInput naming `text`, non-retryable, before any activity was scheduled. */
+export async function expectRefusedInput(handle: WorkflowHandle, text: string): Promise<ApplicationFailure> {
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(FailureType.InvalidInput);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(text);
+  const { events } = await handle.fetchHistory();
+  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+  return failure;
+}
+
 function decoded(value: unknown): unknown {
   if (typeof value === 'string') return Buffer.from(value, 'base64').toString('utf8');
   if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
@@ -453,9 +305,9 @@ export function jobsPerResource(jobs: (BackupJob | RestoreJob)[], since: string)
 
 /**
  * Scans every workflow history of the namespace, every worker log line and every console message of this file for
- * the simulator's client secrets (current and retired) and every token it issued.
+ * the simulator's client secrets (current and retired) and every token it issued; `minHistories` proves it looked.
  */
-export async function scanForSecrets(fx: E2E): Promise<{ histories: number; lines: number; secrets: number }> {
+export async function scanForSecrets(fx: E2E, minHistories: number): Promise<void> {
   const state = fx.sim.ctx.state;
   const secrets = new Set<string>([
     fx.sim.clientSecret,
@@ -479,7 +331,8 @@ export async function scanForSecrets(fx: E2E): Promise<{ histories: number; line
   const lines = [...captured];
   lines.forEach((line, i) => check(`output line ${i}`, line));
   expect(leaks).toEqual([]);
-  return { histories, lines: lines.length, secrets: secrets.size };
+  console.log(`scanned ${histories} histories and ${lines.length} log lines for ${secrets.size} secrets`);
+  expect(histories).toBeGreaterThanOrEqual(minHistories);
 }
 
 /** Waits for a restore runbook to wait on its reviewers, and reads the action request's ID from its status. */

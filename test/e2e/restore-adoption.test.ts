@@ -6,31 +6,24 @@ import { approvalGatedRestore } from '../../runbooks/workflows';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import { statusQuery } from '../../contracts';
 import {
+  APPROVAL,
   eventually,
-  objectStoreTarget,
   phaseReached,
-  setupE2E,
-  teardownE2E,
   waitingRequestId,
+  restoreSuite,
   type E2E,
+  type RestoreTarget,
 } from './helpers';
 
 let fx: E2E;
-let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
+let target: RestoreTarget;
 
 const RESTORE_BUCKET = /\/restore-bucket$/;
 const destination = { bucketA: { bucketName: 'restored-objects', prefix: 'adoption/' } };
 
-beforeAll(async () => {
-  fx = await setupE2E();
-  target = objectStoreTarget(fx);
-}, 120_000);
-
-afterAll(() => teardownE2E(fx), 60_000);
-
-beforeEach(async () => {
-  await fx.control.clearPolicies();
-  await fx.control.jobsConfig({ outcomes: {}, restoreSeconds: 20 });
+restoreSuite({ outcomes: {}, restoreSeconds: 20 }, (ready, readyTarget) => {
+  fx = ready;
+  target = readyTarget;
 });
 
 function start(overrides: Partial<ApprovalGatedRestoreInput> = {}) {
@@ -49,14 +42,14 @@ async function restoreJobsSince(since: string) {
 }
 
 async function actionRequestCount(): Promise<number> {
-  const state = await fx.control.call<{ counts: { actionRequests: number } }>('GET', '/state');
+  const state = await fx.control.state();
   return state.counts.actionRequests;
 }
 
 /** Approves the runbook's request `times` times, as that many reviewers, and returns its ID. */
 async function approveAll(handle: WorkflowHandle, times: number): Promise<string> {
   const requestId = await waitingRequestId(handle);
-  for (let i = 0; i < times; i += 1) await fx.control.approve(requestId);
+  for (let i = 0; i < times; i += 1) await fx.control.approve(requestId, APPROVAL);
   return requestId;
 }
 
@@ -70,7 +63,7 @@ test('a protected bucket restore whose first call failed unseen gets its own app
     restoreAccountId: target.restoreAccountId,
   });
   // The bucket restore's first call gets a 503 the service never saw.
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, refuseWith: 503, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: '503', times: 1 });
 
   const handle = await start();
   const requestId = await approveAll(handle, 2);
@@ -92,7 +85,7 @@ test('a first call whose answer was lost after the service acted leaves one CREA
   await fx.control.addPolicy({ requiredApprovals: 1, approvalWindowHours: 24, executionWindowHours: 24 });
   const since = (await fx.control.state()).now;
   const requestsBefore = await actionRequestCount();
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
 
   const handle = await start();
   const requestId = await approveAll(handle, 1);
@@ -111,7 +104,7 @@ test('an approved repeat whose answer was lost adopts the job its executed reque
   const handle = await start();
   const requestId = await approveAll(handle, 1);
   // Only the repeat carries the approval header; the proxy loses its answer after the service executed it.
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
   const result = await handle.result();
 
   const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
@@ -124,7 +117,7 @@ test('an approved repeat whose answer was lost adopts the job its executed reque
 test('an unprotected bucket restore whose answer was lost adopts its own job: one BUCKET job, no request', async () => {
   const since = (await fx.control.state()).now;
   const requestsBefore = await actionRequestCount();
-  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, loseResponse: true, times: 1 });
+  fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
 
   const result = await (await start()).result();
 
@@ -139,13 +132,13 @@ test('the approval count in status moves with each approval, without a nudge', a
   const status = await phaseReached(handle, 'waiting for approval');
   expect(status.progress).toEqual({ done: 0, total: 2, unit: 'approvals' });
   const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await eventually(
     'one approval in the status',
     async () => (await handle.query(statusQuery)).progress?.done === 1,
     30_000,
   );
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   const result = await handle.result();
   expect(result.approval?.approvals).toEqual({ current: 2, required: 2 });
 });

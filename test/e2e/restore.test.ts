@@ -5,31 +5,26 @@ import { ApprovalStatusKey, FailureType, RunbookKindKey, RunbookResourceKey, sta
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import {
+  APPROVAL,
+  DENIAL,
   eventCount,
   eventually,
+  expectRefusedInput,
   failureOf,
   nudge,
-  objectStoreTarget,
   waitingRequestId,
   scanForSecrets,
-  setupE2E,
-  teardownE2E,
+  restoreSuite,
   type E2E,
+  type RestoreTarget,
 } from './helpers';
 
 let fx: E2E;
-let target: { resourceId: string; snapshotId: string; restoreAccountId: string };
+let target: RestoreTarget;
 
-beforeAll(async () => {
-  fx = await setupE2E();
-  target = objectStoreTarget(fx);
-}, 120_000);
-
-afterAll(() => teardownE2E(fx), 60_000);
-
-beforeEach(async () => {
-  await fx.control.clearPolicies();
-  await fx.control.jobsConfig({ outcomes: {} });
+restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
+  fx = ready;
+  target = readyTarget;
 });
 
 function input(overrides: Partial<ApprovalGatedRestoreInput> = {}): ApprovalGatedRestoreInput {
@@ -54,11 +49,20 @@ async function approvalStatusOf(handle: WorkflowHandle): Promise<string | undefi
   return (await handle.describe()).typedSearchAttributes.get(ApprovalStatusKey);
 }
 
+/** The run failed with `type`, naming the request's final `status`, which its search attribute shows too. */
+async function expectApprovalEnded(handle: WorkflowHandle, type: FailureType, status: string) {
+  const failure = await failureOf(handle);
+  expect(failure.type).toBe(type);
+  expect(failure.message).toContain(status);
+  expect(await approvalStatusOf(handle)).toBe(status);
+  return failure;
+}
+
 /** Holds the worker's reads of its action requests until released, so that the next read is known to come later. */
 function holdRequestReads(): () => void {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
-  const remove = fx.proxy.add({ method: 'GET', path: /\/action-approvals\/my-requests\/[^/]+$/, before: () => gate });
+  const remove = fx.proxy.add({ method: 'GET', path: /\/action-approvals\/my-requests\/[^/]+$/, action: () => gate });
   return () => {
     remove();
     release();
@@ -104,7 +108,7 @@ test('with a policy: submits the request (201), waits, and restores once approve
   );
   expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
 
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await nudge(handle);
   const result = await handle.result();
 
@@ -122,14 +126,11 @@ test('a denial ends the run with ApprovalDenied', async () => {
   const since = (await fx.control.state()).now;
   const handle = await start();
   const requestId = await waitingRequestId(handle);
-  await fx.control.deny(requestId);
+  await fx.control.deny(requestId, DENIAL);
   await nudge(handle);
 
-  const failure = await failureOf(handle);
-  expect(failure.type).toBe(FailureType.ApprovalDenied);
+  const failure = await expectApprovalEnded(handle, FailureType.ApprovalDenied, 'DENIED');
   expect(failure.nonRetryable).toBe(true);
-  expect(failure.message).toContain('DENIED');
-  expect(await approvalStatusOf(handle)).toBe('DENIED');
   expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
 });
 
@@ -140,11 +141,8 @@ test('an approval window that passes ends the run with ApprovalExpired (EXPIRED_
   await fx.control.advanceClock(3 * 3600);
   await nudge(handle);
 
-  const failure = await failureOf(handle);
-  expect(failure.type).toBe(FailureType.ApprovalExpired);
-  expect(failure.message).toContain('EXPIRED_PENDING_APPROVAL');
+  await expectApprovalEnded(handle, FailureType.ApprovalExpired, 'EXPIRED_PENDING_APPROVAL');
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXPIRED_PENDING_APPROVAL');
-  expect(await approvalStatusOf(handle)).toBe('EXPIRED_PENDING_APPROVAL');
 });
 
 test('an execution window that passes before the repeat ends the run with ApprovalExpired (EXPIRED_APPROVED)', async () => {
@@ -156,17 +154,14 @@ test('an execution window that passes before the repeat ends the run with Approv
   // The approval and the end of its execution window happen between two of the runbook's checks.
   const release = holdRequestReads();
   try {
-    await fx.control.approve(requestId);
+    await fx.control.approve(requestId, APPROVAL);
     await fx.control.advanceClock(2 * 3600);
   } finally {
     release();
   }
   await nudge(handle);
 
-  const failure = await failureOf(handle);
-  expect(failure.type).toBe(FailureType.ApprovalExpired);
-  expect(failure.message).toContain('EXPIRED_APPROVED');
-  expect(await approvalStatusOf(handle)).toBe('EXPIRED_APPROVED');
+  await expectApprovalEnded(handle, FailureType.ApprovalExpired, 'EXPIRED_APPROVED');
   expect(await restoreJobsOf(target.snapshotId, since)).toEqual([]);
 });
 
@@ -198,7 +193,7 @@ test('cancelling the run before its request is submitted discards the request (C
     method: 'POST',
     path: /\/my-requests\/[^/]+\/submit$/,
     times: 1,
-    before: (path) => {
+    action: (path) => {
       held = /my-requests\/([^/]+)\/submit/.exec(path)?.[1];
       return gate;
     },
@@ -260,7 +255,7 @@ test('waiting is cheap: 12 simulated hours of waiting for approval leave at most
   expect((await handle.query(statusQuery)).phase).toBe('waiting for approval');
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('PENDING_APPROVAL');
 
-  await fx.control.approve(requestId);
+  await fx.control.approve(requestId, APPROVAL);
   await nudge(handle);
   const result = await handle.result();
   expect(result.job.succeeded).toBe(true);
@@ -276,16 +271,9 @@ test.each([
   [{ destination: { bucketA: { bucketName: '' } } }, 'destination.bucketA.bucketName'],
 ])('invalid input %j fails at once with InvalidInput naming %s', async (overrides, field) => {
   const handle = await start(overrides);
-  const failure = await failureOf(handle);
-  expect(failure.type).toBe(FailureType.InvalidInput);
-  expect(failure.nonRetryable).toBe(true);
-  expect(failure.message).toContain(field);
-  const { events } = await handle.fetchHistory();
-  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+  await expectRefusedInput(handle, field);
 });
 
 test('no secret or token appears in any workflow history or in the logs', async () => {
-  const scanned = await scanForSecrets(fx);
-  console.log(`scanned ${scanned.histories} histories and ${scanned.lines} log lines for ${scanned.secrets} secrets`);
-  expect(scanned.histories).toBeGreaterThanOrEqual(10);
+  await scanForSecrets(fx, 10);
 });

@@ -6,30 +6,34 @@ import { Pool } from 'undici';
  * What a rule does to a request it takes:
  * - `503`, `500`, `reset`: fails it before the service sees it;
  * - `503-after`, `500-after`, `reset-after`: lets the service act, then loses its answer;
- * - a function: runs it first (e.g. kill the worker that sent the request), then lets the service act.
+ * - a function: runs it first (e.g. kill the worker that sent the request, or change the service's state at that
+ *   exact moment), then lets the service act.
  */
-export type ProxyAction = '503' | '500' | 'reset' | '503-after' | '500-after' | 'reset-after' | (() => Promise<void>);
+export type ProxyAction =
+  '503' | '500' | 'reset' | '503-after' | '500-after' | 'reset-after' | ((url: string) => Promise<void> | void);
 
 export interface ProxyRule {
-  label: string;
+  label?: string;
   method: string;
   path: RegExp;
   /** Only requests with (`name`) or without (`!name`) this header. */
   header?: string;
   /** Lets this many matching requests through untouched first. */
   skip?: number;
-  /** How many requests it takes (default 1). */
+  /** How many requests it takes; every one when absent. */
   times?: number;
   action: ProxyAction;
 }
 
 export interface ProxyHit {
-  label: string;
+  label?: string;
   at: number;
   method: string;
   path: string;
   /** The service's status when it was reached, or undefined when the request never got there. */
   upstreamStatus?: number;
+  /** The rule's action, `run` for a function. */
+  action: string;
 }
 
 export interface SeenRequest {
@@ -51,9 +55,16 @@ function forwardable(headers: IncomingHttpHeaders | Record<string, string | stri
   return out;
 }
 
+export interface LossyProxyOptions {
+  /** Who injects the faults, as their answers say. */
+  injector: string;
+  connections: number;
+}
+
 /**
- * A lossy HTTP proxy between the workers and the simulator, inside the harness process (which is never killed), so
- * that a fault hits exactly the call a trial names, and the service's real answer is known even when it is lost.
+ * A lossy HTTP proxy between the workers and the simulator, inside the harness or test process (which is never
+ * killed), so that a fault hits exactly the call a trial names, and the service's real answer is known even when it
+ * is lost.
  */
 export class LossyProxy {
   readonly hits: ProxyHit[] = [];
@@ -63,8 +74,18 @@ export class LossyProxy {
   private readonly upstream: Pool;
   private port = 0;
 
-  constructor(private readonly target: string) {
-    this.upstream = new Pool(new URL(target).origin, { connections: 64 });
+  constructor(
+    private readonly target: string,
+    private readonly options: LossyProxyOptions = { injector: 'the reliability harness', connections: 64 },
+  ) {
+    this.upstream = new Pool(new URL(target).origin, { connections: options.connections });
+  }
+
+  /** Every request refused or whose answer was lost, as `METHOD path -> status` (`-> refused 503` when refused). */
+  get lost(): string[] {
+    return this.hits
+      .filter((h) => h.action !== 'run')
+      .map((h) => `${h.method} ${h.path} -> ${h.upstreamStatus ?? `refused ${h.action}`}`);
   }
 
   async listen(): Promise<void> {
@@ -72,6 +93,7 @@ export class LossyProxy {
     this.port = (this.server.address() as AddressInfo).port;
   }
 
+  /** The service's base URL through the proxy. */
   get baseUrl(): string {
     const prefix = new URL(this.target).pathname.replace(/\/+$/, '');
     return `http://127.0.0.1:${this.port}${prefix}`;
@@ -115,7 +137,7 @@ export class LossyProxy {
         if (has !== wanted) continue;
       }
       rule.seen += 1;
-      if (rule.seen <= (rule.skip ?? 0) || rule.taken >= (rule.times ?? 1)) continue;
+      if (rule.seen <= (rule.skip ?? 0) || rule.taken >= (rule.times ?? Infinity)) continue;
       rule.taken += 1;
       return rule;
     }
@@ -126,8 +148,10 @@ export class LossyProxy {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const path = url.split('?')[0] ?? url;
-    const hit = (rule: ProxyRule, upstreamStatus?: number) =>
-      this.hits.push({ label: rule.label, at: Date.now(), method, path, upstreamStatus });
+    const hit = (rule: ProxyRule, upstreamStatus?: number) => {
+      const action = typeof rule.action === 'function' ? 'run' : rule.action;
+      this.hits.push({ label: rule.label, at: Date.now(), method, path, upstreamStatus, action });
+    };
     try {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -137,7 +161,7 @@ export class LossyProxy {
       if (rule && (action === '503' || action === '500')) {
         hit(rule);
         res.writeHead(Number(action), { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: `injected by the reliability harness: ${action}` }));
+        res.end(JSON.stringify({ error: `injected by ${this.options.injector}: ${action}` }));
         return;
       }
       if (rule && action === 'reset') {
@@ -145,7 +169,7 @@ export class LossyProxy {
         req.socket.destroy();
         return;
       }
-      if (rule && typeof action === 'function') await action();
+      if (rule && typeof action === 'function') await action(url);
       const answer = await this.upstream.request({ method, path: url, headers: forwardable(req.headers), body });
       const payload = Buffer.from(await answer.body.arrayBuffer());
       const seen: SeenRequest = { at: Date.now(), method, path, status: answer.statusCode };
@@ -158,7 +182,7 @@ export class LossyProxy {
       }
       if (action === '503-after' || action === '500-after') {
         res.writeHead(action === '503-after' ? 503 : 500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: `injected by the reliability harness after the service acted: ${action}` }));
+        res.end(JSON.stringify({ error: `injected by ${this.options.injector} after the service acted: ${action}` }));
         return;
       }
       res.writeHead(answer.statusCode, { ...forwardable(answer.headers), 'content-length': payload.length });
