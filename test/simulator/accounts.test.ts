@@ -1,5 +1,4 @@
 // Conformance of source accounts (spec 3.4, 4.4; facts §6) and restore accounts (facts §5), over raw HTTP.
-import { request } from 'undici';
 import {
   RestoreAccountBody,
   RestoreAccountPage,
@@ -15,6 +14,7 @@ import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createState } from '../../simulator/state';
+import { errorOf, suiteCall, tokenFor, UNKNOWN_ID } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -23,41 +23,7 @@ let viewer: string;
 /** Holds everything but inventory.view and source_accounts.manage. */
 let unprivileged: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-  text: string;
-}
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-async function call(
-  method: Method,
-  path: string,
-  opts: { body?: unknown; raw?: string; auth?: string | null } = {},
-): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: payload,
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, text };
-}
-
-async function tokenWith(permissions: readonly string[]): Promise<string> {
-  const created = await call('POST', '/_simulator/credentials', { body: { permissions }, auth: null });
-  const res = await call('POST', '/v1/token', { body: created.body, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const call = suiteCall(() => ({ sim, token }));
 const accounts = () => `/v1/projects/${sim.projectId}/source-accounts`;
 const restoreAccounts = () => `/v1/projects/${sim.projectId}/restore-accounts`;
 
@@ -99,10 +65,10 @@ function resource(id: string, account: SourceAccount, eonSnapshotCount: number):
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  const res = await call('POST', '/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret } });
-  token = (res.body as { access_token: string }).access_token;
-  viewer = await tokenWith(['inventory.view']);
-  unprivileged = await tokenWith(
+  token = await tokenFor(sim);
+  viewer = await tokenFor(sim, ['inventory.view']);
+  unprivileged = await tokenFor(
+    sim,
     ALL_PERMISSIONS.filter((p) => p !== 'inventory.view' && p !== 'source_accounts.manage'),
   );
 });

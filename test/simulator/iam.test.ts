@@ -1,45 +1,15 @@
 // Conformance of roles, permissions, identity providers and IdP groups (spec 4.2, facts §7), over raw HTTP.
-import { request } from 'undici';
 import { IdpGroupBody, IdpGroupPage, IdpPage, PermissionList, RoleBody, RolePage, type Role } from '../../api';
 import { PERMISSIONS } from '../../simulator/permissions';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 /** A token whose credentials hold every permission except the ones these endpoints need. */
 let unprivileged: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-  text: string;
-}
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-async function call(method: Method, path: string, opts: { body?: unknown; auth?: string | null } = {}): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, text };
-}
-
-async function tokenWith(permissions: string[]): Promise<string> {
-  const created = await call('POST', '/_simulator/credentials', { body: { permissions }, auth: null });
-  const { clientId, clientSecret } = created.body as { clientId: string; clientSecret: string };
-  const res = await call('POST', '/v1/token', { body: { clientId, clientSecret }, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const call = suiteCall(() => ({ sim, token }));
 
 async function createRole(name: string, grants = [{ permission: 'inventory.view' }]): Promise<Role> {
   const res = await call('POST', '/v1/roles', { body: { name, permissionGrants: grants } });
@@ -62,10 +32,9 @@ async function firstIdpId(): Promise<string> {
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  const res = await call('POST', '/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret } });
-  token = (res.body as { access_token: string }).access_token;
+  token = await tokenFor(sim);
   const others = Object.keys(PERMISSIONS).filter((p) => p !== 'roles.manage' && p !== 'idp_groups.manage');
-  unprivileged = await tokenWith(others);
+  unprivileged = await tokenFor(sim, others);
 });
 
 afterAll(async () => {

@@ -1,6 +1,5 @@
 // Conformance of the inventory calls (spec 4.6, facts §4) over raw HTTP: listing with every filter and sort, exact
 // paging, the key-value indexes, single resources and snapshots.
-import { request } from 'undici';
 import {
   InventoryResource,
   RESOURCE_SORT_FIELDS,
@@ -13,6 +12,7 @@ import {
 } from '../../api';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { call as callSimulator, errorOf, tokenFor, type Method, type Reply } from './helpers';
 
 type Resource = InventoryResource;
 
@@ -20,37 +20,11 @@ let sim: RunningSimulator;
 let token: string;
 let all: Resource[];
 
-interface Reply {
-  status: number;
-  body: unknown;
-  headers: Record<string, unknown>;
-}
-
-async function call(method: 'GET' | 'POST', path: string, body?: unknown, auth: string | null = token): Promise<Reply> {
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
-}
-
-async function tokenFor(permissions?: string[]): Promise<string> {
-  let creds = { clientId: sim.clientId, clientSecret: sim.clientSecret };
-  if (permissions) {
-    const made = await call('POST', '/_simulator/credentials', { permissions }, null);
-    creds = made.body as typeof creds;
-  }
-  const res = await call('POST', '/v1/token', creds, null);
-  return (res.body as { access_token: string }).access_token;
-}
+/** The body and the token come positionally here; a null token sends none. */
+const call = (method: Method, path: string, body?: unknown, auth: string | null = token) =>
+  callSimulator(sim, method, path, { body, token: auth ?? undefined });
 
 const project = () => `/v1/projects/${sim.projectId}`;
-const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
 
 async function list(body: unknown, query = ''): Promise<Reply> {
   return call('POST', `${project()}/resources${query}`, body);
@@ -79,7 +53,7 @@ const dataClasses = (r: Resource) => r.classifications?.dataClassesDetails?.data
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  token = await tokenFor();
+  token = await tokenFor(sim);
   const reply = await list({}, '?pageSize=10000');
   all = ResourcePage.parse(reply.body).resources;
 });
@@ -236,7 +210,7 @@ describe('POST /resources', () => {
 
   test('needs a token, the inventory.view permission and the hosted project', async () => {
     expect((await call('POST', `${project()}/resources`, {}, null)).status).toBe(401);
-    const limited = await tokenFor(['jobs.view']);
+    const limited = await tokenFor(sim, ['jobs.view']);
     expect((await call('POST', `${project()}/resources`, {}, limited)).status).toBe(403);
     const other = '00000000-0000-4000-8000-000000000000';
     expect((await call('POST', `/v1/projects/${other}/resources`, {})).status).toBe(404);
@@ -464,7 +438,7 @@ describe('GET /resources/:id', () => {
     expect((await call('GET', `${project()}/resources/no-such-resource`)).status).toBe(404);
     expect((await call('GET', `${project()}/resources/${kv.id}`, undefined, null)).status).toBe(401);
     expect(
-      (await call('GET', `${project()}/resources/${kv.id}`, undefined, await tokenFor(['jobs.view']))).status,
+      (await call('GET', `${project()}/resources/${kv.id}`, undefined, await tokenFor(sim, ['jobs.view']))).status,
     ).toBe(403);
   });
 });
@@ -538,7 +512,7 @@ describe('snapshots', () => {
     expect((await call('POST', `${snapshotsPath(resource.id)}?pageSize=0`, {})).status).toBe(400);
     expect((await call('POST', snapshotsPath('no-such-resource'), {})).status).toBe(404);
     expect((await call('POST', snapshotsPath(resource.id), {}, null)).status).toBe(401);
-    expect((await call('POST', snapshotsPath(resource.id), {}, await tokenFor(['jobs.view']))).status).toBe(403);
+    expect((await call('POST', snapshotsPath(resource.id), {}, await tokenFor(sim, ['jobs.view']))).status).toBe(403);
   });
 
   test('GET /snapshots/:id returns the snapshot; 404 when unknown', async () => {

@@ -1,6 +1,5 @@
 // Conformance of take-snapshot, the restores and the job calls (spec 4.6, facts §2-§4) over raw HTTP, with the job
 // lifecycle driven by advancing the simulated clock.
-import { request } from 'undici';
 import {
   ActionRequestBody,
   BackupJob,
@@ -18,44 +17,21 @@ import {
 } from '../../api';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { call as callSimulator, errorOf, tokenFor, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-async function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+/** The body, the token and the headers come positionally here; a null token sends none. */
+const call = (
+  method: Method,
   path: string,
   body?: unknown,
   auth: string | null = token,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...headers,
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
-}
-
-async function tokenFor(permissions?: string[]): Promise<string> {
-  let creds = { clientId: sim.clientId, clientSecret: sim.clientSecret };
-  if (permissions) creds = (await call('POST', '/_simulator/credentials', { permissions }, null)).body as typeof creds;
-  return ((await call('POST', '/v1/token', creds, null)).body as { access_token: string }).access_token;
-}
+  headers?: Record<string, string>,
+) => callSimulator(sim, method, path, { body, token: auth ?? undefined, headers });
 
 const project = () => `/v1/projects/${sim.projectId}`;
-const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
 const advance = (seconds: number) => call('POST', '/_simulator/clock/advance', { seconds }, null);
 const configure = (config: Record<string, unknown>) => call('PUT', '/_simulator/jobs/config', config, null);
 const DAY_MS = 86_400_000;
@@ -110,7 +86,7 @@ async function everyJob(): Promise<{ backupJobs: BackupJob[]; restoreJobs: Resto
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  token = await tokenFor();
+  token = await tokenFor(sim);
   pool = [...resourcesOfType(sim.ctx.state, 'PA_VM'), ...resourcesOfType(sim.ctx.state, 'PC_VM')];
 });
 
@@ -121,7 +97,7 @@ afterAll(async () => {
 // Every test starts with the default timing, no configured outcome, no job still running and a fresh token.
 beforeEach(async () => {
   await advance(3600);
-  token = await tokenFor();
+  token = await tokenFor(sim);
   await configure({ backupSeconds: 30, restoreSeconds: 45, maxConcurrentBackups: 5, outcomes: {} });
 });
 
@@ -254,7 +230,7 @@ describe('take-snapshot and the backup job lifecycle', () => {
     const otherProject = `/v1/projects/00000000-0000-4000-8000-000000000000/resources/${resource.id}/take-snapshot`;
     expect((await call('POST', otherProject, body)).status).toBe(404);
     expect((await call('POST', path, body, null)).status).toBe(401);
-    expect((await call('POST', path, body, await tokenFor(['inventory.view', 'jobs.view']))).status).toBe(403);
+    expect((await call('POST', path, body, await tokenFor(sim, ['inventory.view', 'jobs.view']))).status).toBe(403);
   });
 
   test('starts a new job on every call: no idempotency', async () => {
@@ -394,7 +370,7 @@ describe('restores', () => {
       // Other parameters, or another caller, cannot use the approval.
       const changed = { ...body, destination: { bucketA: { bucketName: 'elsewhere' } } };
       expect((await call('POST', path, changed, token, header)).status).toBe(409);
-      const stranger = await tokenFor(['resources.restore']);
+      const stranger = await tokenFor(sim, ['resources.restore']);
       expect((await call('POST', path, body, stranger, header)).status).toBe(403);
 
       const executed = await call('POST', path, body, token, header);
@@ -473,7 +449,7 @@ describe('restores', () => {
       expect(errorOf(reply)).toContain(field);
     }
     expect((await post(restorePath(resource, snapshot, kind), body, null)).status).toBe(401);
-    const lacking = await tokenFor([kind === 'restore-files' ? 'resources.restore' : 'files.restore']);
+    const lacking = await tokenFor(sim, [kind === 'restore-files' ? 'resources.restore' : 'files.restore']);
     expect((await post(restorePath(resource, snapshot, kind), body, lacking)).status).toBe(403);
   });
 });
@@ -529,7 +505,7 @@ describe('job reading and listing', () => {
       404,
     );
     expect((await call('GET', `${project()}/backup-jobs/${jobId}`, undefined, null)).status).toBe(401);
-    const viewer = await tokenFor(['inventory.view']);
+    const viewer = await tokenFor(sim, ['inventory.view']);
     expect((await call('GET', `${project()}/backup-jobs/${jobId}`, undefined, viewer)).status).toBe(403);
     expect((await call('POST', `${project()}/restore-jobs`, {}, viewer)).status).toBe(403);
     expect((await call('POST', `${project()}/backup-jobs`, {}, null)).status).toBe(401);
