@@ -8,11 +8,11 @@ import {
   ServerError,
   UnauthorizedError,
 } from '../../api/errors';
-import { HttpTransport, closeHttpPools } from '../../api/http';
+import { HttpTransport } from '../../api/http';
 import {
   CREDENTIALS,
   PROJECT_ID,
-  RecordingServer,
+  recordingServerForSuite,
   delay,
   failureOf,
   makeClient,
@@ -22,16 +22,7 @@ import {
   type RecordedRequest,
 } from './helpers';
 
-let server: RecordingServer;
-
-beforeAll(async () => {
-  server = await RecordingServer.start();
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
-});
+const server = recordingServerForSuite();
 
 function transport(): HttpTransport {
   return new HttpTransport({ baseUrl: server.url() });

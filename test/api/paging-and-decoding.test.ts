@@ -2,12 +2,11 @@
 // new fields, and the public dialect of the action request.
 import type { z } from 'zod';
 import type { BackupServiceClient } from '../../api/client';
-import { closeHttpPools } from '../../api/http';
 import { collect, pages } from '../../api/paging';
 import * as s from '../../api/schemas';
 import {
   PROJECT_ID,
-  RecordingServer,
+  recordingServerForSuite,
   apiCredentials,
   backupJob,
   costInput,
@@ -30,17 +29,11 @@ import {
   type RecordedRequest,
 } from './helpers';
 
-let server: RecordingServer;
+const server = recordingServerForSuite();
 let client: BackupServiceClient;
 
-beforeAll(async () => {
-  server = await RecordingServer.start();
+beforeAll(() => {
   client = makeClient(server);
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
 });
 
 const P = `/api/v1/projects/${PROJECT_ID}`;
