@@ -15,6 +15,7 @@ import {
   type InventoryResource,
   type Snapshot,
 } from '../../api';
+import { sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { call as callSimulator, errorOf, tokenFor, type Method } from './helpers';
@@ -459,18 +460,9 @@ describe('job reading and listing', () => {
   const id = (j: AnyJob) => j.jobExecutionDetails.jobId;
   const timeOf = (j: AnyJob, field: string) =>
     (j.jobExecutionDetails as Record<string, unknown>)[field] as string | undefined;
-  const bruteSort = <T extends AnyJob>(jobs: T[], sorts: { field: string; order: 'ASC' | 'DESC' }[]) =>
-    [...jobs].sort((a, b) => {
-      for (const { field, order } of sorts) {
-        const x = timeOf(a, field);
-        const y = timeOf(b, field);
-        if (x === y) continue;
-        if (x === undefined) return 1;
-        if (y === undefined) return -1;
-        return (x < y ? -1 : 1) * (order === 'DESC' ? -1 : 1);
-      }
-      return id(a) < id(b) ? -1 : 1;
-    });
+  // The comparison itself (missing times last, the ID breaking ties) is checked in filters.test.ts.
+  const sortedBy = <T extends AnyJob>(jobs: T[], sorts: { field: string; order: 'ASC' | 'DESC' }[]) =>
+    sortItems(jobs, sorts, timeOf, id);
 
   async function listJobs(kind: 'backup-jobs' | 'restore-jobs', body: unknown, query = '?pageSize=5000') {
     const reply = await call('POST', `${project()}/${kind}${query}`, body);
@@ -528,7 +520,7 @@ describe('job reading and listing', () => {
     const { backupJobs: all } = await everyJob();
     const def = await listJobs('backup-jobs', {});
     expect(def.totalCount).toBe(all.length);
-    expect(def.jobs.map(id)).toEqual(bruteSort(all, [{ field: 'createdTime', order: 'DESC' }]).map(id));
+    expect(def.jobs.map(id)).toEqual(sortedBy(all, [{ field: 'createdTime', order: 'DESC' }]).map(id));
     const statuses = new Set(all.map((j) => j.jobExecutionDetails.status));
     for (const s of ['JOB_COMPLETED', 'JOB_RUNNING', 'JOB_FAILED']) expect(statuses.has(s)).toBe(true);
 
@@ -564,7 +556,7 @@ describe('job reading and listing', () => {
     const byCreated = [{ field: 'createdTime', order: 'DESC' as const }];
     for (const [name, filters, predicate] of cases) {
       const page = await listJobs('backup-jobs', { filters });
-      const expected = bruteSort(all.filter(predicate), byCreated).map(id);
+      const expected = sortedBy(all.filter(predicate), byCreated).map(id);
       expect({ name, ids: page.jobs.map(id) }).toEqual({ name, ids: expected });
       expect({ name, selective: expected.length > 0 && expected.length < all.length }).toEqual({
         name,
@@ -575,11 +567,11 @@ describe('job reading and listing', () => {
       for (const order of ['ASC', 'DESC'] as const) {
         const sorts = [{ field, order }];
         const page = await listJobs('backup-jobs', { sorts });
-        expect({ field, order, ids: page.jobs.map(id) }).toEqual({ field, order, ids: bruteSort(all, sorts).map(id) });
+        expect({ field, order, ids: page.jobs.map(id) }).toEqual({ field, order, ids: sortedBy(all, sorts).map(id) });
       }
     }
     const sorts = [{ field: 'endTime', order: 'DESC' as const }];
-    expect(await walk('backup-jobs', { sorts }, 7)).toEqual(bruteSort(all, sorts).map(id));
+    expect(await walk('backup-jobs', { sorts }, 7)).toEqual(sortedBy(all, sorts).map(id));
     const fiftyOnly = await listJobs('backup-jobs', {}, '');
     expect(fiftyOnly.jobs).toHaveLength(50);
   });
@@ -613,7 +605,7 @@ describe('job reading and listing', () => {
     for (const field of JOB_SORT_FIELDS) {
       for (const order of ['ASC', 'DESC'] as const) {
         const page = await listJobs('restore-jobs', { sorts: [{ field, order }] });
-        expect(page.jobs.map(id)).toEqual(bruteSort(all, [{ field, order }]).map(id));
+        expect(page.jobs.map(id)).toEqual(sortedBy(all, [{ field, order }]).map(id));
       }
     }
     const snap = all[2]?.snapshotDetails?.id ?? '';
@@ -632,7 +624,7 @@ describe('job reading and listing', () => {
     expect(notDone.jobs.map(id).sort()).toEqual(expected.sort());
     expect(expected.length).toBeGreaterThan(1);
     const sorts = [{ field: 'startTime', order: 'ASC' as const }];
-    expect(await walk('restore-jobs', { sorts }, 2)).toEqual(bruteSort(all, sorts).map(id));
+    expect(await walk('restore-jobs', { sorts }, 2)).toEqual(sortedBy(all, sorts).map(id));
   });
 
   test('job lists refuse bad requests with 400 naming the field', async () => {
