@@ -14,7 +14,7 @@ import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createState } from '../../simulator/state';
-import { errorOf, suiteCall, tokenFor, UNKNOWN_ID } from './helpers';
+import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -350,16 +350,11 @@ describe('list', () => {
 
   test('pages with pageSize and nextToken; a token reused with other filters is 400', async () => {
     const all = await listAll();
-    const seen: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const q = `?pageSize=2${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
-      const page = SourceAccountPage.parse((await call('POST', `${accounts()}/list${q}`, { body: {} })).body);
-      expect(page.totalCount).toBe(all.length);
-      seen.push(...page.accounts.map((x) => x.id));
-      next = page.nextToken;
-    } while (next);
-    expect(seen).toEqual(all.map((x) => x.id));
+    const pages = await allPages(2, async (q) =>
+      SourceAccountPage.parse((await call('POST', `${accounts()}/list${q}`, { body: {} })).body),
+    );
+    for (const page of pages) expect(page.totalCount).toBe(all.length);
+    expect(pages.flatMap((page) => page.accounts.map((x) => x.id))).toEqual(all.map((x) => x.id));
     const first = SourceAccountPage.parse((await call('POST', `${accounts()}/list?pageSize=1`, { body: {} })).body);
     const reused = await call('POST', `${accounts()}/list?pageToken=${encodeURIComponent(first.nextToken ?? '')}`, {
       body: { filters: { cloudProvider: { in: ['PROVIDER_A'] } } },

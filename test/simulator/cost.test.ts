@@ -1,7 +1,7 @@
 // Conformance of POST /v1/cost-data (spec 2.8, 4.8), over raw HTTP.
 import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { errorOf, suiteCall, tokenFor } from './helpers';
+import { allPages, errorOf, suiteCall, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -15,15 +15,8 @@ async function costPage(body: Record<string, unknown>, params = '') {
 }
 
 async function allRecords(body: Record<string, unknown>, pageSize = 1000): Promise<CostDataRecord[]> {
-  const records: CostDataRecord[] = [];
-  let pageToken: string | null | undefined;
-  do {
-    const params: string = `?pageSize=${pageSize}${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
-    const page = await costPage(body, params);
-    records.push(...page.records);
-    pageToken = page.nextToken;
-  } while (pageToken);
-  return records;
+  const pages = await allPages(pageSize, (params) => costPage(body, params));
+  return pages.flatMap((page) => page.records);
 }
 
 const frame = (startTime: string, endTime: string) => ({ startTime, endTime });

@@ -94,6 +94,24 @@ export async function tokenFor(sim: RunningSimulator, permissions?: readonly str
 
 /** An ID no seeded or created record has. */
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+/**
+ * Every page of a list, `pageSize` at a time: `fetchPage` is given the query string of each page in turn, the first
+ * without a token and each next one with the token the page before it returned.
+ */
+export async function allPages<P extends { nextToken?: string | null }>(
+  pageSize: number,
+  fetchPage: (query: string) => Promise<P>,
+): Promise<P[]> {
+  const pages: P[] = [];
+  let next: string | null | undefined;
+  do {
+    const page = await fetchPage(`?pageSize=${pageSize}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`);
+    pages.push(page);
+    next = page.nextToken;
+  } while (next);
+  return pages;
+}
+
 export const projectPath = (sim: RunningSimulator) => `/v1/projects/${sim.projectId}`;
 export const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
 

@@ -2,7 +2,7 @@
 import { IdpGroupBody, IdpGroupPage, IdpPage, PermissionList, RoleBody, RolePage, type Role } from '../../api';
 import { PERMISSIONS } from '../../simulator/permissions';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
+import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -187,19 +187,16 @@ describe('roles', () => {
 
   test('list pages with pageSize and an opaque nextToken', async () => {
     const all = RolePage.parse((await call('POST', '/v1/roles/list')).body).roles;
-    const seen: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const query = `?pageSize=2${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
+    const pages = await allPages(2, async (query) => {
       const res = await call('POST', `/v1/roles/list${query}`, { body: {} });
       expect(res.status).toBe(200);
-      const page = RolePage.parse(res.body);
+      return RolePage.parse(res.body);
+    });
+    for (const page of pages) {
       expect(page.roles.length).toBeLessThanOrEqual(2);
       expect(page.totalCount).toBe(all.length);
-      seen.push(...page.roles.map((r) => r.id));
-      next = page.nextToken;
-    } while (next);
-    expect(seen).toEqual(all.map((r) => r.id));
+    }
+    expect(pages.flatMap((page) => page.roles.map((r) => r.id))).toEqual(all.map((r) => r.id));
   });
 
   test('list: 400 for a bad pageSize or pageToken; 401; 403', async () => {

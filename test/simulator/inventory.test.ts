@@ -13,7 +13,7 @@ import {
 import { sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { call as callSimulator, errorOf, tokenFor, type Method, type Reply } from './helpers';
+import { allPages, call as callSimulator, errorOf, tokenFor, type Method, type Reply } from './helpers';
 
 type Resource = InventoryResource;
 
@@ -32,18 +32,14 @@ async function list(body: unknown, query = ''): Promise<Reply> {
 }
 
 async function listAll(body: unknown, pageSize: number, extra = ''): Promise<Resource[]> {
-  const out: Resource[] = [];
-  let pageToken: string | null | undefined;
-  do {
-    const tokenPart = pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '';
-    const reply = await list(body, `?pageSize=${pageSize}${tokenPart}${extra}`);
+  const pages = await allPages(pageSize, async (query) => {
+    const reply = await list(body, `${query}${extra}`);
     expect(reply.status).toBe(200);
     const page = ResourcePage.parse(reply.body);
     expect(page.resources.length).toBeLessThanOrEqual(pageSize);
-    out.push(...page.resources);
-    pageToken = page.nextToken;
-  } while (pageToken);
-  return out;
+    return page;
+  });
+  return pages.flatMap((page) => page.resources);
 }
 
 const ids = (items: readonly { id: string }[]) => items.map((r) => r.id);
@@ -481,14 +477,10 @@ describe('snapshots', () => {
     );
     expect(onlyStart.totalCount).toBe(own.filter((s) => (s.pointInTime ?? '').slice(0, 10) >= endDate).length);
 
-    const walked: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const query = `?pageSize=1${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
-      const p = SnapshotPage.parse((await call('POST', `${snapshotsPath(resource.id)}${query}`, {})).body);
-      walked.push(...p.snapshots.map((s) => s.id));
-      next = p.nextToken;
-    } while (next);
+    const pages = await allPages(1, async (query) =>
+      SnapshotPage.parse((await call('POST', `${snapshotsPath(resource.id)}${query}`, {})).body),
+    );
+    const walked = pages.flatMap((p) => p.snapshots.map((s) => s.id));
     const whole = SnapshotPage.parse((await call('POST', snapshotsPath(resource.id), {})).body);
     expect(walked).toEqual(whole.snapshots.map((s) => s.id));
   });

@@ -18,7 +18,7 @@ import {
 import { sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { call as callSimulator, errorOf, tokenFor, type Method } from './helpers';
+import { allPages, call as callSimulator, errorOf, tokenFor, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -471,19 +471,9 @@ describe('job reading and listing', () => {
   }
 
   async function walk(kind: 'backup-jobs' | 'restore-jobs', body: unknown, pageSize: number): Promise<string[]> {
-    const out: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const page = await listJobs(
-        kind,
-        body,
-        `?pageSize=${pageSize}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`,
-      );
-      expect(page.jobs.length).toBeLessThanOrEqual(pageSize);
-      out.push(...page.jobs.map(id));
-      next = page.nextToken;
-    } while (next);
-    return out;
+    const pages = await allPages(pageSize, (query) => listJobs(kind, body, query));
+    for (const page of pages) expect(page.jobs.length).toBeLessThanOrEqual(pageSize);
+    return pages.flatMap((page) => page.jobs.map(id));
   }
 
   test('GET a job: 404 unknown, 401 without token, 403 without jobs.view', async () => {

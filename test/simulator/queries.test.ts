@@ -7,7 +7,7 @@ import type { InventoryResource, Snapshot } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { fillDatabase, growthDays } from '../../simulator/seed-databases';
 import { loadSqlEngine } from '../../simulator/sql-engine';
-import { errorOf, suiteCall, tokenFor } from './helpers';
+import { allPages, errorOf, suiteCall, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -57,19 +57,12 @@ async function completed(query: string, snapshot = fx.later): Promise<string> {
 }
 
 async function allRows(queryId: string, pageSize: number) {
-  const rows: string[][] = [];
-  let pages = 0;
-  let pageToken: string | null = null;
-  do {
-    const params: string = `?pageSize=${pageSize}${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
+  const pages = await allPages(pageSize, async (params) => {
     const res = await call('GET', resultsPath(queryId, params));
     expect(res.status).toBe(200);
-    const page = QueryResults.parse(res.body);
-    rows.push(...page.records);
-    pageToken = page.nextToken;
-    pages++;
-  } while (pageToken);
-  return { rows, pages };
+    return QueryResults.parse(res.body);
+  });
+  return { rows: pages.flatMap((page) => page.records), pages: pages.length };
 }
 
 /** Picks from the seeded inventory: a relational resource with two vaulted snapshots, and what the errors need. */

@@ -3,7 +3,7 @@ import { VaultBody, VaultPage, type Vault } from '../../api';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { SEEDED_REGIONS, vaultsInRegion } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
+import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -159,19 +159,16 @@ describe('patch (rename)', () => {
 describe('list', () => {
   test('pages with pageSize and nextToken, {vaults, totalCount, nextToken}', async () => {
     const all = await listAll();
-    const seen: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const q = `?pageSize=3${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
+    const pages = await allPages(3, async (q) => {
       const res = await call('POST', `${vaults()}/list${q}`, { body: {} });
       expect(res.status).toBe(200);
-      const page = VaultPage.parse(res.body);
+      return VaultPage.parse(res.body);
+    });
+    for (const page of pages) {
       expect(page.vaults.length).toBeLessThanOrEqual(3);
       expect(page.totalCount).toBe(all.length);
-      seen.push(...page.vaults.map((v) => v.id));
-      next = page.nextToken;
-    } while (next);
-    expect(seen).toEqual(all.map((v) => v.id));
+    }
+    expect(pages.flatMap((page) => page.vaults.map((v) => v.id))).toEqual(all.map((v) => v.id));
   });
 
   test('400 for a bad pageSize; 404 unknown project; 401; 403', async () => {
