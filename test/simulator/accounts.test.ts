@@ -14,7 +14,7 @@ import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createState } from '../../simulator/state';
-import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID } from './helpers';
+import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -26,6 +26,21 @@ let unprivileged: string;
 const call = suiteCall(() => ({ sim, token }));
 const accounts = () => `/v1/projects/${sim.projectId}/source-accounts`;
 const restoreAccounts = () => `/v1/projects/${sim.projectId}/restore-accounts`;
+
+/**
+ * GET of one account: 200 for a viewer (the reply, returned), 404 for an unknown account or project, 401 without a
+ * token and 403 without inventory.view.
+ */
+async function expectGetAnswers(kind: 'source-accounts' | 'restore-accounts', id: string): Promise<Reply> {
+  const path = (projectId: string, accountId: string) => `/v1/projects/${projectId}/${kind}/${accountId}`;
+  const res = await call('GET', path(sim.projectId, id), { auth: viewer });
+  expect(res.status).toBe(200);
+  expect((await call('GET', path(sim.projectId, UNKNOWN_ID))).status).toBe(404);
+  expect((await call('GET', path(UNKNOWN_ID, id))).status).toBe(404);
+  expect((await call('GET', path(sim.projectId, id), { auth: null })).status).toBe(401);
+  expect((await call('GET', path(sim.projectId, id), { auth: unprivileged })).status).toBe(403);
+  return res;
+}
 
 let counter = 0;
 /** A PROVIDER_A account ID nobody has connected yet. */
@@ -190,13 +205,8 @@ describe('get', () => {
   test('200 {sourceAccount}; 404 unknown account or project; 401; 403 without inventory.view', async () => {
     const [first] = await listAll();
     if (!first) throw new Error('no seeded account');
-    const res = await call('GET', `${accounts()}/${first.id}`, { auth: viewer });
-    expect(res.status).toBe(200);
+    const res = await expectGetAnswers('source-accounts', first.id);
     expect(SourceAccountBody.parse(res.body).sourceAccount).toEqual(first);
-    expect((await call('GET', `${accounts()}/${UNKNOWN_ID}`)).status).toBe(404);
-    expect((await call('GET', `/v1/projects/${UNKNOWN_ID}/source-accounts/${first.id}`)).status).toBe(404);
-    expect((await call('GET', `${accounts()}/${first.id}`, { auth: null })).status).toBe(401);
-    expect((await call('GET', `${accounts()}/${first.id}`, { auth: unprivileged })).status).toBe(403);
   });
 });
 
@@ -408,13 +418,8 @@ describe('restore accounts', () => {
     const all = RestoreAccountPage.parse((await call('POST', `${restoreAccounts()}/list`)).body).accounts;
     const first = all[0];
     if (!first) throw new Error('no restore account');
-    const res = await call('GET', `${restoreAccounts()}/${first.id}`, { auth: viewer });
-    expect(res.status).toBe(200);
+    const res = await expectGetAnswers('restore-accounts', first.id);
     expect(RestoreAccountBody.parse(res.body).restoreAccount).toEqual(first);
-    expect((await call('GET', `${restoreAccounts()}/${UNKNOWN_ID}`)).status).toBe(404);
-    expect((await call('GET', `/v1/projects/${UNKNOWN_ID}/restore-accounts/${first.id}`)).status).toBe(404);
-    expect((await call('GET', `${restoreAccounts()}/${first.id}`, { auth: null })).status).toBe(401);
-    expect((await call('GET', `${restoreAccounts()}/${first.id}`, { auth: unprivileged })).status).toBe(403);
     expect((await call('POST', `${restoreAccounts()}/list`, { auth: null })).status).toBe(401);
     expect((await call('POST', `${restoreAccounts()}/list`, { auth: unprivileged })).status).toBe(403);
   });
