@@ -39,6 +39,18 @@ function manualClock(start = Date.parse('2025-03-01T00:00:00Z')) {
   };
 }
 
+/** A client whose tokens expire on a clock the test moves by hand. */
+function clientOnManualClock(options: { refreshMarginSeconds?: number } = {}) {
+  const clock = manualClock();
+  const tokenProvider = new TokenProvider({
+    transport: transport(),
+    credentials: CREDENTIALS,
+    now: clock.now,
+    ...options,
+  });
+  return { clock, client: makeClient(server, { tokenProvider }) };
+}
+
 describe('requestToken', () => {
   test('/v1/token sends JSON {clientId, clientSecret} without an Authorization header', async () => {
     server.tokenHandler = () => ({
@@ -176,9 +188,7 @@ describe('TokenProvider through the client', () => {
     // 3600 s lifetime: the default margin is min(300 s, a tenth of it) = 300 s, so a refresh is due at 3300 s.
     server.tokenHandler = () => server.issueToken(3600);
     server.reply(200, { vault: vault() });
-    const clock = manualClock();
-    const tokenProvider = new TokenProvider({ transport: transport(), credentials: CREDENTIALS, now: clock.now });
-    const client = makeClient(server, { tokenProvider });
+    const { clock, client } = clientOnManualClock();
 
     await client.getVault('vault-1');
     clock.advanceSeconds(3299);
@@ -199,14 +209,7 @@ describe('TokenProvider through the client', () => {
   test('refreshMarginSeconds moves the refresh point', async () => {
     server.tokenHandler = () => server.issueToken(1000);
     server.reply(200, { vault: vault() });
-    const clock = manualClock();
-    const tokenProvider = new TokenProvider({
-      transport: transport(),
-      credentials: CREDENTIALS,
-      now: clock.now,
-      refreshMarginSeconds: 500,
-    });
-    const client = makeClient(server, { tokenProvider });
+    const { clock, client } = clientOnManualClock({ refreshMarginSeconds: 500 });
     await client.getVault('vault-1');
     clock.advanceSeconds(499);
     await client.getVault('vault-1');
@@ -232,9 +235,7 @@ describe('TokenProvider through the client', () => {
 
   test('ten concurrent callers after expiry share ONE refresh', async () => {
     server.reply(200, { vault: vault() });
-    const clock = manualClock();
-    const tokenProvider = new TokenProvider({ transport: transport(), credentials: CREDENTIALS, now: clock.now });
-    const client = makeClient(server, { tokenProvider });
+    const { clock, client } = clientOnManualClock();
     await client.getVault('vault-1');
     clock.advanceSeconds(3600);
     server.tokenHandler = async () => {
