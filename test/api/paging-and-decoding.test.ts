@@ -65,6 +65,31 @@ function itemsUnder(key: string) {
 }
 const wholePages = (sent: Record<string, unknown>[]) => sent;
 
+/**
+ * A POST listing of three pages holding one item each under `key` (IDs: the key's first letter and the page number),
+ * whose iterator yields those items.
+ */
+function itemListing(
+  name: string,
+  path: string,
+  body: unknown,
+  key: string,
+  item: (id: string) => unknown,
+  iterate: ListingCase['iterate'],
+): ListingCase {
+  const page = (n: number) => ({ [key]: [item(`${key[0]}${n}`)] });
+  return {
+    name,
+    method: 'POST',
+    path,
+    body,
+    pages: [page(1), page(2), page(3)],
+    iterate,
+    expected: itemsUnder(key),
+    tokenOptional: true,
+  };
+}
+
 const resourceFilter: s.ResourceListInput = {
   filters: { resourceType: { in: ['PA_KEYVALUE_DB', 'PA_VM'] }, environment: { in: ['PROD'] } },
   sorts: [{ field: 'createdTime', order: 'DESC' }],
@@ -103,95 +128,46 @@ const listings: ListingCase[] = [
     expected: itemsUnder('idps'),
     tokenOptional: true,
   },
+  itemListing('listIdpGroups', '/api/v1/idp-groups/list', {}, 'groups', idpGroup, (c, pageSize) =>
+    c.listIdpGroups({ pageSize }),
+  ),
+  itemListing(
+    'listSourceAccounts',
+    `${P}/source-accounts/list`,
+    accountFilter,
+    'accounts',
+    sourceAccount,
+    (c, pageSize) => c.listSourceAccounts(accountFilter, { pageSize }),
+  ),
+  itemListing('listVaults', `${P}/vaults/list`, {}, 'vaults', vault, (c, pageSize) => c.listVaults({ pageSize })),
   {
-    name: 'listIdpGroups',
-    method: 'POST',
-    path: '/api/v1/idp-groups/list',
-    body: {},
-    pages: [{ groups: [idpGroup('g1')] }, { groups: [idpGroup('g2')] }, { groups: [idpGroup('g3')] }],
-    iterate: (c, pageSize) => c.listIdpGroups({ pageSize }),
-    expected: itemsUnder('groups'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listSourceAccounts',
-    method: 'POST',
-    path: `${P}/source-accounts/list`,
-    body: accountFilter,
-    pages: [
-      { accounts: [sourceAccount('a1')] },
-      { accounts: [sourceAccount('a2')] },
-      { accounts: [sourceAccount('a3')] },
-    ],
-    iterate: (c, pageSize) => c.listSourceAccounts(accountFilter, { pageSize }),
-    expected: itemsUnder('accounts'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listVaults',
-    method: 'POST',
-    path: `${P}/vaults/list`,
-    body: {},
-    pages: [{ vaults: [vault('v1')] }, { vaults: [vault('v2')] }, { vaults: [vault('v3')] }],
-    iterate: (c, pageSize) => c.listVaults({ pageSize }),
-    expected: itemsUnder('vaults'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listResources (include=DYNAMODB_INDEXES)',
-    method: 'POST',
-    path: `${P}/resources`,
-    body: resourceFilter,
+    ...itemListing(
+      'listResources (include=DYNAMODB_INDEXES)',
+      `${P}/resources`,
+      resourceFilter,
+      'resources',
+      resource,
+      (c, pageSize) => c.listResources(resourceFilter, { pageSize, include: ['DYNAMODB_INDEXES'] }),
+    ),
     extra: { include: 'DYNAMODB_INDEXES' },
-    pages: [{ resources: [resource('r1')] }, { resources: [resource('r2')] }, { resources: [resource('r3')] }],
-    iterate: (c, pageSize) => c.listResources(resourceFilter, { pageSize, include: ['DYNAMODB_INDEXES'] }),
-    expected: itemsUnder('resources'),
-    tokenOptional: true,
   },
-  {
-    name: 'listSnapshots',
-    method: 'POST',
-    path: `${P}/resources/res-1/snapshots`,
-    body: snapshotFilter,
-    pages: [{ snapshots: [snapshot('s1')] }, { snapshots: [snapshot('s2')] }, { snapshots: [snapshot('s3')] }],
-    iterate: (c, pageSize) => c.listSnapshots('res-1', snapshotFilter, { pageSize }),
-    expected: itemsUnder('snapshots'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listBackupJobs',
-    method: 'POST',
-    path: `${P}/backup-jobs`,
-    body: jobFilter,
-    pages: [{ jobs: [backupJob('j1')] }, { jobs: [backupJob('j2')] }, { jobs: [backupJob('j3')] }],
-    iterate: (c, pageSize) => c.listBackupJobs(jobFilter, { pageSize }),
-    expected: itemsUnder('jobs'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listRestoreJobs',
-    method: 'POST',
-    path: `${P}/restore-jobs`,
-    body: jobFilter,
-    pages: [{ jobs: [restoreJob('j1')] }, { jobs: [restoreJob('j2')] }, { jobs: [restoreJob('j3')] }],
-    iterate: (c, pageSize) => c.listRestoreJobs(jobFilter, { pageSize }),
-    expected: itemsUnder('jobs'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listRestoreAccounts',
-    method: 'POST',
-    path: `${P}/restore-accounts/list`,
-    body: accountFilter,
-    pages: [
-      { accounts: [restoreAccount('a1')] },
-      { accounts: [restoreAccount('a2')] },
-      { accounts: [restoreAccount('a3')] },
-    ],
-    iterate: (c, pageSize) => c.listRestoreAccounts(accountFilter, { pageSize }),
-    expected: itemsUnder('accounts'),
-    tokenOptional: true,
-  },
+  itemListing('listSnapshots', `${P}/resources/res-1/snapshots`, snapshotFilter, 'snapshots', snapshot, (c, pageSize) =>
+    c.listSnapshots('res-1', snapshotFilter, { pageSize }),
+  ),
+  itemListing('listBackupJobs', `${P}/backup-jobs`, jobFilter, 'jobs', backupJob, (c, pageSize) =>
+    c.listBackupJobs(jobFilter, { pageSize }),
+  ),
+  itemListing('listRestoreJobs', `${P}/restore-jobs`, jobFilter, 'jobs', restoreJob, (c, pageSize) =>
+    c.listRestoreJobs(jobFilter, { pageSize }),
+  ),
+  itemListing(
+    'listRestoreAccounts',
+    `${P}/restore-accounts/list`,
+    accountFilter,
+    'accounts',
+    restoreAccount,
+    (c, pageSize) => c.listRestoreAccounts(accountFilter, { pageSize }),
+  ),
   {
     name: 'queryResultPages',
     method: 'GET',
