@@ -273,6 +273,14 @@ describe('restores', () => {
   });
   const restorePath = (resource: InventoryResource, snapshot: Snapshot, kind: string) =>
     `${project()}/resources/${resource.id}/snapshots/${snapshot.id}/${kind}`;
+  type RestoreKind = 'restore-files' | 'restore-bucket';
+  const restoreBody = (kind: RestoreKind, restoreAccountId: string) =>
+    kind === 'restore-files' ? filesBody(restoreAccountId) : bucketBody(restoreAccountId);
+  /** A restore of the next resource's snapshot into an account that allows restores. */
+  const restoreOfNext = (kind: RestoreKind) => {
+    const { resource, snapshot } = withSnapshots();
+    return call('POST', restorePath(resource, snapshot, kind), restoreBody(kind, restoreAccount(true).id));
+  };
 
   test('restore-files runs a FILES job through its lifecycle', async () => {
     const { resource, snapshot } = withSnapshots();
@@ -328,12 +336,7 @@ describe('restores', () => {
   });
 
   test('restore-bucket without a covering policy starts a BUCKET job at once', async () => {
-    const { resource, snapshot } = withSnapshots();
-    const reply = await call(
-      'POST',
-      restorePath(resource, snapshot, 'restore-bucket'),
-      bucketBody(restoreAccount(true).id),
-    );
+    const reply = await restoreOfNext('restore-bucket');
     expect(reply.status).toBe(202);
     expect((await restoreJob(JobStarted.parse(reply.body).jobId)).restoreType).toBe('BUCKET');
   });
@@ -403,56 +406,54 @@ describe('restores', () => {
       null,
     );
     try {
-      const { resource, snapshot } = withSnapshots();
-      const reply = await call(
-        'POST',
-        restorePath(resource, snapshot, 'restore-files'),
-        filesBody(restoreAccount(true).id),
-      );
+      const reply = await restoreOfNext('restore-files');
       expect(reply.status).toBe(202);
     } finally {
       await call('DELETE', '/_simulator/policies', undefined, null);
     }
   });
 
-  test.each(['restore-files', 'restore-bucket'])('%s refuses: 404 targets, 400 bodies, 401, 403', async (kind) => {
-    const { resource, snapshot } = withSnapshots();
-    const other = withSnapshots();
-    const body = kind === 'restore-files' ? filesBody(restoreAccount(true).id) : bucketBody(restoreAccount(true).id);
-    const post = (path: string, b: unknown = body, auth: string | null = token) => call('POST', path, b, auth);
-    expect((await post(restorePath(resource, snapshot, kind))).status).toBe(202);
-    const notFound = [
-      `/v1/projects/00000000-0000-4000-8000-000000000000/resources/${resource.id}/snapshots/${snapshot.id}/${kind}`,
-      `${project()}/resources/no-such-resource/snapshots/${snapshot.id}/${kind}`,
-      `${project()}/resources/${resource.id}/snapshots/no-such-snapshot/${kind}`,
-      restorePath(resource, other.snapshot, kind),
-    ];
-    for (const path of notFound) expect({ path, status: (await post(path)).status }).toEqual({ path, status: 404 });
-    const noAccount = await post(restorePath(resource, snapshot, kind), {
-      ...body,
-      restoreAccountId: 'no-such-account',
-    });
-    expect(noAccount.status).toBe(404);
+  test.each<RestoreKind>(['restore-files', 'restore-bucket'])(
+    '%s refuses: 404 targets, 400 bodies, 401, 403',
+    async (kind) => {
+      const { resource, snapshot } = withSnapshots();
+      const other = withSnapshots();
+      const body = restoreBody(kind, restoreAccount(true).id);
+      const post = (path: string, b: unknown = body, auth: string | null = token) => call('POST', path, b, auth);
+      expect((await post(restorePath(resource, snapshot, kind))).status).toBe(202);
+      const notFound = [
+        `/v1/projects/00000000-0000-4000-8000-000000000000/resources/${resource.id}/snapshots/${snapshot.id}/${kind}`,
+        `${project()}/resources/no-such-resource/snapshots/${snapshot.id}/${kind}`,
+        `${project()}/resources/${resource.id}/snapshots/no-such-snapshot/${kind}`,
+        restorePath(resource, other.snapshot, kind),
+      ];
+      for (const path of notFound) expect({ path, status: (await post(path)).status }).toEqual({ path, status: 404 });
+      const noAccount = await post(restorePath(resource, snapshot, kind), {
+        ...body,
+        restoreAccountId: 'no-such-account',
+      });
+      expect(noAccount.status).toBe(404);
 
-    const bad: [unknown, string][] = [
-      [{ ...body, destination: undefined }, 'body.destination'],
-      [{ ...body, restoreAccountId: undefined }, 'body.restoreAccountId'],
-    ];
-    if (kind === 'restore-files') {
-      bad.push(
-        [{ ...body, files: [] }, 'body.files'],
-        [{ ...body, files: [{ path: 'rel', isDirectory: false }] }, 'body.files.0.path'],
-      );
-    }
-    for (const [b, field] of bad) {
-      const reply = await post(restorePath(resource, snapshot, kind), b);
-      expect(reply.status).toBe(400);
-      expect(errorOf(reply)).toContain(field);
-    }
-    expect((await post(restorePath(resource, snapshot, kind), body, null)).status).toBe(401);
-    const lacking = await tokenFor(sim, [kind === 'restore-files' ? 'resources.restore' : 'files.restore']);
-    expect((await post(restorePath(resource, snapshot, kind), body, lacking)).status).toBe(403);
-  });
+      const bad: [unknown, string][] = [
+        [{ ...body, destination: undefined }, 'body.destination'],
+        [{ ...body, restoreAccountId: undefined }, 'body.restoreAccountId'],
+      ];
+      if (kind === 'restore-files') {
+        bad.push(
+          [{ ...body, files: [] }, 'body.files'],
+          [{ ...body, files: [{ path: 'rel', isDirectory: false }] }, 'body.files.0.path'],
+        );
+      }
+      for (const [b, field] of bad) {
+        const reply = await post(restorePath(resource, snapshot, kind), b);
+        expect(reply.status).toBe(400);
+        expect(errorOf(reply)).toContain(field);
+      }
+      expect((await post(restorePath(resource, snapshot, kind), body, null)).status).toBe(401);
+      const lacking = await tokenFor(sim, [kind === 'restore-files' ? 'resources.restore' : 'files.restore']);
+      expect((await post(restorePath(resource, snapshot, kind), body, lacking)).status).toBe(403);
+    },
+  );
 });
 
 describe('job reading and listing', () => {
