@@ -14,7 +14,7 @@ import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createState } from '../../simulator/state';
-import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
+import { allPages, errorOf, expectAuthRefusals, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -37,8 +37,7 @@ async function expectGetAnswers(kind: 'source-accounts' | 'restore-accounts', id
   expect(res.status).toBe(200);
   expect((await call('GET', path(sim.projectId, UNKNOWN_ID))).status).toBe(404);
   expect((await call('GET', path(UNKNOWN_ID, id))).status).toBe(404);
-  expect((await call('GET', path(sim.projectId, id), { auth: null })).status).toBe(401);
-  expect((await call('GET', path(sim.projectId, id), { auth: unprivileged })).status).toBe(403);
+  await expectAuthRefusals(call, 'GET', path(sim.projectId, id), unprivileged);
   return res;
 }
 

@@ -9,6 +9,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import {
   credentialsWith,
   errorOf,
+  expectAuthRefusals,
   suiteCall,
   tokenFor,
   tokenOf,
@@ -228,8 +229,7 @@ describe('GET my-requests/{requestId}', () => {
     expect((await call('GET', mine(UNKNOWN_ID))).status).toBe(404);
     const wrongProject = `/v1/projects/${UNKNOWN_ID}/action-approvals/my-requests/${req.id}`;
     expect((await call('GET', wrongProject)).status).toBe(404);
-    expect((await call('GET', mine(req.id), { auth: null })).status).toBe(401);
-    expect((await call('GET', mine(req.id), { auth: unprivileged })).status).toBe(403);
+    await expectAuthRefusals(call, 'GET', mine(req.id), unprivileged);
   });
 });
 

@@ -1,6 +1,7 @@
 // The list calls' shared matching and sorting (simulator/filters.ts), against literal expectations: the conformance
 // suites compare the routes with these functions, so their rules are pinned here.
-import { matchesInNotIn, matchesName, sortItems } from '../../simulator/filters';
+import { matchesInNotIn, matchesName, resourceSortKey, sortItems } from '../../simulator/filters';
+import { resource } from '../api/helpers';
 
 interface Item {
   id: string;
@@ -69,5 +70,30 @@ describe('matchesName', () => {
     ['in and contains combine with AND', { in: ['alpha'], contains: ['zz'] }, false],
   ] as const)('%s', (_name, filter, expected) => {
     expect(matchesName('alpha', filter)).toBe(expected);
+  });
+});
+
+describe('resourceSortKey', () => {
+  const r = {
+    ...resource('r-1'),
+    resourceName: 'name',
+    latestSnapshotTime: 'latest',
+    oldestSnapshotTime: 'oldest',
+    discoveredTime: 'discovered',
+    createdTime: 'created',
+    tags: { resourceGroupName: 'group', clusterName: 'cluster' },
+  };
+
+  test.each([
+    ['resourceName', 'name'],
+    ['latestSnapshotTime', 'latest'],
+    ['oldestSnapshotTime', 'oldest'],
+    ['dateDiscovered', 'discovered'],
+    ['createdTime', 'created'],
+    ['resourceGroupName', 'group'],
+    ['clusterName', 'cluster'],
+    ['globalClusterIdentifier', undefined],
+  ] as const)('%s sorts on %p', (field, expected) => {
+    expect(resourceSortKey(r, field)).toBe(expected);
   });
 });

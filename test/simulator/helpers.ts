@@ -112,6 +112,17 @@ export async function allPages<P extends { nextToken?: string | null }>(
   return pages;
 }
 
+/** A call refused 401 without a token, and 403 with `unprivileged`, a token without the permission it needs. */
+export async function expectAuthRefusals(
+  call: ReturnType<typeof suiteCall>,
+  method: Method,
+  path: string,
+  unprivileged: string,
+): Promise<void> {
+  expect((await call(method, path, { auth: null })).status).toBe(401);
+  expect((await call(method, path, { auth: unprivileged })).status).toBe(403);
+}
+
 export const projectPath = (sim: RunningSimulator) => `/v1/projects/${sim.projectId}`;
 export const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
 

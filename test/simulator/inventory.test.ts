@@ -10,7 +10,7 @@ import {
   SnapshotPage,
   type Snapshot,
 } from '../../api';
-import { sortItems } from '../../simulator/filters';
+import { resourceSortKey, sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { allPages, call as callSimulator, errorOf, tokenFor, type Method, type Reply } from './helpers';
@@ -366,21 +366,10 @@ describe('resource filters', () => {
 });
 
 describe('resource sorts', () => {
-  const keyOf = (r: Resource, field: string): string | undefined => {
-    switch (field) {
-      case 'dateDiscovered':
-        return r.discoveredTime;
-      case 'resourceGroupName':
-      case 'clusterName':
-      case 'globalClusterIdentifier':
-        return r.tags[field];
-      default:
-        return (r as Record<string, unknown>)[field] as string | undefined;
-    }
-  };
-  // The comparison itself (missing values last, the ID breaking ties) is checked in filters.test.ts.
-  const sortedBy = (items: Resource[], sorts: { field: string; order: 'ASC' | 'DESC' }[]) =>
-    sortItems(items, sorts, keyOf, (r) => r.id);
+  // The comparison (missing values last, the ID breaking ties) and each field's value are checked in filters.test.ts.
+  type SortField = (typeof RESOURCE_SORT_FIELDS)[number];
+  const sortedBy = (items: Resource[], sorts: readonly { field: SortField; order: 'ASC' | 'DESC' }[]) =>
+    sortItems(items, sorts, resourceSortKey, (r) => r.id);
 
   test('each sort field, ascending and descending, agrees with a sort of every resource by its value', async () => {
     for (const field of RESOURCE_SORT_FIELDS) {
@@ -390,15 +379,15 @@ describe('resource sorts', () => {
         expect({ field, order, ids: ids(page.resources) }).toEqual({ field, order, ids: ids(sortedBy(all, sorts)) });
       }
       // The field must separate resources for the check to mean anything.
-      expect(new Set(all.map((r) => keyOf(r, field))).size).toBeGreaterThan(2);
+      expect(new Set(all.map((r) => resourceSortKey(r, field))).size).toBeGreaterThan(2);
     }
   });
 
   test('several sorts apply in list order', async () => {
     const sorts = [
-      { field: 'clusterName', order: 'DESC' as const },
-      { field: 'resourceName', order: 'ASC' as const },
-    ];
+      { field: 'clusterName', order: 'DESC' },
+      { field: 'resourceName', order: 'ASC' },
+    ] as const;
     const page = ResourcePage.parse((await list({ sorts }, '?pageSize=1000')).body);
     expect(ids(page.resources)).toEqual(ids(sortedBy(all, sorts)));
     const walked = await listAll({ sorts }, 7);
