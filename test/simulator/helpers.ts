@@ -123,6 +123,12 @@ export async function expectAuthRefusals(
   expect((await call(method, path, { auth: unprivileged })).status).toBe(403);
 }
 
+/** The body of what must be a 200 answer, decoded by `schema`. */
+export function okBody<T>(reply: Reply, schema: { parse(body: unknown): T }): T {
+  expect(reply.status).toBe(200);
+  return schema.parse(reply.body);
+}
+
 export const projectPath = (sim: RunningSimulator) => `/v1/projects/${sim.projectId}`;
 export const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
 

@@ -2,7 +2,7 @@
 import { IdpGroupBody, IdpGroupPage, IdpPage, PermissionList, RoleBody, RolePage, type Role } from '../../api';
 import { PERMISSIONS } from '../../simulator/permissions';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, errorOf, expectAuthRefusals, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
+import { allPages, errorOf, expectAuthRefusals, okBody, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -186,11 +186,9 @@ describe('roles', () => {
 
   test('list pages with pageSize and an opaque nextToken', async () => {
     const all = RolePage.parse((await call('POST', '/v1/roles/list')).body).roles;
-    const pages = await allPages(2, async (query) => {
-      const res = await call('POST', `/v1/roles/list${query}`, { body: {} });
-      expect(res.status).toBe(200);
-      return RolePage.parse(res.body);
-    });
+    const pages = await allPages(2, async (query) =>
+      okBody(await call('POST', `/v1/roles/list${query}`, { body: {} }), RolePage),
+    );
     for (const page of pages) {
       expect(page.roles.length).toBeLessThanOrEqual(2);
       expect(page.totalCount).toBe(all.length);

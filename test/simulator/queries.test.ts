@@ -7,7 +7,7 @@ import type { InventoryResource, Snapshot } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { fillDatabase, growthDays } from '../../simulator/seed-databases';
 import { loadSqlEngine } from '../../simulator/sql-engine';
-import { allPages, errorOf, suiteCall, tokenFor } from './helpers';
+import { allPages, errorOf, okBody, suiteCall, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -57,11 +57,9 @@ async function completed(query: string, snapshot = fx.later): Promise<string> {
 }
 
 async function allRows(queryId: string, pageSize: number) {
-  const pages = await allPages(pageSize, async (params) => {
-    const res = await call('GET', resultsPath(queryId, params));
-    expect(res.status).toBe(200);
-    return QueryResults.parse(res.body);
-  });
+  const pages = await allPages(pageSize, async (params) =>
+    okBody(await call('GET', resultsPath(queryId, params)), QueryResults),
+  );
   return { rows: pages.flatMap((page) => page.records), pages: pages.length };
 }
 

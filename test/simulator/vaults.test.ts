@@ -3,7 +3,7 @@ import { VaultBody, VaultPage, type Vault } from '../../api';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { SEEDED_REGIONS, vaultsInRegion } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, errorOf, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
+import { allPages, errorOf, okBody, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -159,11 +159,9 @@ describe('patch (rename)', () => {
 describe('list', () => {
   test('pages with pageSize and nextToken, {vaults, totalCount, nextToken}', async () => {
     const all = await listAll();
-    const pages = await allPages(3, async (q) => {
-      const res = await call('POST', `${vaults()}/list${q}`, { body: {} });
-      expect(res.status).toBe(200);
-      return VaultPage.parse(res.body);
-    });
+    const pages = await allPages(3, async (q) =>
+      okBody(await call('POST', `${vaults()}/list${q}`, { body: {} }), VaultPage),
+    );
     for (const page of pages) {
       expect(page.vaults.length).toBeLessThanOrEqual(3);
       expect(page.totalCount).toBe(all.length);
