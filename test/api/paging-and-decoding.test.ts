@@ -75,7 +75,7 @@ function itemListing(
   body: unknown,
   key: string,
   item: (id: string) => unknown,
-  iterate: ListingCase['iterate'],
+  iterate: (c: BackupServiceClient, page: { pageSize: number }) => AsyncIterable<unknown>,
 ): ListingCase {
   const page = (n: number) => ({ [key]: [item(`${key[0]}${n}`)] });
   return {
@@ -84,7 +84,7 @@ function itemListing(
     path,
     body,
     pages: [page(1), page(2), page(3)],
-    iterate,
+    iterate: (c, pageSize) => iterate(c, { pageSize }),
     expected: itemsUnder(key),
     tokenOptional: true,
   };
@@ -128,18 +128,11 @@ const listings: ListingCase[] = [
     expected: itemsUnder('idps'),
     tokenOptional: true,
   },
-  itemListing('listIdpGroups', '/api/v1/idp-groups/list', {}, 'groups', idpGroup, (c, pageSize) =>
-    c.listIdpGroups({ pageSize }),
+  itemListing('listIdpGroups', '/api/v1/idp-groups/list', {}, 'groups', idpGroup, (c, page) => c.listIdpGroups(page)),
+  itemListing('listSourceAccounts', `${P}/source-accounts/list`, accountFilter, 'accounts', sourceAccount, (c, page) =>
+    c.listSourceAccounts(accountFilter, page),
   ),
-  itemListing(
-    'listSourceAccounts',
-    `${P}/source-accounts/list`,
-    accountFilter,
-    'accounts',
-    sourceAccount,
-    (c, pageSize) => c.listSourceAccounts(accountFilter, { pageSize }),
-  ),
-  itemListing('listVaults', `${P}/vaults/list`, {}, 'vaults', vault, (c, pageSize) => c.listVaults({ pageSize })),
+  itemListing('listVaults', `${P}/vaults/list`, {}, 'vaults', vault, (c, page) => c.listVaults(page)),
   {
     ...itemListing(
       'listResources (include=DYNAMODB_INDEXES)',
@@ -147,18 +140,18 @@ const listings: ListingCase[] = [
       resourceFilter,
       'resources',
       resource,
-      (c, pageSize) => c.listResources(resourceFilter, { pageSize, include: ['DYNAMODB_INDEXES'] }),
+      (c, page) => c.listResources(resourceFilter, { ...page, include: ['DYNAMODB_INDEXES'] }),
     ),
     extra: { include: 'DYNAMODB_INDEXES' },
   },
-  itemListing('listSnapshots', `${P}/resources/res-1/snapshots`, snapshotFilter, 'snapshots', snapshot, (c, pageSize) =>
-    c.listSnapshots('res-1', snapshotFilter, { pageSize }),
+  itemListing('listSnapshots', `${P}/resources/res-1/snapshots`, snapshotFilter, 'snapshots', snapshot, (c, page) =>
+    c.listSnapshots('res-1', snapshotFilter, page),
   ),
-  itemListing('listBackupJobs', `${P}/backup-jobs`, jobFilter, 'jobs', backupJob, (c, pageSize) =>
-    c.listBackupJobs(jobFilter, { pageSize }),
+  itemListing('listBackupJobs', `${P}/backup-jobs`, jobFilter, 'jobs', backupJob, (c, page) =>
+    c.listBackupJobs(jobFilter, page),
   ),
-  itemListing('listRestoreJobs', `${P}/restore-jobs`, jobFilter, 'jobs', restoreJob, (c, pageSize) =>
-    c.listRestoreJobs(jobFilter, { pageSize }),
+  itemListing('listRestoreJobs', `${P}/restore-jobs`, jobFilter, 'jobs', restoreJob, (c, page) =>
+    c.listRestoreJobs(jobFilter, page),
   ),
   itemListing(
     'listRestoreAccounts',
@@ -166,7 +159,7 @@ const listings: ListingCase[] = [
     accountFilter,
     'accounts',
     restoreAccount,
-    (c, pageSize) => c.listRestoreAccounts(accountFilter, { pageSize }),
+    (c, page) => c.listRestoreAccounts(accountFilter, page),
   ),
   {
     name: 'queryResultPages',
