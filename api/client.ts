@@ -3,7 +3,7 @@ import { TokenProvider, type Credentials, type CredentialsSource, type TokenEndp
 import { ServiceCaller, type Call } from './caller';
 import { InvalidResponseError } from './errors';
 import { HttpTransport, pathOf, type HttpOptions } from './http';
-import { itemsOf, pages } from './paging';
+import { itemsOf, pages, type Page } from './paging';
 import { registerSecret } from './redact';
 import * as s from './schemas';
 import { requireId, validate } from './validate';
@@ -26,6 +26,8 @@ export interface ListOptions {
   pageSize?: number;
   pageToken?: string;
 }
+
+type ItemOf<L> = L extends readonly (infer T)[] ? T : never;
 
 const Empty = z.unknown();
 const StartedOrApproval = z.union([s.JobStarted, s.ActionRequestBody]);
@@ -69,14 +71,13 @@ export class BackupServiceClient {
     return this.data({ method: 'POST', path, json: body, query: { pageSize, pageToken, ...extra }, ok: [200], schema });
   }
 
-  /** Every item of a listing; the paging options are checked before the first page is asked for. */
-  private all<P extends { nextToken?: string | null }, T>(
-    fetchPage: (page: ListOptions) => Promise<P>,
-    pick: (page: P) => readonly T[],
+  /** Every item of a `…Page` method, from the list each page holds under `key`. */
+  private all<K extends PropertyKey, P extends Page & Record<K, readonly unknown[]>>(
+    key: K,
     options: ListOptions,
-  ): AsyncGenerator<T> {
-    validate(s.PageParams, options, 'page');
-    return itemsOf(pages(fetchPage, options), pick);
+    fetchPage: (page: ListOptions) => Promise<P>,
+  ): AsyncGenerator<ItemOf<P[K]>> {
+    return itemsOf(pagesOf(fetchPage, options), (page) => page[key] as readonly ItemOf<P[K]>[]);
   }
 
   // 4.1 Credentials
@@ -119,21 +120,13 @@ export class BackupServiceClient {
     return this.listPage('/v1/roles/list', s.RolePage, {}, page);
   }
   listRoles(options: ListOptions = {}): AsyncGenerator<s.Role> {
-    return this.all(
-      (p) => this.listRolesPage(p),
-      (page) => page.roles,
-      options,
-    );
+    return this.all('roles', options, (p) => this.listRolesPage(p));
   }
   async listIdpsPage(page: ListOptions = {}) {
     return this.listPage('/v1/idps/list', s.IdpPage, {}, page);
   }
   listIdps(options: ListOptions = {}): AsyncGenerator<s.IdentityProvider> {
-    return this.all(
-      (p) => this.listIdpsPage(p),
-      (page) => page.idps,
-      options,
-    );
+    return this.all('idps', options, (p) => this.listIdpsPage(p));
   }
   async createIdpGroup(input: s.IdpGroupInput): Promise<s.IdpGroup> {
     const json = validate(s.IdpGroupInput, input, 'group');
@@ -157,11 +150,7 @@ export class BackupServiceClient {
     return this.listPage('/v1/idp-groups/list', s.IdpGroupPage, {}, page);
   }
   listIdpGroups(options: ListOptions = {}): AsyncGenerator<s.IdpGroup> {
-    return this.all(
-      (p) => this.listIdpGroupsPage(p),
-      (page) => page.groups,
-      options,
-    );
+    return this.all('groups', options, (p) => this.listIdpGroupsPage(p));
   }
 
   // 4.3 Action requests of the caller
@@ -207,12 +196,7 @@ export class BackupServiceClient {
     return this.listPage(this.project`/source-accounts/list`, s.SourceAccountPage, body, page);
   }
   listSourceAccounts(input: s.AccountListInput = {}, options: ListOptions = {}): AsyncGenerator<s.SourceAccount> {
-    const body = validate(s.AccountListInput, input, 'list');
-    return this.all(
-      (p) => this.listSourceAccountsPage(body, p),
-      (page) => page.accounts,
-      options,
-    );
+    return this.all('accounts', options, (p) => this.listSourceAccountsPage(input, p));
   }
   async disconnectSourceAccount(accountId: string): Promise<s.SourceAccount> {
     const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}/disconnect`;
@@ -244,11 +228,7 @@ export class BackupServiceClient {
     return this.listPage(this.project`/vaults/list`, s.VaultPage, {}, page);
   }
   listVaults(options: ListOptions = {}): AsyncGenerator<s.Vault> {
-    return this.all(
-      (p) => this.listVaultsPage(p),
-      (page) => page.vaults,
-      options,
-    );
+    return this.all('vaults', options, (p) => this.listVaultsPage(p));
   }
 
   // 4.6 Resources and snapshots
@@ -262,9 +242,8 @@ export class BackupServiceClient {
     input: s.ResourceListInput = {},
     options: ListOptions & { include?: string[] } = {},
   ): AsyncGenerator<s.InventoryResource> {
-    const body = validate(s.ResourceListInput, input, 'list');
-    const fetch = (p: ListOptions) => this.listResourcesPage(body, { ...p, include: options.include });
-    return this.all(fetch, (page) => page.resources, options);
+    const fetch = (p: ListOptions) => this.listResourcesPage(input, { ...p, include: options.include });
+    return this.all('resources', options, fetch);
   }
   async getResource(resourceId: string): Promise<s.InventoryResource> {
     const path = this.project`/resources/${requireId(resourceId, 'resourceId')}`;
@@ -298,12 +277,7 @@ export class BackupServiceClient {
     return this.listPage(path, s.SnapshotPage, validate(s.SnapshotListInput, input, 'list'), page);
   }
   listSnapshots(resourceId: string, input: s.SnapshotListInput = {}, options: ListOptions = {}) {
-    const body = validate(s.SnapshotListInput, input, 'list');
-    return this.all(
-      (p) => this.listSnapshotsPage(resourceId, body, p),
-      (page) => page.snapshots,
-      options,
-    );
+    return this.all('snapshots', options, (p) => this.listSnapshotsPage(resourceId, input, p));
   }
   async getSnapshot(snapshotId: string): Promise<s.Snapshot> {
     const path = this.project`/snapshots/${requireId(snapshotId, 'snapshotId')}`;
@@ -350,24 +324,14 @@ export class BackupServiceClient {
     return this.listPage(this.project`/backup-jobs`, s.BackupJobPage, body, page);
   }
   listBackupJobs(input: s.JobListInput = {}, options: ListOptions = {}): AsyncGenerator<s.BackupJob> {
-    const body = validate(s.JobListInput, input, 'list');
-    return this.all(
-      (p) => this.listBackupJobsPage(body, p),
-      (page) => page.jobs,
-      options,
-    );
+    return this.all('jobs', options, (p) => this.listBackupJobsPage(input, p));
   }
   async listRestoreJobsPage(input: s.JobListInput = {}, page: ListOptions = {}) {
     const body = validate(s.JobListInput, input, 'list');
     return this.listPage(this.project`/restore-jobs`, s.RestoreJobPage, body, page);
   }
   listRestoreJobs(input: s.JobListInput = {}, options: ListOptions = {}): AsyncGenerator<s.RestoreJob> {
-    const body = validate(s.JobListInput, input, 'list');
-    return this.all(
-      (p) => this.listRestoreJobsPage(body, p),
-      (page) => page.jobs,
-      options,
-    );
+    return this.all('jobs', options, (p) => this.listRestoreJobsPage(input, p));
   }
 
   // Restore accounts (facts §5)
@@ -377,12 +341,7 @@ export class BackupServiceClient {
     return this.listPage(this.project`/restore-accounts/list`, s.RestoreAccountPage, body, page);
   }
   listRestoreAccounts(input: s.AccountListInput = {}, options: ListOptions = {}): AsyncGenerator<s.RestoreAccount> {
-    const body = validate(s.AccountListInput, input, 'list');
-    return this.all(
-      (p) => this.listRestoreAccountsPage(body, p),
-      (page) => page.accounts,
-      options,
-    );
+    return this.all('accounts', options, (p) => this.listRestoreAccountsPage(input, p));
   }
   async getRestoreAccount(accountId: string): Promise<s.RestoreAccount> {
     const path = this.project`/restore-accounts/${requireId(accountId, 'accountId')}`;
@@ -408,8 +367,7 @@ export class BackupServiceClient {
   }
   queryResultPages(queryId: string, options: ListOptions = {}): AsyncGenerator<s.QueryResults> {
     requireId(queryId, 'queryId');
-    validate(s.PageParams, options, 'page');
-    return pages((p) => this.getQueryResultsPage(queryId, p), options);
+    return pagesOf((p) => this.getQueryResultsPage(queryId, p), options);
   }
 
   // 4.8 Cost data
@@ -419,15 +377,25 @@ export class BackupServiceClient {
     return this.listPage('/v1/cost-data', s.CostDataPage, body, page);
   }
   costDataPages(input: s.CostDataInput, options: ListOptions = {}): AsyncGenerator<s.CostDataPage> {
-    const body = validate(s.CostDataInput, input, 'costData');
-    validate(s.PageParams, options, 'page');
-    return pages((p) => this.getCostDataPage(body, p), options);
+    return pagesOf((p) => this.getCostDataPage(input, p), options);
   }
 
   private snapshotPath(resourceId: string, snapshotId: string, action: string): string {
     return this
       .project`/resources/${requireId(resourceId, 'resourceId')}/snapshots/${requireId(snapshotId, 'snapshotId')}/${action}`;
   }
+}
+
+/**
+ * Every page of a `…Page` method, its other arguments bound in `fetchPage`; the paging options are checked before the
+ * first page is asked for.
+ */
+function pagesOf<P extends Page>(
+  fetchPage: (page: ListOptions) => Promise<P>,
+  options: ListOptions,
+): AsyncGenerator<P> {
+  validate(s.PageParams, options, 'page');
+  return pages(fetchPage, options);
 }
 
 function keepSecret(credentials: s.ApiCredentials): s.ApiCredentials {

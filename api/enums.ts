@@ -159,16 +159,14 @@ export const MPA_STATUSES = [
   'DISCARDED',
 ] as const;
 export type MpaStatus = (typeof MPA_STATUSES)[number];
-/** Statuses after which nothing more can happen to a request. */
-export const MPA_TERMINAL_STATUSES: readonly MpaStatus[] = [
-  'DENIED',
-  'EXPIRED_PENDING_APPROVAL',
-  'EXPIRED_APPROVED',
-  'EXECUTED',
-  'CANCELED_PENDING_APPROVAL',
-  'CANCELED_APPROVED',
-  'DISCARDED',
+const MPA_OPEN_STATUSES: readonly MpaStatus[] = [
+  'MPA_REQUEST_STATUS_UNSPECIFIED',
+  'CREATED',
+  'PENDING_APPROVAL',
+  'APPROVED',
 ];
+/** Statuses after which nothing more can happen to a request: all but the open ones. */
+export const MPA_TERMINAL_STATUSES: readonly MpaStatus[] = MPA_STATUSES.filter((s) => !MPA_OPEN_STATUSES.includes(s));
 
 export const MPA_SUBMIT_ACTIONS = ['MPA_SUBMIT_ACTION_UNSPECIFIED', 'CONFIRM', 'DISCARD'] as const;
 export const MpaSubmitActionInput = requestEnum(MPA_SUBMIT_ACTIONS, ['MPA_SUBMIT_ACTION_UNSPECIFIED']);
@@ -203,16 +201,14 @@ export const JobStatusInput = requestEnum(JOB_STATUSES, ['JOB_UNSPECIFIED']);
 export const JOB_CANCELED_SPELLINGS = ['JOB_CANCELED', 'JOB_CANCELLED'] as const;
 export const JOB_SUCCESS_STATUSES = ['JOB_COMPLETED', 'JOB_PARTIAL'] as const;
 export const JOB_ACTIVE_STATUSES = ['JOB_PENDING', 'JOB_RUNNING'] as const;
-/** Known statuses that end a job; an unknown status is treated as still running by the caller, up to a deadline. */
-export const JOB_TERMINAL_STATUSES = [
-  'JOB_COMPLETED',
-  'JOB_FAILED',
-  'JOB_PARTIAL',
-  'JOB_CANCELED',
+/**
+ * Known statuses that end a job: all but the unspecified and the active ones, and the older spelling of canceled. An
+ * unknown status is treated as still running by the caller, up to a deadline.
+ */
+export const JOB_TERMINAL_STATUSES: readonly (JobStatus | (typeof JOB_CANCELED_SPELLINGS)[number])[] = [
+  ...JOB_STATUSES.filter((s) => s !== 'JOB_UNSPECIFIED' && !(JOB_ACTIVE_STATUSES as readonly string[]).includes(s)),
   'JOB_CANCELLED',
-  'JOB_REJECTED',
-  'JOB_SKIPPED',
-] as const;
+];
 
 export const JOB_ERROR_CODES = [
   'CLOUD_OPERATION_FAILED',

@@ -54,36 +54,37 @@ export class InvalidArgumentError extends BackupServiceError {
   }
 }
 
-function describe(status: number, context: ErrorContext, fallback: string): string {
-  const where = context.method && context.path ? `${context.method} ${context.path}` : 'request';
-  return `${where} failed with ${status}: ${context.serviceMessage || fallback}`;
+function where(context: ErrorContext, fallback: string): string {
+  return context.method && context.path ? `${context.method} ${context.path}` : fallback;
 }
 
-export class BadRequestError extends BackupServiceError {
-  constructor(context: ErrorContext) {
-    super('BAD_REQUEST', describe(400, context, 'invalid request'), false, { ...context, status: 400 });
-  }
+function describe(status: number, context: ErrorContext, fallback: string): string {
+  return `${where(context, 'request')} failed with ${status}: ${context.serviceMessage || fallback}`;
 }
-export class UnauthorizedError extends BackupServiceError {
-  constructor(context: ErrorContext) {
-    super('UNAUTHORIZED', describe(401, context, 'unauthorized'), false, { ...context, status: 401 });
-  }
+
+/** The base of the error for one status that repeating the call cannot fix; `fallback` stands in for the service's text. */
+function statusError(code: ServiceErrorCode, status: number, fallback: string) {
+  return class extends BackupServiceError {
+    constructor(context: ErrorContext) {
+      super(code, describe(status, context, fallback), false, { ...context, status });
+    }
+  };
 }
-export class ForbiddenError extends BackupServiceError {
-  constructor(context: ErrorContext) {
-    super('FORBIDDEN', describe(403, context, 'forbidden'), false, { ...context, status: 403 });
-  }
-}
-export class NotFoundError extends BackupServiceError {
-  constructor(context: ErrorContext) {
-    super('NOT_FOUND', describe(404, context, 'not found'), false, { ...context, status: 404 });
-  }
-}
-export class ConflictError extends BackupServiceError {
-  constructor(context: ErrorContext) {
-    super('CONFLICT', describe(409, context, 'conflict'), false, { ...context, status: 409 });
-  }
-}
+
+export class BadRequestError extends statusError('BAD_REQUEST', 400, 'invalid request') {}
+export class UnauthorizedError extends statusError('UNAUTHORIZED', 401, 'unauthorized') {}
+export class ForbiddenError extends statusError('FORBIDDEN', 403, 'forbidden') {}
+export class NotFoundError extends statusError('NOT_FOUND', 404, 'not found') {}
+export class ConflictError extends statusError('CONFLICT', 409, 'conflict') {}
+
+const ERROR_FOR_STATUS: Readonly<Record<number, new (context: ErrorContext) => BackupServiceError>> = {
+  400: BadRequestError,
+  401: UnauthorizedError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  409: ConflictError,
+};
+
 export class TooManyRequestsError extends BackupServiceError {
   constructor(
     context: ErrorContext,
@@ -110,15 +111,18 @@ export class NetworkError extends BackupServiceError {
     cause: string,
     readonly timedOut: boolean,
   ) {
-    const where = context.method && context.path ? `${context.method} ${context.path}` : 'request';
-    super('NETWORK_ERROR', `${where} ${timedOut ? 'timed out' : 'failed'}: ${cause}`, true, context);
+    super(
+      'NETWORK_ERROR',
+      `${where(context, 'request')} ${timedOut ? 'timed out' : 'failed'}: ${cause}`,
+      true,
+      context,
+    );
   }
 }
 /** The service answered with a body this client cannot read. */
 export class InvalidResponseError extends BackupServiceError {
   constructor(context: ErrorContext, problem: string) {
-    const where = context.method && context.path ? `${context.method} ${context.path}` : 'response';
-    super('INVALID_RESPONSE', `${where} returned an unreadable body: ${problem}`, false, context);
+    super('INVALID_RESPONSE', `${where(context, 'response')} returned an unreadable body: ${problem}`, false, context);
   }
 }
 
@@ -132,20 +136,8 @@ export function parseRetryAfter(value: string | undefined, nowMs = Date.now()): 
 }
 
 export function errorForStatus(status: number, context: ErrorContext, retryAfter?: string): BackupServiceError {
-  switch (status) {
-    case 400:
-      return new BadRequestError(context);
-    case 401:
-      return new UnauthorizedError(context);
-    case 403:
-      return new ForbiddenError(context);
-    case 404:
-      return new NotFoundError(context);
-    case 409:
-      return new ConflictError(context);
-    case 429:
-      return new TooManyRequestsError(context, parseRetryAfter(retryAfter));
-    default:
-      return status >= 500 ? new ServerError(status, context) : new UnexpectedStatusError(status, context);
-  }
+  const Fixed = ERROR_FOR_STATUS[status];
+  if (Fixed) return new Fixed(context);
+  if (status === 429) return new TooManyRequestsError(context, parseRetryAfter(retryAfter));
+  return status >= 500 ? new ServerError(status, context) : new UnexpectedStatusError(status, context);
 }

@@ -18,43 +18,47 @@ const GIB = 1024 ** 3;
 /** 1 credit is 0.01 USD. */
 export const USD_PER_CREDIT = 0.01;
 
-/** Metering dimensions of each resource type (without the `_METERING_DIMENSION` suffix) and their share of storage. */
-const DIMENSIONS_BY_TYPE: Record<string, readonly (readonly [string, number])[]> = {
-  PA_VM: [
-    ['PA_VM', 1],
-    ['PA_VM_NATIVE', 0.3],
-  ],
-  PA_RELATIONAL_DB: [['PA_RELATIONAL_DB', 1]],
-  PA_OBJECT_STORE: [
-    ['PA_OBJECT_STORE', 1],
-    ['CLASSIFICATION', 0.05],
-  ],
-  PA_FILE_SYSTEM: [['STORAGE_GATEWAY', 1]],
-  PA_MANAGED_FILE_SYSTEM: [['STORAGE_GATEWAY', 1]],
-  PA_K8S_NAMESPACE: [['PA_K8S', 1]],
-  PA_KEYVALUE_DB: [['PA_KEYVALUE_DB', 1]],
-  PB_VM: [['PB_VM', 1]],
-  PB_DISK: [['PB_VM', 1]],
-  PB_FILE_SHARE: [['PB_STORAGE_ACCOUNT', 1]],
-  PB_STORAGE_ACCOUNT: [
-    ['PB_STORAGE_ACCOUNT', 1],
-    ['RANSOMWARE_PROTECTED_STORAGE', 0.2],
-  ],
-  PB_SQL_DATABASE: [['PB_SQL_DATABASE', 1]],
-  PB_SQL_MANAGED_INSTANCE: [['PB_SQL_DATABASE', 1]],
-  PB_SQL_VM: [['PB_SQL_VM', 1]],
-  PB_MYSQL: [['PB_POSTGRESQL', 1]],
-  PB_POSTGRESQL: [['PB_POSTGRESQL', 1]],
-  PB_DOC_DB_A: [['PB_SQL_DATABASE', 1]],
-  PB_DOC_DB_B: [['PB_SQL_DATABASE', 1]],
-  PD_DOC_DB_CLUSTER: [['PD_CLUSTER', 1]],
-  PC_VM: [['PC_VM', 1]],
-  PC_SQL_INSTANCE: [['PC_SQL_POSTGRES', 1]],
-  PC_OBJECT_BUCKET: [
-    ['PC_OBJECT_STORE', 1],
-    ['DATA_TRANSFER', 0.1],
-  ],
+/**
+ * The metering dimension (without the `_METERING_DIMENSION` suffix) that holds the whole of a resource type's storage.
+ */
+const MAIN_DIMENSION: Record<string, string> = {
+  PA_VM: 'PA_VM',
+  PA_RELATIONAL_DB: 'PA_RELATIONAL_DB',
+  PA_OBJECT_STORE: 'PA_OBJECT_STORE',
+  PA_FILE_SYSTEM: 'STORAGE_GATEWAY',
+  PA_MANAGED_FILE_SYSTEM: 'STORAGE_GATEWAY',
+  PA_K8S_NAMESPACE: 'PA_K8S',
+  PA_KEYVALUE_DB: 'PA_KEYVALUE_DB',
+  PB_VM: 'PB_VM',
+  PB_DISK: 'PB_VM',
+  PB_FILE_SHARE: 'PB_STORAGE_ACCOUNT',
+  PB_STORAGE_ACCOUNT: 'PB_STORAGE_ACCOUNT',
+  PB_SQL_DATABASE: 'PB_SQL_DATABASE',
+  PB_SQL_MANAGED_INSTANCE: 'PB_SQL_DATABASE',
+  PB_SQL_VM: 'PB_SQL_VM',
+  PB_MYSQL: 'PB_POSTGRESQL',
+  PB_POSTGRESQL: 'PB_POSTGRESQL',
+  PB_DOC_DB_A: 'PB_SQL_DATABASE',
+  PB_DOC_DB_B: 'PB_SQL_DATABASE',
+  PD_DOC_DB_CLUSTER: 'PD_CLUSTER',
+  PC_VM: 'PC_VM',
+  PC_SQL_INSTANCE: 'PC_SQL_POSTGRES',
+  PC_OBJECT_BUCKET: 'PC_OBJECT_STORE',
 };
+/** A second dimension a few types meter besides, and its share of their storage. */
+const EXTRA_DIMENSION: Record<string, readonly [string, number]> = {
+  PA_VM: ['PA_VM_NATIVE', 0.3],
+  PA_OBJECT_STORE: ['CLASSIFICATION', 0.05],
+  PB_STORAGE_ACCOUNT: ['RANSOMWARE_PROTECTED_STORAGE', 0.2],
+  PC_OBJECT_BUCKET: ['DATA_TRANSFER', 0.1],
+};
+/** Metering dimensions of each resource type and their share of its storage. */
+const DIMENSIONS_BY_TYPE: Record<string, readonly (readonly [string, number])[]> = Object.fromEntries(
+  Object.entries(MAIN_DIMENSION).map(([type, main]) => {
+    const extra = EXTRA_DIMENSION[type];
+    return [type, extra ? [[main, 1], extra] : [[main, 1]]];
+  }),
+);
 
 /** Credits per GiB-month; cross-provider vaults cost 20% more. */
 const RATES: Record<string, number> = {

@@ -88,14 +88,15 @@ export interface SortSpec<F extends string> {
 type SortKey = string | number | undefined;
 
 /**
- * Sorts by each spec in list order; a missing value sorts last in either order, and the ID breaks every tie so
- * that paging is stable. Strings compare by code point, which orders ISO timestamps by time.
+ * Sorts by each spec in list order; a missing value sorts last in either order, and the ID, when given, breaks every
+ * tie so that paging is stable (without it, ties keep their order). Strings compare by code point, which orders ISO
+ * timestamps by time.
  */
 export function sortItems<T, F extends string>(
   items: readonly T[],
   sorts: readonly SortSpec<F>[],
   keyOf: (item: T, field: F) => SortKey,
-  idOf: (item: T) => string,
+  idOf?: (item: T) => string,
 ): T[] {
   return [...items].sort((a, b) => {
     for (const { field, order } of sorts) {
@@ -107,6 +108,7 @@ export function sortItems<T, F extends string>(
       const cmp = x < y ? -1 : 1;
       return order === 'DESC' ? -cmp : cmp;
     }
+    if (!idOf) return 0;
     const ia = idOf(a);
     const ib = idOf(b);
     return ia < ib ? -1 : ia > ib ? 1 : 0;

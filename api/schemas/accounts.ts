@@ -48,15 +48,17 @@ export const SourceAccountAttributesInput = z
   });
 export type SourceAccountAttributesInput = z.infer<typeof SourceAccountAttributesInput>;
 
-export const SourceAccount = record({
+/** The fields a source account and a restore account share. */
+const accountFields = {
   id: z.string(),
   providerAccountId: z.string(),
   name: z.string(),
   status: openEnum(ACCOUNT_STATUSES),
-  sourceAccountAttributes: SourceAccountAttributes,
   providerAccountName: z.string().optional(),
   connectedTime: Timestamp.optional(),
-});
+};
+
+export const SourceAccount = record({ ...accountFields, sourceAccountAttributes: SourceAccountAttributes });
 export type SourceAccount = z.infer<typeof SourceAccount>;
 
 export const ConnectSourceAccountInput = z.strictObject({
@@ -90,14 +92,9 @@ export type AccountListInput = z.infer<typeof AccountListInput>;
 export const SourceAccountPage = pageOf('accounts', SourceAccount);
 
 export const RestoreAccount = record({
-  id: z.string(),
-  providerAccountId: z.string(),
-  name: z.string(),
-  status: openEnum(ACCOUNT_STATUSES),
+  ...accountFields,
   restoreAccountAttributes: record({ cloudProvider: openEnum(CLOUD_PROVIDERS) }),
   isRestoreAllowed: z.boolean(),
-  providerAccountName: z.string().optional(),
-  connectedTime: Timestamp.optional(),
 });
 export type RestoreAccount = z.infer<typeof RestoreAccount>;
 export const RestoreAccountBody = record({ restoreAccount: RestoreAccount });

@@ -78,10 +78,8 @@ export const IdpGroupInput = z.strictObject({
   displayName: z.string().optional(),
 });
 export type IdpGroupInput = z.infer<typeof IdpGroupInput>;
-export const IdpGroupUpdate = z.strictObject({
-  roleIds: z.array(z.string().min(1)),
-  displayName: z.string().optional(),
-});
+/** A group's identity provider and provider group never change: only its roles and name. */
+export const IdpGroupUpdate = IdpGroupInput.omit({ idpId: true, providerGroupId: true });
 export type IdpGroupUpdate = z.infer<typeof IdpGroupUpdate>;
 export const IdpGroupBody = record({ group: IdpGroup });
 export const IdpGroupPage = pageOf('groups', IdpGroup);

@@ -7,8 +7,10 @@ import {
   type SourceAccount,
   type SourceAccountAttributesInput,
 } from '../../api';
+import type { FastifyRequest } from 'fastify';
 import type { SimContext, SimModule } from '../context';
 import { SimError, conflict, notFound, parse } from '../errors';
+import { matchesInNotIn, matchesName, sortItems } from '../filters';
 import type { SimState } from '../model';
 import { paginate } from '../paging';
 import type { Random } from '../random';
@@ -102,14 +104,14 @@ export const accountsModule: SimModule = {
       return reply.code(200).send();
     });
 
-    app.post<ProjectParams>(`${base}/list`, async (req) => {
-      ctx.requireProject(req.params.projectId);
-      ctx.authorize(req, 'inventory.view');
-      const body = parse(AccountListInput, req.body, 'body');
-      const items = listAccounts(Object.values(ctx.state.sourceAccounts), (a) => a.sourceAccountAttributes, body);
-      const page = paginate(items, pageQuery(req.query), 50, body);
-      return { accounts: page.items, totalCount: page.totalCount, nextToken: page.nextToken };
-    });
+    app.post<ProjectParams>(`${base}/list`, async (req) =>
+      accountPage(
+        ctx,
+        req,
+        (state) => state.sourceAccounts,
+        (a) => a.sourceAccountAttributes,
+      ),
+    );
 
     app.post<AccountParams>(`${base}/:accountId/disconnect`, async (req) => {
       ctx.requireProject(req.params.projectId);
@@ -141,15 +143,14 @@ export const accountsModule: SimModule = {
 };
 
 function restoreAccountRoutes(app: Parameters<SimModule['routes']>[0], ctx: SimContext): void {
-  app.post<ProjectParams>('/v1/projects/:projectId/restore-accounts/list', async (req) => {
-    ctx.requireProject(req.params.projectId);
-    ctx.authorize(req, 'inventory.view');
-    const body = parse(AccountListInput, req.body, 'body');
-    const items = listAccounts(Object.values(ctx.state.restoreAccounts), (a) => a.restoreAccountAttributes, body);
-    // No default page size is stated for this list; 50 is what every other account list uses.
-    const page = paginate(items, pageQuery(req.query), 50, body);
-    return { accounts: page.items, totalCount: page.totalCount, nextToken: page.nextToken };
-  });
+  app.post<ProjectParams>('/v1/projects/:projectId/restore-accounts/list', async (req) =>
+    accountPage(
+      ctx,
+      req,
+      (state) => state.restoreAccounts,
+      (a) => a.restoreAccountAttributes,
+    ),
+  );
 
   app.get<AccountParams>('/v1/projects/:projectId/restore-accounts/:accountId', async (req) => {
     ctx.requireProject(req.params.projectId);
@@ -248,39 +249,31 @@ function listAccounts<T extends AccountLike>(
   input: AccountListInput,
 ): T[] {
   const f = input.filters ?? {};
-  const list = (values: readonly string[] | undefined, value: string, wanted: boolean) =>
-    values === undefined || values.includes(value) === wanted;
-  const filtered = accounts.filter((a) => {
-    const provider = attributes(a).cloudProvider;
-    const name = f.accountName;
-    return (
-      list(f.id?.in, a.id, true) &&
-      list(f.id?.notIn, a.id, false) &&
-      list(f.providerAccountId?.in, a.providerAccountId, true) &&
-      list(f.providerAccountId?.notIn, a.providerAccountId, false) &&
-      list(f.accountStatus?.in, a.status, true) &&
-      list(f.accountStatus?.notIn, a.status, false) &&
-      list(f.cloudProvider?.in, provider, true) &&
-      list(f.cloudProvider?.notIn, provider, false) &&
-      list(name?.in, a.name, true) &&
-      list(name?.notIn, a.name, false) &&
-      (name?.contains === undefined || name.contains.some((s) => a.name.includes(s))) &&
-      (name?.notContains === undefined || !name.notContains.some((s) => a.name.includes(s)))
-    );
-  });
-  const sorts = input.sorts ?? [];
-  return filtered.sort((x, y) => {
-    for (const { field, order } of sorts) {
-      const a = x[field];
-      const b = y[field];
-      if (a === b) continue;
-      // An account never connected has no time: it sorts last whatever the order.
-      if (a === undefined) return 1;
-      if (b === undefined) return -1;
-      return (a < b ? -1 : 1) * (order === 'DESC' ? -1 : 1);
-    }
-    return 0;
-  });
+  const filtered = accounts.filter(
+    (a) =>
+      matchesInNotIn(a.id, f.id) &&
+      matchesInNotIn(a.providerAccountId, f.providerAccountId) &&
+      matchesInNotIn<string>(a.status, f.accountStatus) &&
+      matchesInNotIn<string>(attributes(a).cloudProvider, f.cloudProvider) &&
+      matchesName(a.name, f.accountName),
+  );
+  // An account never connected has no time: it sorts last whatever the order. Ties keep the stored order.
+  return sortItems(filtered, input.sorts ?? [], (a, field) => a[field]);
+}
+
+/** One page of an account list (facts §5/§6); no default page size is stated for these lists, so 50. */
+function accountPage<T extends AccountLike>(
+  ctx: SimContext,
+  req: FastifyRequest<ProjectParams>,
+  accounts: (state: SimState) => Record<string, T>,
+  attributes: (account: T) => { cloudProvider: string },
+) {
+  ctx.requireProject(req.params.projectId);
+  ctx.authorize(req, 'inventory.view');
+  const body = parse(AccountListInput, req.body, 'body');
+  const items = listAccounts(Object.values(accounts(ctx.state)), attributes, body);
+  const page = paginate(items, pageQuery(req.query), 50, body);
+  return { accounts: page.items, totalCount: page.totalCount, nextToken: page.nextToken };
 }
 
 const digits = (random: Random, n: number) => Array.from({ length: n }, () => random.int(0, 9)).join('');

@@ -1,4 +1,5 @@
 import { IdpGroupInput, IdpGroupUpdate, RoleInput, type IdpGroup, type Role } from '../../api';
+import type { FastifyRequest } from 'fastify';
 import type { SimContext, SimModule } from '../context';
 import { SimError, conflict, forbidden, notFound, parse } from '../errors';
 import type { SimState } from '../model';
@@ -67,14 +68,10 @@ export const iamModule: SimModule = {
       return reply.code(201).send({ role });
     });
 
-    app.get<RoleParams>('/v1/roles/:roleId', async (req) => {
-      ctx.authorize(req, 'roles.manage');
-      return { role: findRole(ctx.state, req.params.roleId) };
-    });
+    app.get<RoleParams>('/v1/roles/:roleId', async (req) => ({ role: roleOf(ctx, req) }));
 
     app.put<RoleParams>('/v1/roles/:roleId', async (req) => {
-      ctx.authorize(req, 'roles.manage');
-      const role = changeableRole(ctx.state, req.params.roleId);
+      const role = changeable(roleOf(ctx, req));
       const input = roleInput(req.body);
       requireUniqueName(ctx.state, input.name, role.id);
       const updated: Role = { id: role.id, isBuiltInRole: false, ...input };
@@ -84,8 +81,7 @@ export const iamModule: SimModule = {
     });
 
     app.delete<RoleParams>('/v1/roles/:roleId', async (req, reply) => {
-      ctx.authorize(req, 'roles.manage');
-      const role = changeableRole(ctx.state, req.params.roleId);
+      const role = changeable(roleOf(ctx, req));
       delete ctx.state.roles[role.id];
       // A group keeps its other roles; membership simply stops granting this one.
       for (const group of Object.values(ctx.state.idpGroups)) {
@@ -131,14 +127,10 @@ function groupRoutes(app: Parameters<SimModule['routes']>[0], ctx: SimContext): 
     return reply.code(201).send({ group });
   });
 
-  app.get<GroupParams>('/v1/idp-groups/:groupId', async (req) => {
-    ctx.authorize(req, 'idp_groups.manage');
-    return { group: findGroup(ctx.state, req.params.groupId) };
-  });
+  app.get<GroupParams>('/v1/idp-groups/:groupId', async (req) => ({ group: groupOf(ctx, req) }));
 
   app.put<GroupParams>('/v1/idp-groups/:groupId', async (req) => {
-    ctx.authorize(req, 'idp_groups.manage');
-    const group = findGroup(ctx.state, req.params.groupId);
+    const group = groupOf(ctx, req);
     const input = parse(IdpGroupUpdate, req.body, 'body');
     group.roleIds = knownRoleIds(ctx.state, input.roleIds);
     if (input.displayName !== undefined) group.displayName = input.displayName;
@@ -146,8 +138,7 @@ function groupRoutes(app: Parameters<SimModule['routes']>[0], ctx: SimContext): 
   });
 
   app.delete<GroupParams>('/v1/idp-groups/:groupId', async (req, reply) => {
-    ctx.authorize(req, 'idp_groups.manage');
-    delete ctx.state.idpGroups[findGroup(ctx.state, req.params.groupId).id];
+    delete ctx.state.idpGroups[groupOf(ctx, req).id];
     return reply.code(204).send();
   });
 
@@ -182,21 +173,24 @@ function requireUniqueName(state: SimState, name: string, exceptId?: string): vo
   if (clash) throw conflict(`a role named ${name} already exists`);
 }
 
-function findRole(state: SimState, roleId: string): Role {
-  const role = state.roles[roleId];
-  if (!role) throw notFound(`role ${roleId}`);
+/** The role a route names, once the caller is allowed to manage roles. */
+function roleOf(ctx: SimContext, req: FastifyRequest<RoleParams>): Role {
+  ctx.authorize(req, 'roles.manage');
+  const role = ctx.state.roles[req.params.roleId];
+  if (!role) throw notFound(`role ${req.params.roleId}`);
   return role;
 }
 
-function changeableRole(state: SimState, roleId: string): Role {
-  const role = findRole(state, roleId);
+function changeable(role: Role): Role {
   if (role.isBuiltInRole) throw forbidden(`built-in role ${role.name} cannot be changed or deleted`);
   return role;
 }
 
-function findGroup(state: SimState, groupId: string): IdpGroup {
-  const group = state.idpGroups[groupId];
-  if (!group) throw notFound(`IdP group ${groupId}`);
+/** The IdP group a route names, once the caller is allowed to manage groups. */
+function groupOf(ctx: SimContext, req: FastifyRequest<GroupParams>): IdpGroup {
+  ctx.authorize(req, 'idp_groups.manage');
+  const group = ctx.state.idpGroups[req.params.groupId];
+  if (!group) throw notFound(`IdP group ${req.params.groupId}`);
   return group;
 }
 

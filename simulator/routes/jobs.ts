@@ -4,7 +4,7 @@ import type { SimContext, SimModule } from '../context';
 import { notFound, parse } from '../errors';
 import { matchesInNotIn, readPageParams, sortItems } from '../filters';
 import { backupJobView, jobRan, jobStatus, providerResourceIdOf, restoreJobView, settleJobs } from '../jobs';
-import type { BackupJobRecord, RestoreJobRecord } from '../model';
+import type { BackupJobRecord, RestoreJobRecord, SimState } from '../model';
 import { paginate } from '../paging';
 
 type ProjectParams = { Params: { projectId: string } };
@@ -30,45 +30,8 @@ const JobsConfigInput = z.strictObject({
 export const jobsModule: SimModule = {
   name: 'jobs',
   routes(app, ctx) {
-    const project = '/v1/projects/:projectId';
-
-    app.get<JobParams>(`${project}/backup-jobs/:jobId`, async (req) => {
-      ctx.requireProject(req.params.projectId);
-      ctx.authorize(req, 'jobs.view');
-      settleJobs(ctx);
-      const job = ctx.state.backupJobs[req.params.jobId];
-      if (!job) throw notFound(`backup job ${req.params.jobId}`);
-      return { job: backupJobView(ctx, job) };
-    });
-
-    app.get<JobParams>(`${project}/restore-jobs/:jobId`, async (req) => {
-      ctx.requireProject(req.params.projectId);
-      ctx.authorize(req, 'jobs.view');
-      settleJobs(ctx);
-      const job = ctx.state.restoreJobs[req.params.jobId];
-      if (!job) throw notFound(`restore job ${req.params.jobId}`);
-      return { job: restoreJobView(ctx, job) };
-    });
-
-    app.post<ProjectParams>(`${project}/backup-jobs`, async (req) => {
-      ctx.requireProject(req.params.projectId);
-      ctx.authorize(req, 'jobs.view');
-      const page = readPageParams(req.query);
-      const body = parse(JobListInput, req.body, 'body');
-      settleJobs(ctx);
-      const result = paginate(listJobs(ctx, Object.values(ctx.state.backupJobs), body), page, DEFAULT_PAGE_SIZE, body);
-      return { jobs: result.items.map((j) => backupJobView(ctx, j)), ...pageFields(result) };
-    });
-
-    app.post<ProjectParams>(`${project}/restore-jobs`, async (req) => {
-      ctx.requireProject(req.params.projectId);
-      ctx.authorize(req, 'jobs.view');
-      const page = readPageParams(req.query);
-      const body = parse(JobListInput, req.body, 'body');
-      settleJobs(ctx);
-      const result = paginate(listJobs(ctx, Object.values(ctx.state.restoreJobs), body), page, DEFAULT_PAGE_SIZE, body);
-      return { jobs: result.items.map((j) => restoreJobView(ctx, j)), ...pageFields(result) };
-    });
+    jobRoutes(app, ctx, 'backup-jobs', 'backup job', (state) => state.backupJobs, backupJobView);
+    jobRoutes(app, ctx, 'restore-jobs', 'restore job', (state) => state.restoreJobs, restoreJobView);
 
     app.put('/_simulator/jobs/config', async (req) => {
       const input = parse(JobsConfigInput, req.body, 'body');
@@ -93,6 +56,38 @@ export const jobsModule: SimModule = {
     return { jobsConfig: ctx.state.jobsConfig };
   },
 };
+
+/** Reading one job of a kind and listing them, on the jobs settled at the current simulated time. */
+function jobRoutes<T extends JobRecord>(
+  app: Parameters<SimModule['routes']>[0],
+  ctx: SimContext,
+  /** Below the project: `backup-jobs` or `restore-jobs`. */
+  path: string,
+  noun: string,
+  jobsOf: (state: SimState) => Record<string, T>,
+  view: (ctx: SimContext, job: T) => unknown,
+): void {
+  const base = `/v1/projects/:projectId/${path}`;
+
+  app.get<JobParams>(`${base}/:jobId`, async (req) => {
+    ctx.requireProject(req.params.projectId);
+    ctx.authorize(req, 'jobs.view');
+    settleJobs(ctx);
+    const job = jobsOf(ctx.state)[req.params.jobId];
+    if (!job) throw notFound(`${noun} ${req.params.jobId}`);
+    return { job: view(ctx, job) };
+  });
+
+  app.post<ProjectParams>(base, async (req) => {
+    ctx.requireProject(req.params.projectId);
+    ctx.authorize(req, 'jobs.view');
+    const page = readPageParams(req.query);
+    const body = parse(JobListInput, req.body, 'body');
+    settleJobs(ctx);
+    const result = paginate(listJobs(ctx, Object.values(jobsOf(ctx.state)), body), page, DEFAULT_PAGE_SIZE, body);
+    return { jobs: result.items.map((j) => view(ctx, j)), ...pageFields(result) };
+  });
+}
 
 function pageFields(result: { totalCount: number; nextToken: string | null }) {
   return { totalCount: result.totalCount, nextToken: result.nextToken };

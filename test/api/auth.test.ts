@@ -8,11 +8,11 @@ import {
   ServerError,
   UnauthorizedError,
 } from '../../api/errors';
-import { HttpTransport, closeHttpPools } from '../../api/http';
+import { HttpTransport } from '../../api/http';
 import {
   CREDENTIALS,
   PROJECT_ID,
-  RecordingServer,
+  recordingServerForSuite,
   delay,
   failureOf,
   makeClient,
@@ -22,16 +22,7 @@ import {
   type RecordedRequest,
 } from './helpers';
 
-let server: RecordingServer;
-
-beforeAll(async () => {
-  server = await RecordingServer.start();
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
-});
+const server = recordingServerForSuite();
 
 function transport(): HttpTransport {
   return new HttpTransport({ baseUrl: server.url() });
@@ -46,6 +37,18 @@ function manualClock(start = Date.parse('2025-03-01T00:00:00Z')) {
       now += seconds * 1000;
     },
   };
+}
+
+/** A client whose tokens expire on a clock the test moves by hand. */
+function clientOnManualClock(options: { refreshMarginSeconds?: number } = {}) {
+  const clock = manualClock();
+  const tokenProvider = new TokenProvider({
+    transport: transport(),
+    credentials: CREDENTIALS,
+    now: clock.now,
+    ...options,
+  });
+  return { clock, client: makeClient(server, { tokenProvider }) };
 }
 
 describe('requestToken', () => {
@@ -185,9 +188,7 @@ describe('TokenProvider through the client', () => {
     // 3600 s lifetime: the default margin is min(300 s, a tenth of it) = 300 s, so a refresh is due at 3300 s.
     server.tokenHandler = () => server.issueToken(3600);
     server.reply(200, { vault: vault() });
-    const clock = manualClock();
-    const tokenProvider = new TokenProvider({ transport: transport(), credentials: CREDENTIALS, now: clock.now });
-    const client = makeClient(server, { tokenProvider });
+    const { clock, client } = clientOnManualClock();
 
     await client.getVault('vault-1');
     clock.advanceSeconds(3299);
@@ -208,14 +209,7 @@ describe('TokenProvider through the client', () => {
   test('refreshMarginSeconds moves the refresh point', async () => {
     server.tokenHandler = () => server.issueToken(1000);
     server.reply(200, { vault: vault() });
-    const clock = manualClock();
-    const tokenProvider = new TokenProvider({
-      transport: transport(),
-      credentials: CREDENTIALS,
-      now: clock.now,
-      refreshMarginSeconds: 500,
-    });
-    const client = makeClient(server, { tokenProvider });
+    const { clock, client } = clientOnManualClock({ refreshMarginSeconds: 500 });
     await client.getVault('vault-1');
     clock.advanceSeconds(499);
     await client.getVault('vault-1');
@@ -241,9 +235,7 @@ describe('TokenProvider through the client', () => {
 
   test('ten concurrent callers after expiry share ONE refresh', async () => {
     server.reply(200, { vault: vault() });
-    const clock = manualClock();
-    const tokenProvider = new TokenProvider({ transport: transport(), credentials: CREDENTIALS, now: clock.now });
-    const client = makeClient(server, { tokenProvider });
+    const { clock, client } = clientOnManualClock();
     await client.getVault('vault-1');
     clock.advanceSeconds(3600);
     server.tokenHandler = async () => {

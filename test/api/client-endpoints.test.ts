@@ -1,12 +1,11 @@
 // Every method of BackupServiceClient once, against a real local HTTP server behind a base URL with a path prefix:
 // the request line (method, exact encoded path, query), the headers, the body encoding and the decoded result.
 import { BackupServiceClient } from '../../api/client';
-import { closeHttpPools } from '../../api/http';
 import { collect } from '../../api/paging';
 import type * as s from '../../api/schemas';
 import {
   PROJECT_ID,
-  RecordingServer,
+  recordingServerForSuite,
   apiCredentials,
   backupJob,
   costInput,
@@ -28,17 +27,11 @@ import {
   type JsonReply,
 } from './helpers';
 
-let server: RecordingServer;
+const server = recordingServerForSuite();
 let client: BackupServiceClient;
 
-beforeAll(async () => {
-  server = await RecordingServer.start();
+beforeAll(() => {
   client = makeClient(server);
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
 });
 
 const P = `/api/v1/projects/${PROJECT_ID}`;

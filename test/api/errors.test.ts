@@ -14,12 +14,12 @@ import {
   UnexpectedStatusError,
   parseRetryAfter,
 } from '../../api/errors';
-import { HttpTransport, closeHttpPools } from '../../api/http';
+import { HttpTransport } from '../../api/http';
 import { REDACTED, redact, registerSecret } from '../../api/redact';
 import {
   CREDENTIALS,
   PROJECT_ID,
-  RecordingServer,
+  recordingServerForSuite,
   apiCredentials,
   closedPort,
   failureOf,
@@ -28,16 +28,7 @@ import {
   vault,
 } from './helpers';
 
-let server: RecordingServer;
-
-beforeAll(async () => {
-  server = await RecordingServer.start();
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
-});
+const server = recordingServerForSuite();
 
 const VAULT_PATH = `/v1/projects/${PROJECT_ID}/vaults/vault-1`;
 

@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { BackupServiceClient, type ClientOptions } from '../../api/client';
+import { closeHttpPools } from '../../api/http';
 import type * as s from '../../api/schemas';
 
 export interface RecordedRequest {
@@ -46,22 +47,26 @@ export class RecordingServer {
   handler: Handler = () => ({ status: 404, json: { error: 'no handler' } });
   tokenHandler: Handler = () => this.issueToken();
   private readonly sockets = new Set<Socket>();
+  private readonly server: Server = createServer();
 
-  private constructor(private readonly server: Server) {}
+  constructor() {
+    this.server.on('connection', (socket: Socket) => {
+      this.connections += 1;
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void this.onRequest(req, res);
+    });
+  }
 
-  static async start(): Promise<RecordingServer> {
-    const server = createServer();
-    const rec = new RecordingServer(server);
-    server.on('connection', (socket: Socket) => {
-      rec.connections += 1;
-      rec.sockets.add(socket);
-      socket.on('close', () => rec.sockets.delete(socket));
-    });
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      void rec.onRequest(req, res);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return rec;
+  static start(): Promise<RecordingServer> {
+    return new RecordingServer().listen();
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return this;
   }
 
   get port(): number {
@@ -160,6 +165,20 @@ export class RecordingServer {
     res.writeHead(reply.status, headers);
     res.end(body);
   }
+}
+
+/**
+ * The suite's server: listening before its tests, emptied before each, closed after them with the client's HTTP pools.
+ */
+export function recordingServerForSuite(): RecordingServer {
+  const server = new RecordingServer();
+  beforeAll(() => server.listen());
+  beforeEach(() => server.clear());
+  afterAll(async () => {
+    await closeHttpPools();
+    await server.close();
+  });
+  return server;
 }
 
 /** A port nothing listens on. */

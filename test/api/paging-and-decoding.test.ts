@@ -2,12 +2,11 @@
 // new fields, and the public dialect of the action request.
 import type { z } from 'zod';
 import type { BackupServiceClient } from '../../api/client';
-import { closeHttpPools } from '../../api/http';
 import { collect, pages } from '../../api/paging';
 import * as s from '../../api/schemas';
 import {
   PROJECT_ID,
-  RecordingServer,
+  recordingServerForSuite,
   apiCredentials,
   backupJob,
   costInput,
@@ -30,17 +29,11 @@ import {
   type RecordedRequest,
 } from './helpers';
 
-let server: RecordingServer;
+const server = recordingServerForSuite();
 let client: BackupServiceClient;
 
-beforeAll(async () => {
-  server = await RecordingServer.start();
+beforeAll(() => {
   client = makeClient(server);
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
 });
 
 const P = `/api/v1/projects/${PROJECT_ID}`;
@@ -71,6 +64,31 @@ function itemsUnder(key: string) {
   return (sent: Record<string, unknown>[]) => sent.flatMap((p) => p[key] as unknown[]);
 }
 const wholePages = (sent: Record<string, unknown>[]) => sent;
+
+/**
+ * A POST listing of three pages holding one item each under `key` (IDs: the key's first letter and the page number),
+ * whose iterator yields those items.
+ */
+function itemListing(
+  name: string,
+  path: string,
+  body: unknown,
+  key: string,
+  item: (id: string) => unknown,
+  iterate: (c: BackupServiceClient, page: { pageSize: number }) => AsyncIterable<unknown>,
+): ListingCase {
+  const page = (n: number) => ({ [key]: [item(`${key[0]}${n}`)] });
+  return {
+    name,
+    method: 'POST',
+    path,
+    body,
+    pages: [page(1), page(2), page(3)],
+    iterate: (c, pageSize) => iterate(c, { pageSize }),
+    expected: itemsUnder(key),
+    tokenOptional: true,
+  };
+}
 
 const resourceFilter: s.ResourceListInput = {
   filters: { resourceType: { in: ['PA_KEYVALUE_DB', 'PA_VM'] }, environment: { in: ['PROD'] } },
@@ -110,95 +128,39 @@ const listings: ListingCase[] = [
     expected: itemsUnder('idps'),
     tokenOptional: true,
   },
+  itemListing('listIdpGroups', '/api/v1/idp-groups/list', {}, 'groups', idpGroup, (c, page) => c.listIdpGroups(page)),
+  itemListing('listSourceAccounts', `${P}/source-accounts/list`, accountFilter, 'accounts', sourceAccount, (c, page) =>
+    c.listSourceAccounts(accountFilter, page),
+  ),
+  itemListing('listVaults', `${P}/vaults/list`, {}, 'vaults', vault, (c, page) => c.listVaults(page)),
   {
-    name: 'listIdpGroups',
-    method: 'POST',
-    path: '/api/v1/idp-groups/list',
-    body: {},
-    pages: [{ groups: [idpGroup('g1')] }, { groups: [idpGroup('g2')] }, { groups: [idpGroup('g3')] }],
-    iterate: (c, pageSize) => c.listIdpGroups({ pageSize }),
-    expected: itemsUnder('groups'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listSourceAccounts',
-    method: 'POST',
-    path: `${P}/source-accounts/list`,
-    body: accountFilter,
-    pages: [
-      { accounts: [sourceAccount('a1')] },
-      { accounts: [sourceAccount('a2')] },
-      { accounts: [sourceAccount('a3')] },
-    ],
-    iterate: (c, pageSize) => c.listSourceAccounts(accountFilter, { pageSize }),
-    expected: itemsUnder('accounts'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listVaults',
-    method: 'POST',
-    path: `${P}/vaults/list`,
-    body: {},
-    pages: [{ vaults: [vault('v1')] }, { vaults: [vault('v2')] }, { vaults: [vault('v3')] }],
-    iterate: (c, pageSize) => c.listVaults({ pageSize }),
-    expected: itemsUnder('vaults'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listResources (include=DYNAMODB_INDEXES)',
-    method: 'POST',
-    path: `${P}/resources`,
-    body: resourceFilter,
+    ...itemListing(
+      'listResources (include=DYNAMODB_INDEXES)',
+      `${P}/resources`,
+      resourceFilter,
+      'resources',
+      resource,
+      (c, page) => c.listResources(resourceFilter, { ...page, include: ['DYNAMODB_INDEXES'] }),
+    ),
     extra: { include: 'DYNAMODB_INDEXES' },
-    pages: [{ resources: [resource('r1')] }, { resources: [resource('r2')] }, { resources: [resource('r3')] }],
-    iterate: (c, pageSize) => c.listResources(resourceFilter, { pageSize, include: ['DYNAMODB_INDEXES'] }),
-    expected: itemsUnder('resources'),
-    tokenOptional: true,
   },
-  {
-    name: 'listSnapshots',
-    method: 'POST',
-    path: `${P}/resources/res-1/snapshots`,
-    body: snapshotFilter,
-    pages: [{ snapshots: [snapshot('s1')] }, { snapshots: [snapshot('s2')] }, { snapshots: [snapshot('s3')] }],
-    iterate: (c, pageSize) => c.listSnapshots('res-1', snapshotFilter, { pageSize }),
-    expected: itemsUnder('snapshots'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listBackupJobs',
-    method: 'POST',
-    path: `${P}/backup-jobs`,
-    body: jobFilter,
-    pages: [{ jobs: [backupJob('j1')] }, { jobs: [backupJob('j2')] }, { jobs: [backupJob('j3')] }],
-    iterate: (c, pageSize) => c.listBackupJobs(jobFilter, { pageSize }),
-    expected: itemsUnder('jobs'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listRestoreJobs',
-    method: 'POST',
-    path: `${P}/restore-jobs`,
-    body: jobFilter,
-    pages: [{ jobs: [restoreJob('j1')] }, { jobs: [restoreJob('j2')] }, { jobs: [restoreJob('j3')] }],
-    iterate: (c, pageSize) => c.listRestoreJobs(jobFilter, { pageSize }),
-    expected: itemsUnder('jobs'),
-    tokenOptional: true,
-  },
-  {
-    name: 'listRestoreAccounts',
-    method: 'POST',
-    path: `${P}/restore-accounts/list`,
-    body: accountFilter,
-    pages: [
-      { accounts: [restoreAccount('a1')] },
-      { accounts: [restoreAccount('a2')] },
-      { accounts: [restoreAccount('a3')] },
-    ],
-    iterate: (c, pageSize) => c.listRestoreAccounts(accountFilter, { pageSize }),
-    expected: itemsUnder('accounts'),
-    tokenOptional: true,
-  },
+  itemListing('listSnapshots', `${P}/resources/res-1/snapshots`, snapshotFilter, 'snapshots', snapshot, (c, page) =>
+    c.listSnapshots('res-1', snapshotFilter, page),
+  ),
+  itemListing('listBackupJobs', `${P}/backup-jobs`, jobFilter, 'jobs', backupJob, (c, page) =>
+    c.listBackupJobs(jobFilter, page),
+  ),
+  itemListing('listRestoreJobs', `${P}/restore-jobs`, jobFilter, 'jobs', restoreJob, (c, page) =>
+    c.listRestoreJobs(jobFilter, page),
+  ),
+  itemListing(
+    'listRestoreAccounts',
+    `${P}/restore-accounts/list`,
+    accountFilter,
+    'accounts',
+    restoreAccount,
+    (c, page) => c.listRestoreAccounts(accountFilter, page),
+  ),
   {
     name: 'queryResultPages',
     method: 'GET',

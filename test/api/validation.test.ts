@@ -3,21 +3,12 @@
 import { requestToken } from '../../api/auth';
 import { BackupServiceClient } from '../../api/client';
 import { InvalidArgumentError } from '../../api/errors';
-import { HttpTransport, closeHttpPools } from '../../api/http';
+import { HttpTransport } from '../../api/http';
 import { collect } from '../../api/paging';
 import type * as s from '../../api/schemas';
-import { CREDENTIALS, RecordingServer, costInput, failureOf, makeClient, vault } from './helpers';
+import { CREDENTIALS, recordingServerForSuite, costInput, failureOf, makeClient, vault } from './helpers';
 
-let server: RecordingServer;
-
-beforeAll(async () => {
-  server = await RecordingServer.start();
-});
-beforeEach(() => server.clear());
-afterAll(async () => {
-  await closeHttpPools();
-  await server.close();
-});
+const server = recordingServerForSuite();
 
 const dayMinusOneMinute: s.CostDataInput = {
   timeFrame: { startTime: '2025-02-01T00:00:00Z', endTime: '2025-02-01T23:59:00Z' },

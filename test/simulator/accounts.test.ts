@@ -1,5 +1,4 @@
 // Conformance of source accounts (spec 3.4, 4.4; facts §6) and restore accounts (facts §5), over raw HTTP.
-import { request } from 'undici';
 import {
   RestoreAccountBody,
   RestoreAccountPage,
@@ -15,6 +14,7 @@ import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createState } from '../../simulator/state';
+import { allPages, errorOf, expectAuthRefusals, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -23,43 +23,23 @@ let viewer: string;
 /** Holds everything but inventory.view and source_accounts.manage. */
 let unprivileged: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-  text: string;
-}
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-
-async function call(
-  method: Method,
-  path: string,
-  opts: { body?: unknown; raw?: string; auth?: string | null } = {},
-): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: payload,
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, text };
-}
-
-async function tokenWith(permissions: readonly string[]): Promise<string> {
-  const created = await call('POST', '/_simulator/credentials', { body: { permissions }, auth: null });
-  const res = await call('POST', '/v1/token', { body: created.body, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const call = suiteCall(() => ({ sim, token }));
 const accounts = () => `/v1/projects/${sim.projectId}/source-accounts`;
 const restoreAccounts = () => `/v1/projects/${sim.projectId}/restore-accounts`;
+
+/**
+ * GET of one account: 200 for a viewer (the reply, returned), 404 for an unknown account or project, 401 without a
+ * token and 403 without inventory.view.
+ */
+async function expectGetAnswers(kind: 'source-accounts' | 'restore-accounts', id: string): Promise<Reply> {
+  const path = (projectId: string, accountId: string) => `/v1/projects/${projectId}/${kind}/${accountId}`;
+  const res = await call('GET', path(sim.projectId, id), { auth: viewer });
+  expect(res.status).toBe(200);
+  expect((await call('GET', path(sim.projectId, UNKNOWN_ID))).status).toBe(404);
+  expect((await call('GET', path(UNKNOWN_ID, id))).status).toBe(404);
+  await expectAuthRefusals(call, 'GET', path(sim.projectId, id), unprivileged);
+  return res;
+}
 
 let counter = 0;
 /** A PROVIDER_A account ID nobody has connected yet. */
@@ -99,10 +79,10 @@ function resource(id: string, account: SourceAccount, eonSnapshotCount: number):
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  const res = await call('POST', '/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret } });
-  token = (res.body as { access_token: string }).access_token;
-  viewer = await tokenWith(['inventory.view']);
-  unprivileged = await tokenWith(
+  token = await tokenFor(sim);
+  viewer = await tokenFor(sim, ['inventory.view']);
+  unprivileged = await tokenFor(
+    sim,
     ALL_PERMISSIONS.filter((p) => p !== 'inventory.view' && p !== 'source_accounts.manage'),
   );
 });
@@ -224,13 +204,8 @@ describe('get', () => {
   test('200 {sourceAccount}; 404 unknown account or project; 401; 403 without inventory.view', async () => {
     const [first] = await listAll();
     if (!first) throw new Error('no seeded account');
-    const res = await call('GET', `${accounts()}/${first.id}`, { auth: viewer });
-    expect(res.status).toBe(200);
+    const res = await expectGetAnswers('source-accounts', first.id);
     expect(SourceAccountBody.parse(res.body).sourceAccount).toEqual(first);
-    expect((await call('GET', `${accounts()}/${UNKNOWN_ID}`)).status).toBe(404);
-    expect((await call('GET', `/v1/projects/${UNKNOWN_ID}/source-accounts/${first.id}`)).status).toBe(404);
-    expect((await call('GET', `${accounts()}/${first.id}`, { auth: null })).status).toBe(401);
-    expect((await call('GET', `${accounts()}/${first.id}`, { auth: unprivileged })).status).toBe(403);
   });
 });
 
@@ -384,16 +359,11 @@ describe('list', () => {
 
   test('pages with pageSize and nextToken; a token reused with other filters is 400', async () => {
     const all = await listAll();
-    const seen: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const q = `?pageSize=2${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
-      const page = SourceAccountPage.parse((await call('POST', `${accounts()}/list${q}`, { body: {} })).body);
-      expect(page.totalCount).toBe(all.length);
-      seen.push(...page.accounts.map((x) => x.id));
-      next = page.nextToken;
-    } while (next);
-    expect(seen).toEqual(all.map((x) => x.id));
+    const pages = await allPages(2, async (q) =>
+      SourceAccountPage.parse((await call('POST', `${accounts()}/list${q}`, { body: {} })).body),
+    );
+    for (const page of pages) expect(page.totalCount).toBe(all.length);
+    expect(pages.flatMap((page) => page.accounts.map((x) => x.id))).toEqual(all.map((x) => x.id));
     const first = SourceAccountPage.parse((await call('POST', `${accounts()}/list?pageSize=1`, { body: {} })).body);
     const reused = await call('POST', `${accounts()}/list?pageToken=${encodeURIComponent(first.nextToken ?? '')}`, {
       body: { filters: { cloudProvider: { in: ['PROVIDER_A'] } } },
@@ -447,13 +417,8 @@ describe('restore accounts', () => {
     const all = RestoreAccountPage.parse((await call('POST', `${restoreAccounts()}/list`)).body).accounts;
     const first = all[0];
     if (!first) throw new Error('no restore account');
-    const res = await call('GET', `${restoreAccounts()}/${first.id}`, { auth: viewer });
-    expect(res.status).toBe(200);
+    const res = await expectGetAnswers('restore-accounts', first.id);
     expect(RestoreAccountBody.parse(res.body).restoreAccount).toEqual(first);
-    expect((await call('GET', `${restoreAccounts()}/${UNKNOWN_ID}`)).status).toBe(404);
-    expect((await call('GET', `/v1/projects/${UNKNOWN_ID}/restore-accounts/${first.id}`)).status).toBe(404);
-    expect((await call('GET', `${restoreAccounts()}/${first.id}`, { auth: null })).status).toBe(401);
-    expect((await call('GET', `${restoreAccounts()}/${first.id}`, { auth: unprivileged })).status).toBe(403);
     expect((await call('POST', `${restoreAccounts()}/list`, { auth: null })).status).toBe(401);
     expect((await call('POST', `${restoreAccounts()}/list`, { auth: unprivileged })).status).toBe(403);
   });

@@ -1,59 +1,34 @@
 // Action requests (spec 2.3, 3.1, 4.3, 5.8; facts §2): the caller's routes, the reviewer's control routes, the
 // protected-operation guard, and every transition of the state machine on the simulated clock.
-import { request } from 'undici';
 import { ActionRequestBody, MpaRequest, SubmitActionResult } from '../../api';
 import { guardProtectedOperation, operationKeyOf } from '../../simulator/approvals';
 import type { Principal } from '../../simulator/context';
 import { SimError } from '../../simulator/errors';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import {
+  credentialsWith,
+  errorOf,
+  expectAuthRefusals,
+  suiteCall,
+  tokenFor,
+  tokenOf,
+  UNKNOWN_ID,
+  type Credentials,
+  type Reply,
+} from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 let otherToken: string;
 let unprivileged: string;
-let other: { clientId: string; clientSecret: string };
-let lacking: { clientId: string; clientSecret: string };
-
-interface Reply {
-  status: number;
-  body: unknown;
-}
+let other: Credentials;
+let lacking: Credentials;
 
 const OP = 'MPA_OPERATION_RESTORE_RESOURCE';
 const HOUR = 3600;
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-async function call(
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  opts: { body?: unknown; auth?: string | null } = {},
-): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
-async function credentials(permissions: readonly string[]) {
-  const res = await call('POST', '/_simulator/credentials', { body: { permissions }, auth: null });
-  expect(res.status).toBe(201);
-  return res.body as { clientId: string; clientSecret: string };
-}
-
-async function tokenFor(c: { clientId: string; clientSecret: string }): Promise<string> {
-  const res = await call('POST', '/v1/token', { body: c, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
+const call = suiteCall(() => ({ sim, token }));
 const mine = (id: string) => `/v1/projects/${sim.projectId}/action-approvals/my-requests/${id}`;
 const control = (id: string, verb: 'approve' | 'deny') => `/_simulator/action-requests/${id}/${verb}`;
 
@@ -133,15 +108,18 @@ function guardError(fn: () => unknown): number {
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  other = await credentials(ALL_PERMISSIONS);
-  lacking = await credentials(ALL_PERMISSIONS.filter((p) => p !== 'mpa_requests.manage'));
+  other = await credentialsWith(sim, ALL_PERMISSIONS);
+  lacking = await credentialsWith(
+    sim,
+    ALL_PERMISSIONS.filter((p) => p !== 'mpa_requests.manage'),
+  );
 });
 
 // Clock advances add up across tests; fresh tokens keep the 12-hour lifetime out of the picture.
 beforeEach(async () => {
-  token = await tokenFor({ clientId: sim.clientId, clientSecret: sim.clientSecret });
-  otherToken = await tokenFor(other);
-  unprivileged = await tokenFor(lacking);
+  token = await tokenFor(sim);
+  otherToken = await tokenOf(sim, other);
+  unprivileged = await tokenOf(sim, lacking);
   await call('DELETE', '/_simulator/policies', { auth: null });
   await addPolicy();
 });
@@ -251,8 +229,7 @@ describe('GET my-requests/{requestId}', () => {
     expect((await call('GET', mine(UNKNOWN_ID))).status).toBe(404);
     const wrongProject = `/v1/projects/${UNKNOWN_ID}/action-approvals/my-requests/${req.id}`;
     expect((await call('GET', wrongProject)).status).toBe(404);
-    expect((await call('GET', mine(req.id), { auth: null })).status).toBe(401);
-    expect((await call('GET', mine(req.id), { auth: unprivileged })).status).toBe(403);
+    await expectAuthRefusals(call, 'GET', mine(req.id), unprivileged);
   });
 });
 
@@ -446,16 +423,8 @@ describe('through the restore-bucket route', () => {
   }
 
   async function restore(path: string, body: unknown, opts: { header?: string; auth?: string } = {}) {
-    const res = await request(`${sim.baseUrl}${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${opts.auth ?? token}`,
-        'content-type': 'application/json',
-        ...(opts.header ? { 'x-action-approval-request-id': opts.header } : {}),
-      },
-      body: JSON.stringify(body),
-    });
-    return { status: res.statusCode, body: await res.body.json() };
+    const headers: Record<string, string> = opts.header ? { 'x-action-approval-request-id': opts.header } : {};
+    return call('POST', path, { body, auth: opts.auth, headers });
   }
 
   test('201 request, approval, then the repeat runs once: 202 and EXECUTED', async () => {

@@ -26,6 +26,11 @@ interface Case {
   problem?: string;
 }
 
+/** A new policy that differs from a valid one by `change`. */
+function policyCase(change: Record<string, unknown>, field: string, problem?: string): Case {
+  return { method: 'POST', path: '/policies', body: { ...policy, ...change }, field, ...(problem ? { problem } : {}) };
+}
+
 const cases: Case[] = [
   // Clock
   { method: 'POST', path: '/clock/advance', body: { seconds: 1e308 }, field: 'body.seconds' },
@@ -50,33 +55,12 @@ const cases: Case[] = [
   },
   { method: 'POST', path: '/credentials', body: { permissions: ['jobs.fly'] }, field: 'body.permissions.0' },
   // Policies
-  { method: 'POST', path: '/policies', body: { ...policy, requiredApprovals: 0 }, field: 'body.requiredApprovals' },
-  { method: 'POST', path: '/policies', body: { ...policy, requiredApprovals: 21 }, field: 'body.requiredApprovals' },
-  {
-    method: 'POST',
-    path: '/policies',
-    body: { ...policy, approvalWindowHours: 8761 },
-    field: 'body.approvalWindowHours',
-  },
-  {
-    method: 'POST',
-    path: '/policies',
-    body: { ...policy, executionWindowHours: 0 },
-    field: 'body.executionWindowHours',
-  },
-  {
-    method: 'POST',
-    path: '/policies',
-    body: { ...policy, approvalWindowHours: 1.5 },
-    field: 'body.approvalWindowHours',
-  },
-  {
-    method: 'POST',
-    path: '/policies',
-    body: { ...policy, approvers: 2 },
-    field: 'body.approvers',
-    problem: 'unrecognized key',
-  },
+  policyCase({ requiredApprovals: 0 }, 'body.requiredApprovals'),
+  policyCase({ requiredApprovals: 21 }, 'body.requiredApprovals'),
+  policyCase({ approvalWindowHours: 8761 }, 'body.approvalWindowHours'),
+  policyCase({ executionWindowHours: 0 }, 'body.executionWindowHours'),
+  policyCase({ approvalWindowHours: 1.5 }, 'body.approvalWindowHours'),
+  policyCase({ approvers: 2 }, 'body.approvers', 'unrecognized key'),
   // Reviews
   {
     method: 'POST',

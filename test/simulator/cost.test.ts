@@ -1,48 +1,22 @@
 // Conformance of POST /v1/cost-data (spec 2.8, 4.8), over raw HTTP.
-import { request } from 'undici';
 import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { allPages, errorOf, suiteCall, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-async function call(path: string, opts: { body?: unknown; auth?: string | null } = {}): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method: 'POST',
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
+const call = suiteCall(() => ({ sim, token }));
 
 async function costPage(body: Record<string, unknown>, params = '') {
-  const res = await call(`/v1/cost-data${params}`, { body });
+  const res = await call('POST', `/v1/cost-data${params}`, { body });
   expect(res.status).toBe(200);
   return CostDataPage.parse(res.body);
 }
 
 async function allRecords(body: Record<string, unknown>, pageSize = 1000): Promise<CostDataRecord[]> {
-  const records: CostDataRecord[] = [];
-  let pageToken: string | null | undefined;
-  do {
-    const params: string = `?pageSize=${pageSize}${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
-    const page = await costPage(body, params);
-    records.push(...page.records);
-    pageToken = page.nextToken;
-  } while (pageToken);
-  return records;
+  const pages = await allPages(pageSize, (params) => costPage(body, params));
+  return pages.flatMap((page) => page.records);
 }
 
 const frame = (startTime: string, endTime: string) => ({ startTime, endTime });
@@ -65,8 +39,7 @@ function expectClose(actual: number, expected: number) {
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  const res = await call('/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret }, auth: null });
-  token = (res.body as { access_token: string }).access_token;
+  token = await tokenFor(sim);
 });
 
 afterAll(async () => {
@@ -305,7 +278,7 @@ describe('POST /v1/cost-data', () => {
     const second = await costPage(body, `?pageToken=${encodeURIComponent(first.nextToken ?? '')}`);
     expect(second.records).toEqual(whole.records.slice(100, 200));
     // A token belongs to its request: another grouping is refused.
-    const foreign = await call(`/v1/cost-data?pageToken=${encodeURIComponent(first.nextToken ?? '')}`, {
+    const foreign = await call('POST', `/v1/cost-data?pageToken=${encodeURIComponent(first.nextToken ?? '')}`, {
       body: { ...body, groupBy: 'RESOURCE_TYPE' },
     });
     expect(foreign.status).toBe(400);
@@ -331,7 +304,7 @@ describe('POST /v1/cost-data', () => {
 
 describe('POST /v1/cost-data errors', () => {
   test('400 naming timeFrame.endTime when the frame is shorter than 24 hours', async () => {
-    const res = await call('/v1/cost-data', {
+    const res = await call('POST', '/v1/cost-data', {
       body: { timeFrame: frame('2024-05-01T00:00:00Z', '2024-05-01T23:59:59Z') },
     });
     expect(res.status).toBe(400);
@@ -346,23 +319,20 @@ describe('POST /v1/cost-data errors', () => {
     [{ timeFrame: TWO_DAYS, topN: 0 }, 'body.topN'],
     [{ timeFrame: TWO_DAYS, filters: { tagKeyValues: { containsAnyOf: ['novalue'] } } }, 'body.filters.tagKeyValues'],
   ])('400 naming the field for %j', async (body, field) => {
-    const res = await call('/v1/cost-data', { body });
+    const res = await call('POST', '/v1/cost-data', { body });
     expect(res.status).toBe(400);
     expect(errorOf(res)).toContain(field);
   });
 
   test('400 naming query.pageSize for a page size below 1', async () => {
-    const res = await call('/v1/cost-data?pageSize=0', { body: { timeFrame: TWO_DAYS } });
+    const res = await call('POST', '/v1/cost-data?pageSize=0', { body: { timeFrame: TWO_DAYS } });
     expect(res.status).toBe(400);
     expect(errorOf(res)).toContain('query.pageSize');
   });
 
   test('401 without a token, 403 without cost_explorer.view', async () => {
-    expect((await call('/v1/cost-data', { body: { timeFrame: TWO_DAYS }, auth: null })).status).toBe(401);
-    const created = await call('/_simulator/credentials', { body: { permissions: ['inventory.view'] }, auth: null });
-    const { clientId, clientSecret } = created.body as { clientId: string; clientSecret: string };
-    const res = await call('/v1/token', { body: { clientId, clientSecret }, auth: null });
-    const weak = (res.body as { access_token: string }).access_token;
-    expect((await call('/v1/cost-data', { body: { timeFrame: TWO_DAYS }, auth: weak })).status).toBe(403);
+    expect((await call('POST', '/v1/cost-data', { body: { timeFrame: TWO_DAYS }, auth: null })).status).toBe(401);
+    const weak = await tokenFor(sim, ['inventory.view']);
+    expect((await call('POST', '/v1/cost-data', { body: { timeFrame: TWO_DAYS }, auth: weak })).status).toBe(403);
   });
 });

@@ -25,6 +25,13 @@ afterAll(async () => {
 const backupJobIds = () => Object.keys(sim.ctx.state.backupJobs);
 const onDisk = () => Object.keys(loadState(dataDir)?.backupJobs ?? {});
 
+/** Exactly one backup job was created since `before`, and it is on disk. */
+function expectOneJobSince(before: string[]): void {
+  const created = backupJobIds().filter((id) => !before.includes(id));
+  expect(created).toHaveLength(1);
+  expect(onDisk()).toEqual(expect.arrayContaining(created));
+}
+
 /** A take-snapshot call of a resource and a vault in its region. */
 function takeSnapshot(index = 0) {
   const resource = Object.values(sim.ctx.state.resources)[index]?.resource;
@@ -54,9 +61,7 @@ describe('faults after the route acted', () => {
     expect(reply.status).toBe(status);
     expect(reply.body).toEqual({ error: expect.stringMatching(/^injected fault: /) as unknown });
     expect(reply.body).not.toHaveProperty('jobId');
-    const created = backupJobIds().filter((id) => !before.includes(id));
-    expect(created).toHaveLength(1);
-    expect(onDisk()).toEqual(expect.arrayContaining(created));
+    expectOneJobSince(before);
   });
 
   test('reset-after: the connection drops, yet the job is created and on disk', async () => {
@@ -64,9 +69,7 @@ describe('faults after the route acted', () => {
     const before = backupJobIds();
     const { path, body } = takeSnapshot(1);
     await expect(call(sim, 'POST', path, { body, token })).rejects.toThrow();
-    const created = backupJobIds().filter((id) => !before.includes(id));
-    expect(created).toHaveLength(1);
-    expect(onDisk()).toEqual(expect.arrayContaining(created));
+    expectOneJobSince(before);
   });
 
   test('control: a 503 before the route creates nothing', async () => {
@@ -132,9 +135,7 @@ describe('latency', () => {
     await expect(aborted).rejects.toThrow();
     expect(backupJobIds()).toEqual(before);
     await new Promise((resolve) => setTimeout(resolve, 900));
-    const created = backupJobIds().filter((id) => !before.includes(id));
-    expect(created).toHaveLength(1);
-    expect(onDisk()).toEqual(expect.arrayContaining(created));
+    expectOneJobSince(before);
   });
 });
 

@@ -8,6 +8,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Reply {
   status: number;
   body: unknown;
+  /** The body as sent, for answers that are not JSON or must match byte for byte. */
+  text: string;
   headers: IncomingHttpHeaders;
 }
 
@@ -16,6 +18,8 @@ export interface CallOptions {
   /** Bearer token; none when omitted. */
   token?: string;
   headers?: Record<string, string>;
+  /** A body sent as it is, for malformed JSON. */
+  raw?: string;
 }
 
 /** One request to the simulator, the body read as JSON when there is one. */
@@ -25,17 +29,35 @@ export async function call(
   path: string,
   opts: CallOptions = {},
 ): Promise<Reply> {
+  const payload = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
   const res = await request(`${sim.baseUrl}${path}`, {
     method,
     headers: {
       ...opts.headers,
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
     },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    body: payload,
   });
   const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
+  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, text, headers: res.headers };
+}
+
+export interface SuiteCallOptions extends Omit<CallOptions, 'token'> {
+  /** Another token than the suite's; null sends none. */
+  auth?: string | null;
+}
+
+/**
+ * A suite's `call`, sending the suite's token unless told otherwise. The simulator and the token are read when a call
+ * runs, since a `beforeAll` sets them.
+ */
+export function suiteCall(suite: () => { sim: RunningSimulator; token: string }) {
+  return (method: Method, path: string, opts: SuiteCallOptions = {}): Promise<Reply> => {
+    const { sim, token } = suite();
+    const { auth, ...rest } = opts;
+    return call(sim, method, path, { ...rest, token: auth === undefined ? token : (auth ?? undefined) });
+  };
 }
 
 /** A control route (`/_simulator/…`), which needs no token. */
@@ -43,13 +65,68 @@ export function control(sim: RunningSimulator, method: Method, path: string, bod
   return call(sim, method, `/_simulator${path}`, { body });
 }
 
-/** A token for the bootstrap credentials, or for new credentials holding only `permissions`. */
-export async function tokenFor(sim: RunningSimulator, permissions?: string[]): Promise<string> {
-  let creds = { clientId: sim.clientId, clientSecret: sim.clientSecret };
-  if (permissions) creds = (await control(sim, 'POST', '/credentials', { permissions })).body as typeof creds;
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** New credentials holding only `permissions`. */
+export async function credentialsWith(sim: RunningSimulator, permissions: readonly string[]): Promise<Credentials> {
+  const reply = await control(sim, 'POST', '/credentials', { permissions });
+  if (reply.status !== 201) throw new Error(`credentials request answered ${reply.status}`);
+  return reply.body as Credentials;
+}
+
+/** A token for `creds`. */
+export async function tokenOf(sim: RunningSimulator, creds: Credentials): Promise<string> {
   const reply = await call(sim, 'POST', '/v1/token', { body: creds });
   if (reply.status !== 200) throw new Error(`token request answered ${reply.status}`);
   return (reply.body as { access_token: string }).access_token;
+}
+
+/** A token for the bootstrap credentials, or for new credentials holding only `permissions`. */
+export async function tokenFor(sim: RunningSimulator, permissions?: readonly string[]): Promise<string> {
+  const creds = permissions
+    ? await credentialsWith(sim, permissions)
+    : { clientId: sim.clientId, clientSecret: sim.clientSecret };
+  return tokenOf(sim, creds);
+}
+
+/** An ID no seeded or created record has. */
+export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+/**
+ * Every page of a list, `pageSize` at a time: `fetchPage` is given the query string of each page in turn, the first
+ * without a token and each next one with the token the page before it returned.
+ */
+export async function allPages<P extends { nextToken?: string | null }>(
+  pageSize: number,
+  fetchPage: (query: string) => Promise<P>,
+): Promise<P[]> {
+  const pages: P[] = [];
+  let next: string | null | undefined;
+  do {
+    const page = await fetchPage(`?pageSize=${pageSize}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`);
+    pages.push(page);
+    next = page.nextToken;
+  } while (next);
+  return pages;
+}
+
+/** A call refused 401 without a token, and 403 with `unprivileged`, a token without the permission it needs. */
+export async function expectAuthRefusals(
+  call: ReturnType<typeof suiteCall>,
+  method: Method,
+  path: string,
+  unprivileged: string,
+): Promise<void> {
+  expect((await call(method, path, { auth: null })).status).toBe(401);
+  expect((await call(method, path, { auth: unprivileged })).status).toBe(403);
+}
+
+/** The body of what must be a 200 answer, decoded by `schema`. */
+export function okBody<T>(reply: Reply, schema: { parse(body: unknown): T }): T {
+  expect(reply.status).toBe(200);
+  return schema.parse(reply.body);
 }
 
 export const projectPath = (sim: RunningSimulator) => `/v1/projects/${sim.projectId}`;

@@ -1,45 +1,15 @@
 // Conformance of roles, permissions, identity providers and IdP groups (spec 4.2, facts §7), over raw HTTP.
-import { request } from 'undici';
 import { IdpGroupBody, IdpGroupPage, IdpPage, PermissionList, RoleBody, RolePage, type Role } from '../../api';
 import { PERMISSIONS } from '../../simulator/permissions';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { allPages, errorOf, expectAuthRefusals, okBody, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 /** A token whose credentials hold every permission except the ones these endpoints need. */
 let unprivileged: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-  text: string;
-}
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-async function call(method: Method, path: string, opts: { body?: unknown; auth?: string | null } = {}): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, text };
-}
-
-async function tokenWith(permissions: string[]): Promise<string> {
-  const created = await call('POST', '/_simulator/credentials', { body: { permissions }, auth: null });
-  const { clientId, clientSecret } = created.body as { clientId: string; clientSecret: string };
-  const res = await call('POST', '/v1/token', { body: { clientId, clientSecret }, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const call = suiteCall(() => ({ sim, token }));
 
 async function createRole(name: string, grants = [{ permission: 'inventory.view' }]): Promise<Role> {
   const res = await call('POST', '/v1/roles', { body: { name, permissionGrants: grants } });
@@ -62,10 +32,9 @@ async function firstIdpId(): Promise<string> {
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  const res = await call('POST', '/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret } });
-  token = (res.body as { access_token: string }).access_token;
+  token = await tokenFor(sim);
   const others = Object.keys(PERMISSIONS).filter((p) => p !== 'roles.manage' && p !== 'idp_groups.manage');
-  unprivileged = await tokenWith(others);
+  unprivileged = await tokenFor(sim, others);
 });
 
 afterAll(async () => {
@@ -84,8 +53,7 @@ describe('GET /v1/permissions', () => {
   });
 
   test('401 without a token, 403 without roles.manage', async () => {
-    expect((await call('GET', '/v1/permissions', { auth: null })).status).toBe(401);
-    expect((await call('GET', '/v1/permissions', { auth: unprivileged })).status).toBe(403);
+    await expectAuthRefusals(call, 'GET', '/v1/permissions', unprivileged);
   });
 });
 
@@ -218,19 +186,14 @@ describe('roles', () => {
 
   test('list pages with pageSize and an opaque nextToken', async () => {
     const all = RolePage.parse((await call('POST', '/v1/roles/list')).body).roles;
-    const seen: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const query = `?pageSize=2${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
-      const res = await call('POST', `/v1/roles/list${query}`, { body: {} });
-      expect(res.status).toBe(200);
-      const page = RolePage.parse(res.body);
+    const pages = await allPages(2, async (query) =>
+      okBody(await call('POST', `/v1/roles/list${query}`, { body: {} }), RolePage),
+    );
+    for (const page of pages) {
       expect(page.roles.length).toBeLessThanOrEqual(2);
       expect(page.totalCount).toBe(all.length);
-      seen.push(...page.roles.map((r) => r.id));
-      next = page.nextToken;
-    } while (next);
-    expect(seen).toEqual(all.map((r) => r.id));
+    }
+    expect(pages.flatMap((page) => page.roles.map((r) => r.id))).toEqual(all.map((r) => r.id));
   });
 
   test('list: 400 for a bad pageSize or pageToken; 401; 403', async () => {
@@ -239,8 +202,7 @@ describe('roles', () => {
       expect(res.status).toBe(400);
       expect(errorOf(res)).toMatch(/page(Size|Token)/);
     }
-    expect((await call('POST', '/v1/roles/list', { auth: null })).status).toBe(401);
-    expect((await call('POST', '/v1/roles/list', { auth: unprivileged })).status).toBe(403);
+    await expectAuthRefusals(call, 'POST', '/v1/roles/list', unprivileged);
   });
 });
 
@@ -257,8 +219,7 @@ describe('identity providers', () => {
   });
 
   test('list: 401 without a token, 403 without idp_groups.manage', async () => {
-    expect((await call('POST', '/v1/idps/list', { auth: null })).status).toBe(401);
-    expect((await call('POST', '/v1/idps/list', { auth: unprivileged })).status).toBe(403);
+    await expectAuthRefusals(call, 'POST', '/v1/idps/list', unprivileged);
   });
 });
 

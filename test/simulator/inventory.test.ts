@@ -1,6 +1,5 @@
 // Conformance of the inventory calls (spec 4.6, facts §4) over raw HTTP: listing with every filter and sort, exact
 // paging, the key-value indexes, single resources and snapshots.
-import { request } from 'undici';
 import {
   InventoryResource,
   RESOURCE_SORT_FIELDS,
@@ -11,8 +10,10 @@ import {
   SnapshotPage,
   type Snapshot,
 } from '../../api';
+import { resourceSortKey, sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { allPages, call as callSimulator, errorOf, tokenFor, type Method, type Reply } from './helpers';
 
 type Resource = InventoryResource;
 
@@ -20,55 +21,25 @@ let sim: RunningSimulator;
 let token: string;
 let all: Resource[];
 
-interface Reply {
-  status: number;
-  body: unknown;
-  headers: Record<string, unknown>;
-}
-
-async function call(method: 'GET' | 'POST', path: string, body?: unknown, auth: string | null = token): Promise<Reply> {
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
-}
-
-async function tokenFor(permissions?: string[]): Promise<string> {
-  let creds = { clientId: sim.clientId, clientSecret: sim.clientSecret };
-  if (permissions) {
-    const made = await call('POST', '/_simulator/credentials', { permissions }, null);
-    creds = made.body as typeof creds;
-  }
-  const res = await call('POST', '/v1/token', creds, null);
-  return (res.body as { access_token: string }).access_token;
-}
+/** The body and the token come positionally here; a null token sends none. */
+const call = (method: Method, path: string, body?: unknown, auth: string | null = token) =>
+  callSimulator(sim, method, path, { body, token: auth ?? undefined });
 
 const project = () => `/v1/projects/${sim.projectId}`;
-const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
 
 async function list(body: unknown, query = ''): Promise<Reply> {
   return call('POST', `${project()}/resources${query}`, body);
 }
 
 async function listAll(body: unknown, pageSize: number, extra = ''): Promise<Resource[]> {
-  const out: Resource[] = [];
-  let pageToken: string | null | undefined;
-  do {
-    const tokenPart = pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : '';
-    const reply = await list(body, `?pageSize=${pageSize}${tokenPart}${extra}`);
+  const pages = await allPages(pageSize, async (query) => {
+    const reply = await list(body, `${query}${extra}`);
     expect(reply.status).toBe(200);
     const page = ResourcePage.parse(reply.body);
     expect(page.resources.length).toBeLessThanOrEqual(pageSize);
-    out.push(...page.resources);
-    pageToken = page.nextToken;
-  } while (pageToken);
-  return out;
+    return page;
+  });
+  return pages.flatMap((page) => page.resources);
 }
 
 const ids = (items: readonly { id: string }[]) => items.map((r) => r.id);
@@ -79,7 +50,7 @@ const dataClasses = (r: Resource) => r.classifications?.dataClassesDetails?.data
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  token = await tokenFor();
+  token = await tokenFor(sim);
   const reply = await list({}, '?pageSize=10000');
   all = ResourcePage.parse(reply.body).resources;
 });
@@ -236,7 +207,7 @@ describe('POST /resources', () => {
 
   test('needs a token, the inventory.view permission and the hosted project', async () => {
     expect((await call('POST', `${project()}/resources`, {}, null)).status).toBe(401);
-    const limited = await tokenFor(['jobs.view']);
+    const limited = await tokenFor(sim, ['jobs.view']);
     expect((await call('POST', `${project()}/resources`, {}, limited)).status).toBe(403);
     const other = '00000000-0000-4000-8000-000000000000';
     expect((await call('POST', `/v1/projects/${other}/resources`, {})).status).toBe(404);
@@ -395,51 +366,30 @@ describe('resource filters', () => {
 });
 
 describe('resource sorts', () => {
-  const keyOf = (r: Resource, field: string): string | undefined => {
-    switch (field) {
-      case 'dateDiscovered':
-        return r.discoveredTime;
-      case 'resourceGroupName':
-      case 'clusterName':
-      case 'globalClusterIdentifier':
-        return r.tags[field];
-      default:
-        return (r as Record<string, unknown>)[field] as string | undefined;
-    }
-  };
-  // Missing values last in either order; the ID breaks ties.
-  const bruteSort = (items: Resource[], sorts: { field: string; order: 'ASC' | 'DESC' }[]) =>
-    [...items].sort((a, b) => {
-      for (const { field, order } of sorts) {
-        const x = keyOf(a, field);
-        const y = keyOf(b, field);
-        if (x === y) continue;
-        if (x === undefined) return 1;
-        if (y === undefined) return -1;
-        return (x < y ? -1 : 1) * (order === 'DESC' ? -1 : 1);
-      }
-      return byId(a, b);
-    });
+  // The comparison (missing values last, the ID breaking ties) and each field's value are checked in filters.test.ts.
+  type SortField = (typeof RESOURCE_SORT_FIELDS)[number];
+  const sortedBy = (items: Resource[], sorts: readonly { field: SortField; order: 'ASC' | 'DESC' }[]) =>
+    sortItems(items, sorts, resourceSortKey, (r) => r.id);
 
-  test('each sort field, ascending and descending, agrees with a brute-force sort', async () => {
+  test('each sort field, ascending and descending, agrees with a sort of every resource by its value', async () => {
     for (const field of RESOURCE_SORT_FIELDS) {
       for (const order of ['ASC', 'DESC'] as const) {
         const sorts = [{ field, order }];
         const page = ResourcePage.parse((await list({ sorts }, '?pageSize=1000')).body);
-        expect({ field, order, ids: ids(page.resources) }).toEqual({ field, order, ids: ids(bruteSort(all, sorts)) });
+        expect({ field, order, ids: ids(page.resources) }).toEqual({ field, order, ids: ids(sortedBy(all, sorts)) });
       }
       // The field must separate resources for the check to mean anything.
-      expect(new Set(all.map((r) => keyOf(r, field))).size).toBeGreaterThan(2);
+      expect(new Set(all.map((r) => resourceSortKey(r, field))).size).toBeGreaterThan(2);
     }
   });
 
   test('several sorts apply in list order', async () => {
     const sorts = [
-      { field: 'clusterName', order: 'DESC' as const },
-      { field: 'resourceName', order: 'ASC' as const },
-    ];
+      { field: 'clusterName', order: 'DESC' },
+      { field: 'resourceName', order: 'ASC' },
+    ] as const;
     const page = ResourcePage.parse((await list({ sorts }, '?pageSize=1000')).body);
-    expect(ids(page.resources)).toEqual(ids(bruteSort(all, sorts)));
+    expect(ids(page.resources)).toEqual(ids(sortedBy(all, sorts)));
     const walked = await listAll({ sorts }, 7);
     expect(ids(walked)).toEqual(ids(page.resources));
   });
@@ -464,7 +414,7 @@ describe('GET /resources/:id', () => {
     expect((await call('GET', `${project()}/resources/no-such-resource`)).status).toBe(404);
     expect((await call('GET', `${project()}/resources/${kv.id}`, undefined, null)).status).toBe(401);
     expect(
-      (await call('GET', `${project()}/resources/${kv.id}`, undefined, await tokenFor(['jobs.view']))).status,
+      (await call('GET', `${project()}/resources/${kv.id}`, undefined, await tokenFor(sim, ['jobs.view']))).status,
     ).toBe(403);
   });
 });
@@ -516,14 +466,10 @@ describe('snapshots', () => {
     );
     expect(onlyStart.totalCount).toBe(own.filter((s) => (s.pointInTime ?? '').slice(0, 10) >= endDate).length);
 
-    const walked: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const query = `?pageSize=1${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
-      const p = SnapshotPage.parse((await call('POST', `${snapshotsPath(resource.id)}${query}`, {})).body);
-      walked.push(...p.snapshots.map((s) => s.id));
-      next = p.nextToken;
-    } while (next);
+    const pages = await allPages(1, async (query) =>
+      SnapshotPage.parse((await call('POST', `${snapshotsPath(resource.id)}${query}`, {})).body),
+    );
+    const walked = pages.flatMap((p) => p.snapshots.map((s) => s.id));
     const whole = SnapshotPage.parse((await call('POST', snapshotsPath(resource.id), {})).body);
     expect(walked).toEqual(whole.snapshots.map((s) => s.id));
   });
@@ -538,7 +484,7 @@ describe('snapshots', () => {
     expect((await call('POST', `${snapshotsPath(resource.id)}?pageSize=0`, {})).status).toBe(400);
     expect((await call('POST', snapshotsPath('no-such-resource'), {})).status).toBe(404);
     expect((await call('POST', snapshotsPath(resource.id), {}, null)).status).toBe(401);
-    expect((await call('POST', snapshotsPath(resource.id), {}, await tokenFor(['jobs.view']))).status).toBe(403);
+    expect((await call('POST', snapshotsPath(resource.id), {}, await tokenFor(sim, ['jobs.view']))).status).toBe(403);
   });
 
   test('GET /snapshots/:id returns the snapshot; 404 when unknown', async () => {

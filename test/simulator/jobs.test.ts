@@ -1,6 +1,5 @@
 // Conformance of take-snapshot, the restores and the job calls (spec 4.6, facts §2-§4) over raw HTTP, with the job
 // lifecycle driven by advancing the simulated clock.
-import { request } from 'undici';
 import {
   ActionRequestBody,
   BackupJob,
@@ -16,46 +15,24 @@ import {
   type InventoryResource,
   type Snapshot,
 } from '../../api';
+import { sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { allPages, call as callSimulator, errorOf, tokenFor, type Method } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-async function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+/** The body, the token and the headers come positionally here; a null token sends none. */
+const call = (
+  method: Method,
   path: string,
   body?: unknown,
   auth: string | null = token,
-  headers: Record<string, string> = {},
-): Promise<Reply> {
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...headers,
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
-}
-
-async function tokenFor(permissions?: string[]): Promise<string> {
-  let creds = { clientId: sim.clientId, clientSecret: sim.clientSecret };
-  if (permissions) creds = (await call('POST', '/_simulator/credentials', { permissions }, null)).body as typeof creds;
-  return ((await call('POST', '/v1/token', creds, null)).body as { access_token: string }).access_token;
-}
+  headers?: Record<string, string>,
+) => callSimulator(sim, method, path, { body, token: auth ?? undefined, headers });
 
 const project = () => `/v1/projects/${sim.projectId}`;
-const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
 const advance = (seconds: number) => call('POST', '/_simulator/clock/advance', { seconds }, null);
 const configure = (config: Record<string, unknown>) => call('PUT', '/_simulator/jobs/config', config, null);
 const DAY_MS = 86_400_000;
@@ -110,7 +87,7 @@ async function everyJob(): Promise<{ backupJobs: BackupJob[]; restoreJobs: Resto
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  token = await tokenFor();
+  token = await tokenFor(sim);
   pool = [...resourcesOfType(sim.ctx.state, 'PA_VM'), ...resourcesOfType(sim.ctx.state, 'PC_VM')];
 });
 
@@ -121,7 +98,7 @@ afterAll(async () => {
 // Every test starts with the default timing, no configured outcome, no job still running and a fresh token.
 beforeEach(async () => {
   await advance(3600);
-  token = await tokenFor();
+  token = await tokenFor(sim);
   await configure({ backupSeconds: 30, restoreSeconds: 45, maxConcurrentBackups: 5, outcomes: {} });
 });
 
@@ -254,7 +231,7 @@ describe('take-snapshot and the backup job lifecycle', () => {
     const otherProject = `/v1/projects/00000000-0000-4000-8000-000000000000/resources/${resource.id}/take-snapshot`;
     expect((await call('POST', otherProject, body)).status).toBe(404);
     expect((await call('POST', path, body, null)).status).toBe(401);
-    expect((await call('POST', path, body, await tokenFor(['inventory.view', 'jobs.view']))).status).toBe(403);
+    expect((await call('POST', path, body, await tokenFor(sim, ['inventory.view', 'jobs.view']))).status).toBe(403);
   });
 
   test('starts a new job on every call: no idempotency', async () => {
@@ -296,6 +273,14 @@ describe('restores', () => {
   });
   const restorePath = (resource: InventoryResource, snapshot: Snapshot, kind: string) =>
     `${project()}/resources/${resource.id}/snapshots/${snapshot.id}/${kind}`;
+  type RestoreKind = 'restore-files' | 'restore-bucket';
+  const restoreBody = (kind: RestoreKind, restoreAccountId: string) =>
+    kind === 'restore-files' ? filesBody(restoreAccountId) : bucketBody(restoreAccountId);
+  /** A restore of the next resource's snapshot into an account that allows restores. */
+  const restoreOfNext = (kind: RestoreKind) => {
+    const { resource, snapshot } = withSnapshots();
+    return call('POST', restorePath(resource, snapshot, kind), restoreBody(kind, restoreAccount(true).id));
+  };
 
   test('restore-files runs a FILES job through its lifecycle', async () => {
     const { resource, snapshot } = withSnapshots();
@@ -351,12 +336,7 @@ describe('restores', () => {
   });
 
   test('restore-bucket without a covering policy starts a BUCKET job at once', async () => {
-    const { resource, snapshot } = withSnapshots();
-    const reply = await call(
-      'POST',
-      restorePath(resource, snapshot, 'restore-bucket'),
-      bucketBody(restoreAccount(true).id),
-    );
+    const reply = await restoreOfNext('restore-bucket');
     expect(reply.status).toBe(202);
     expect((await restoreJob(JobStarted.parse(reply.body).jobId)).restoreType).toBe('BUCKET');
   });
@@ -394,7 +374,7 @@ describe('restores', () => {
       // Other parameters, or another caller, cannot use the approval.
       const changed = { ...body, destination: { bucketA: { bucketName: 'elsewhere' } } };
       expect((await call('POST', path, changed, token, header)).status).toBe(409);
-      const stranger = await tokenFor(['resources.restore']);
+      const stranger = await tokenFor(sim, ['resources.restore']);
       expect((await call('POST', path, body, stranger, header)).status).toBe(403);
 
       const executed = await call('POST', path, body, token, header);
@@ -426,56 +406,54 @@ describe('restores', () => {
       null,
     );
     try {
-      const { resource, snapshot } = withSnapshots();
-      const reply = await call(
-        'POST',
-        restorePath(resource, snapshot, 'restore-files'),
-        filesBody(restoreAccount(true).id),
-      );
+      const reply = await restoreOfNext('restore-files');
       expect(reply.status).toBe(202);
     } finally {
       await call('DELETE', '/_simulator/policies', undefined, null);
     }
   });
 
-  test.each(['restore-files', 'restore-bucket'])('%s refuses: 404 targets, 400 bodies, 401, 403', async (kind) => {
-    const { resource, snapshot } = withSnapshots();
-    const other = withSnapshots();
-    const body = kind === 'restore-files' ? filesBody(restoreAccount(true).id) : bucketBody(restoreAccount(true).id);
-    const post = (path: string, b: unknown = body, auth: string | null = token) => call('POST', path, b, auth);
-    expect((await post(restorePath(resource, snapshot, kind))).status).toBe(202);
-    const notFound = [
-      `/v1/projects/00000000-0000-4000-8000-000000000000/resources/${resource.id}/snapshots/${snapshot.id}/${kind}`,
-      `${project()}/resources/no-such-resource/snapshots/${snapshot.id}/${kind}`,
-      `${project()}/resources/${resource.id}/snapshots/no-such-snapshot/${kind}`,
-      restorePath(resource, other.snapshot, kind),
-    ];
-    for (const path of notFound) expect({ path, status: (await post(path)).status }).toEqual({ path, status: 404 });
-    const noAccount = await post(restorePath(resource, snapshot, kind), {
-      ...body,
-      restoreAccountId: 'no-such-account',
-    });
-    expect(noAccount.status).toBe(404);
+  test.each<RestoreKind>(['restore-files', 'restore-bucket'])(
+    '%s refuses: 404 targets, 400 bodies, 401, 403',
+    async (kind) => {
+      const { resource, snapshot } = withSnapshots();
+      const other = withSnapshots();
+      const body = restoreBody(kind, restoreAccount(true).id);
+      const post = (path: string, b: unknown = body, auth: string | null = token) => call('POST', path, b, auth);
+      expect((await post(restorePath(resource, snapshot, kind))).status).toBe(202);
+      const notFound = [
+        `/v1/projects/00000000-0000-4000-8000-000000000000/resources/${resource.id}/snapshots/${snapshot.id}/${kind}`,
+        `${project()}/resources/no-such-resource/snapshots/${snapshot.id}/${kind}`,
+        `${project()}/resources/${resource.id}/snapshots/no-such-snapshot/${kind}`,
+        restorePath(resource, other.snapshot, kind),
+      ];
+      for (const path of notFound) expect({ path, status: (await post(path)).status }).toEqual({ path, status: 404 });
+      const noAccount = await post(restorePath(resource, snapshot, kind), {
+        ...body,
+        restoreAccountId: 'no-such-account',
+      });
+      expect(noAccount.status).toBe(404);
 
-    const bad: [unknown, string][] = [
-      [{ ...body, destination: undefined }, 'body.destination'],
-      [{ ...body, restoreAccountId: undefined }, 'body.restoreAccountId'],
-    ];
-    if (kind === 'restore-files') {
-      bad.push(
-        [{ ...body, files: [] }, 'body.files'],
-        [{ ...body, files: [{ path: 'rel', isDirectory: false }] }, 'body.files.0.path'],
-      );
-    }
-    for (const [b, field] of bad) {
-      const reply = await post(restorePath(resource, snapshot, kind), b);
-      expect(reply.status).toBe(400);
-      expect(errorOf(reply)).toContain(field);
-    }
-    expect((await post(restorePath(resource, snapshot, kind), body, null)).status).toBe(401);
-    const lacking = await tokenFor([kind === 'restore-files' ? 'resources.restore' : 'files.restore']);
-    expect((await post(restorePath(resource, snapshot, kind), body, lacking)).status).toBe(403);
-  });
+      const bad: [unknown, string][] = [
+        [{ ...body, destination: undefined }, 'body.destination'],
+        [{ ...body, restoreAccountId: undefined }, 'body.restoreAccountId'],
+      ];
+      if (kind === 'restore-files') {
+        bad.push(
+          [{ ...body, files: [] }, 'body.files'],
+          [{ ...body, files: [{ path: 'rel', isDirectory: false }] }, 'body.files.0.path'],
+        );
+      }
+      for (const [b, field] of bad) {
+        const reply = await post(restorePath(resource, snapshot, kind), b);
+        expect(reply.status).toBe(400);
+        expect(errorOf(reply)).toContain(field);
+      }
+      expect((await post(restorePath(resource, snapshot, kind), body, null)).status).toBe(401);
+      const lacking = await tokenFor(sim, [kind === 'restore-files' ? 'resources.restore' : 'files.restore']);
+      expect((await post(restorePath(resource, snapshot, kind), body, lacking)).status).toBe(403);
+    },
+  );
 });
 
 describe('job reading and listing', () => {
@@ -483,18 +461,9 @@ describe('job reading and listing', () => {
   const id = (j: AnyJob) => j.jobExecutionDetails.jobId;
   const timeOf = (j: AnyJob, field: string) =>
     (j.jobExecutionDetails as Record<string, unknown>)[field] as string | undefined;
-  const bruteSort = <T extends AnyJob>(jobs: T[], sorts: { field: string; order: 'ASC' | 'DESC' }[]) =>
-    [...jobs].sort((a, b) => {
-      for (const { field, order } of sorts) {
-        const x = timeOf(a, field);
-        const y = timeOf(b, field);
-        if (x === y) continue;
-        if (x === undefined) return 1;
-        if (y === undefined) return -1;
-        return (x < y ? -1 : 1) * (order === 'DESC' ? -1 : 1);
-      }
-      return id(a) < id(b) ? -1 : 1;
-    });
+  // The comparison itself (missing times last, the ID breaking ties) is checked in filters.test.ts.
+  const sortedBy = <T extends AnyJob>(jobs: T[], sorts: { field: string; order: 'ASC' | 'DESC' }[]) =>
+    sortItems(jobs, sorts, timeOf, id);
 
   async function listJobs(kind: 'backup-jobs' | 'restore-jobs', body: unknown, query = '?pageSize=5000') {
     const reply = await call('POST', `${project()}/${kind}${query}`, body);
@@ -503,19 +472,9 @@ describe('job reading and listing', () => {
   }
 
   async function walk(kind: 'backup-jobs' | 'restore-jobs', body: unknown, pageSize: number): Promise<string[]> {
-    const out: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const page = await listJobs(
-        kind,
-        body,
-        `?pageSize=${pageSize}${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`,
-      );
-      expect(page.jobs.length).toBeLessThanOrEqual(pageSize);
-      out.push(...page.jobs.map(id));
-      next = page.nextToken;
-    } while (next);
-    return out;
+    const pages = await allPages(pageSize, (query) => listJobs(kind, body, query));
+    for (const page of pages) expect(page.jobs.length).toBeLessThanOrEqual(pageSize);
+    return pages.flatMap((page) => page.jobs.map(id));
   }
 
   test('GET a job: 404 unknown, 401 without token, 403 without jobs.view', async () => {
@@ -529,7 +488,7 @@ describe('job reading and listing', () => {
       404,
     );
     expect((await call('GET', `${project()}/backup-jobs/${jobId}`, undefined, null)).status).toBe(401);
-    const viewer = await tokenFor(['inventory.view']);
+    const viewer = await tokenFor(sim, ['inventory.view']);
     expect((await call('GET', `${project()}/backup-jobs/${jobId}`, undefined, viewer)).status).toBe(403);
     expect((await call('POST', `${project()}/restore-jobs`, {}, viewer)).status).toBe(403);
     expect((await call('POST', `${project()}/backup-jobs`, {}, null)).status).toBe(401);
@@ -552,7 +511,7 @@ describe('job reading and listing', () => {
     const { backupJobs: all } = await everyJob();
     const def = await listJobs('backup-jobs', {});
     expect(def.totalCount).toBe(all.length);
-    expect(def.jobs.map(id)).toEqual(bruteSort(all, [{ field: 'createdTime', order: 'DESC' }]).map(id));
+    expect(def.jobs.map(id)).toEqual(sortedBy(all, [{ field: 'createdTime', order: 'DESC' }]).map(id));
     const statuses = new Set(all.map((j) => j.jobExecutionDetails.status));
     for (const s of ['JOB_COMPLETED', 'JOB_RUNNING', 'JOB_FAILED']) expect(statuses.has(s)).toBe(true);
 
@@ -588,7 +547,7 @@ describe('job reading and listing', () => {
     const byCreated = [{ field: 'createdTime', order: 'DESC' as const }];
     for (const [name, filters, predicate] of cases) {
       const page = await listJobs('backup-jobs', { filters });
-      const expected = bruteSort(all.filter(predicate), byCreated).map(id);
+      const expected = sortedBy(all.filter(predicate), byCreated).map(id);
       expect({ name, ids: page.jobs.map(id) }).toEqual({ name, ids: expected });
       expect({ name, selective: expected.length > 0 && expected.length < all.length }).toEqual({
         name,
@@ -599,11 +558,11 @@ describe('job reading and listing', () => {
       for (const order of ['ASC', 'DESC'] as const) {
         const sorts = [{ field, order }];
         const page = await listJobs('backup-jobs', { sorts });
-        expect({ field, order, ids: page.jobs.map(id) }).toEqual({ field, order, ids: bruteSort(all, sorts).map(id) });
+        expect({ field, order, ids: page.jobs.map(id) }).toEqual({ field, order, ids: sortedBy(all, sorts).map(id) });
       }
     }
     const sorts = [{ field: 'endTime', order: 'DESC' as const }];
-    expect(await walk('backup-jobs', { sorts }, 7)).toEqual(bruteSort(all, sorts).map(id));
+    expect(await walk('backup-jobs', { sorts }, 7)).toEqual(sortedBy(all, sorts).map(id));
     const fiftyOnly = await listJobs('backup-jobs', {}, '');
     expect(fiftyOnly.jobs).toHaveLength(50);
   });
@@ -637,7 +596,7 @@ describe('job reading and listing', () => {
     for (const field of JOB_SORT_FIELDS) {
       for (const order of ['ASC', 'DESC'] as const) {
         const page = await listJobs('restore-jobs', { sorts: [{ field, order }] });
-        expect(page.jobs.map(id)).toEqual(bruteSort(all, [{ field, order }]).map(id));
+        expect(page.jobs.map(id)).toEqual(sortedBy(all, [{ field, order }]).map(id));
       }
     }
     const snap = all[2]?.snapshotDetails?.id ?? '';
@@ -656,7 +615,7 @@ describe('job reading and listing', () => {
     expect(notDone.jobs.map(id).sort()).toEqual(expected.sort());
     expect(expected.length).toBeGreaterThan(1);
     const sorts = [{ field: 'startTime', order: 'ASC' as const }];
-    expect(await walk('restore-jobs', { sorts }, 2)).toEqual(bruteSort(all, sorts).map(id));
+    expect(await walk('restore-jobs', { sorts }, 2)).toEqual(sortedBy(all, sorts).map(id));
   });
 
   test('job lists refuse bad requests with 400 naming the field', async () => {

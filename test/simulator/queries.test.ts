@@ -2,12 +2,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { QueryResults, QueryStarted, QueryStatusBody } from '../../api';
 import type { InventoryResource, Snapshot } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { fillDatabase, growthDays } from '../../simulator/seed-databases';
 import { loadSqlEngine } from '../../simulator/sql-engine';
+import { allPages, errorOf, okBody, suiteCall, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -23,35 +23,7 @@ interface Fixture {
   nonRelationalSnapshotId: string;
 }
 
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-async function call(
-  method: 'GET' | 'POST',
-  path: string,
-  opts: { body?: unknown; auth?: string | null } = {},
-): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
-async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
-  const res = await call('POST', '/v1/token', { body: { clientId, clientSecret }, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string }).error ?? '';
+const call = suiteCall(() => ({ sim, token }));
 const project = () => `/v1/projects/${sim.projectId}`;
 const queryPath = (snapshotId: string) => `${project()}/snapshots/${snapshotId}/databases/query`;
 const statusPath = (queryId: string) => `${project()}/queries/${encodeURIComponent(queryId)}/status`;
@@ -85,19 +57,10 @@ async function completed(query: string, snapshot = fx.later): Promise<string> {
 }
 
 async function allRows(queryId: string, pageSize: number) {
-  const rows: string[][] = [];
-  let pages = 0;
-  let pageToken: string | null = null;
-  do {
-    const params: string = `?pageSize=${pageSize}${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`;
-    const res = await call('GET', resultsPath(queryId, params));
-    expect(res.status).toBe(200);
-    const page = QueryResults.parse(res.body);
-    rows.push(...page.records);
-    pageToken = page.nextToken;
-    pages++;
-  } while (pageToken);
-  return { rows, pages };
+  const pages = await allPages(pageSize, async (params) =>
+    okBody(await call('GET', resultsPath(queryId, params)), QueryResults),
+  );
+  return { rows: pages.flatMap((page) => page.records), pages: pages.length };
 }
 
 /** Picks from the seeded inventory: a relational resource with two vaulted snapshots, and what the errors need. */
@@ -137,7 +100,7 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
   // Query time runs on the simulated clock, which also moves with real time: leave room for a loaded machine.
   sim.ctx.state.jobsConfig.querySeconds = 120;
-  token = await tokenFor(sim.clientId, sim.clientSecret);
+  token = await tokenFor(sim);
   fx = prepareFixture();
   const state = await call('GET', '/_simulator/state', { auth: null });
   const databases = (state.body as { databases: { resourceId: string; databaseName: string }[] }).databases;
@@ -261,12 +224,7 @@ describe('POST .../snapshots/{snapshotId}/databases/query', () => {
 
   test('401 without a token, 403 without databases.query', async () => {
     expect((await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1'), auth: null })).status).toBe(401);
-    const created = await call('POST', '/_simulator/credentials', {
-      body: { permissions: ['inventory.view', 'cost_explorer.view'] },
-      auth: null,
-    });
-    const { clientId, clientSecret } = created.body as { clientId: string; clientSecret: string };
-    const weak = await tokenFor(clientId, clientSecret);
+    const weak = await tokenFor(sim, ['inventory.view', 'cost_explorer.view']);
     expect((await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1'), auth: weak })).status).toBe(403);
     const id = await submit('SELECT 1');
     expect((await call('GET', statusPath(id), { auth: weak })).status).toBe(403);
@@ -438,14 +396,14 @@ describe('with a data directory', () => {
     const first = sim;
     try {
       sim = await startSimulator({ port: 0, dataDir });
-      token = await tokenFor(sim.clientId, sim.clientSecret);
+      token = await tokenFor(sim);
       const sql = 'SELECT id, email FROM customers ORDER BY id LIMIT 750';
       const id = await completed(sql);
       const before = await allRows(id, 500);
       await sim.close();
 
       sim = await startSimulator({ port: 0, dataDir });
-      token = await tokenFor(sim.clientId, sim.clientSecret);
+      token = await tokenFor(sim);
       const status = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
       expect(status.status).toBe('COMPLETED');
       expect(await allRows(id, 500)).toEqual(before);
@@ -454,7 +412,7 @@ describe('with a data directory', () => {
       await sim.close();
     } finally {
       sim = first;
-      token = await tokenFor(sim.clientId, sim.clientSecret);
+      token = await tokenFor(sim);
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

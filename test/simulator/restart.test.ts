@@ -1,31 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { call as callSimulator, tokenOf, type Method } from './helpers';
 
-async function call(
-  sim: RunningSimulator,
-  method: 'GET' | 'POST' | 'PUT',
-  path: string,
-  token?: string,
-  body?: unknown,
-) {
-  const res = await request(sim.baseUrl + path, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
-}
-
-async function tokenOf(sim: RunningSimulator, clientId: string, clientSecret: string): Promise<string> {
-  const res = await call(sim, 'POST', '/v1/token', undefined, { clientId, clientSecret });
-  expect(res.status).toBe(200);
-  return res.body.access_token as string;
+/** This suite reads named fields of the answers: their bodies as records. */
+async function call(sim: RunningSimulator, method: Method, path: string, token?: string, body?: unknown) {
+  const reply = await callSimulator(sim, method, path, { token, body });
+  return { status: reply.status, body: reply.body as Record<string, unknown> };
 }
 
 describe('simulator restart from --data-dir', () => {
@@ -35,7 +17,7 @@ describe('simulator restart from --data-dir', () => {
   it('keeps credentials, tokens, vaults, jobs and the clock across a restart', async () => {
     const first = await startSimulator({ port: 0, dataDir, seed: 7 });
     const p = `/v1/projects/${first.projectId}`;
-    let token = await tokenOf(first, first.clientId, first.clientSecret);
+    let token = await tokenOf(first, { clientId: first.clientId, clientSecret: first.clientSecret });
     const extra = await call(first, 'POST', '/_simulator/credentials', undefined, {});
     const vault = await call(first, 'POST', `${p}/vaults`, token, {
       name: 'restart-vault',
@@ -71,8 +53,11 @@ describe('simulator restart from --data-dir', () => {
           })
         ).status,
       ).toBe(404);
-      token = await tokenOf(second, first.clientId, rotated.body.clientSecret as string);
-      await tokenOf(second, extra.body.clientId as string, extra.body.clientSecret as string);
+      token = await tokenOf(second, { clientId: first.clientId, clientSecret: rotated.body.clientSecret as string });
+      await tokenOf(second, {
+        clientId: extra.body.clientId as string,
+        clientSecret: extra.body.clientSecret as string,
+      });
       const jobAfter = await call(second, 'GET', `${p}/backup-jobs/${job.body.jobId as string}`, token);
       expect(jobAfter.status).toBe(200);
       const after = await call(second, 'GET', '/_simulator/state');

@@ -1,9 +1,9 @@
 // Conformance of the vault endpoints (spec 2.4, 4.5), over raw HTTP.
-import { request } from 'undici';
 import { VaultBody, VaultPage, type Vault } from '../../api';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { SEEDED_REGIONS, vaultsInRegion } from '../../simulator/routes/vaults';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { allPages, errorOf, okBody, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -12,37 +12,7 @@ let viewer: string;
 /** Holds everything but inventory.view and vaults.manage. */
 let unprivileged: string;
 
-interface Reply {
-  status: number;
-  body: unknown;
-}
-
-async function call(
-  method: 'GET' | 'POST' | 'PATCH',
-  path: string,
-  opts: { body?: unknown; auth?: string | null } = {},
-): Promise<Reply> {
-  const auth = opts.auth === undefined ? token : opts.auth;
-  const res = await request(`${sim.baseUrl}${path}`, {
-    method,
-    headers: {
-      ...(auth ? { authorization: `Bearer ${auth}` } : {}),
-      ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
-
-async function tokenWith(permissions: readonly string[]): Promise<string> {
-  const created = await call('POST', '/_simulator/credentials', { body: { permissions }, auth: null });
-  const res = await call('POST', '/v1/token', { body: created.body, auth: null });
-  return (res.body as { access_token: string }).access_token;
-}
-
-const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const call = suiteCall(() => ({ sim, token }));
 const vaults = () => `/v1/projects/${sim.projectId}/vaults`;
 
 async function listAll(): Promise<Vault[]> {
@@ -58,10 +28,12 @@ async function create(name: string, region: string, encryptionKey?: string): Pro
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
-  const res = await call('POST', '/v1/token', { body: { clientId: sim.clientId, clientSecret: sim.clientSecret } });
-  token = (res.body as { access_token: string }).access_token;
-  viewer = await tokenWith(['inventory.view']);
-  unprivileged = await tokenWith(ALL_PERMISSIONS.filter((p) => p !== 'inventory.view' && p !== 'vaults.manage'));
+  token = await tokenFor(sim);
+  viewer = await tokenFor(sim, ['inventory.view']);
+  unprivileged = await tokenFor(
+    sim,
+    ALL_PERMISSIONS.filter((p) => p !== 'inventory.view' && p !== 'vaults.manage'),
+  );
 });
 
 afterAll(async () => {
@@ -151,7 +123,7 @@ describe('get', () => {
     expect((await call('GET', `/v1/projects/${UNKNOWN_ID}/vaults/${first.id}`)).status).toBe(404);
     expect((await call('GET', `${vaults()}/${first.id}`, { auth: null })).status).toBe(401);
     expect((await call('GET', `${vaults()}/${first.id}`, { auth: unprivileged })).status).toBe(403);
-    const manager = await tokenWith(['vaults.manage']);
+    const manager = await tokenFor(sim, ['vaults.manage']);
     expect((await call('GET', `${vaults()}/${first.id}`, { auth: manager })).status).toBe(200);
   });
 });
@@ -187,19 +159,14 @@ describe('patch (rename)', () => {
 describe('list', () => {
   test('pages with pageSize and nextToken, {vaults, totalCount, nextToken}', async () => {
     const all = await listAll();
-    const seen: string[] = [];
-    let next: string | null | undefined;
-    do {
-      const q = `?pageSize=3${next ? `&pageToken=${encodeURIComponent(next)}` : ''}`;
-      const res = await call('POST', `${vaults()}/list${q}`, { body: {} });
-      expect(res.status).toBe(200);
-      const page = VaultPage.parse(res.body);
+    const pages = await allPages(3, async (q) =>
+      okBody(await call('POST', `${vaults()}/list${q}`, { body: {} }), VaultPage),
+    );
+    for (const page of pages) {
       expect(page.vaults.length).toBeLessThanOrEqual(3);
       expect(page.totalCount).toBe(all.length);
-      seen.push(...page.vaults.map((v) => v.id));
-      next = page.nextToken;
-    } while (next);
-    expect(seen).toEqual(all.map((v) => v.id));
+    }
+    expect(pages.flatMap((page) => page.vaults.map((v) => v.id))).toEqual(all.map((v) => v.id));
   });
 
   test('400 for a bad pageSize; 404 unknown project; 401; 403', async () => {
