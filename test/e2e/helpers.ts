@@ -23,6 +23,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
 import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { recordHistories } from './record-histories';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Captured output: everything the worker logs (through the Runtime logger) and everything the tests print.
@@ -157,6 +158,8 @@ export function restoreSuite(jobs: Partial<JobsConfig>, ready: (fx: E2E, target:
 export async function teardownE2E(fx: E2E | undefined): Promise<void> {
   if (!fx) return;
   await fx.worker.stop().catch(() => undefined);
+  // Before the server stops: its histories go with it.
+  await recordHistories(fx.env.client);
   await fx.proxy.close();
   await fx.sim.close();
   await closeHttpPools();

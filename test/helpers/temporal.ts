@@ -71,7 +71,7 @@ export function temporalTestServerPath(): string | undefined {
 const LOG_LEVELS: readonly string[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] satisfies LogLevel[];
 
 // Worker state changes at INFO would bury test output; TEMPORAL_TEST_LOG_LEVEL=INFO brings them back.
-function installQuietRuntime(): void {
+export function installQuietRuntime(): void {
   const wanted = process.env.TEMPORAL_TEST_LOG_LEVEL ?? 'WARN';
   const level = (LOG_LEVELS.includes(wanted) ? wanted : 'WARN') as LogLevel;
   try {

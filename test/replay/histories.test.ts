@@ -1,0 +1,61 @@
+// Approvals wait for days, so runs started on older code meet today's workflow code: every recorded history
+// (test/fixtures/histories, from `npm run histories:record`) must replay on it. No Temporal server is needed.
+// A failure here means the change needs `patched()`: see "Changing a workflow safely" in the README.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { RUNBOOK_NAMES } from '../../runbooks/registry';
+import { bundleWorkflows, installQuietRuntime } from '../helpers/temporal';
+
+const HISTORIES_DIR = join(__dirname, '..', 'fixtures', 'histories');
+
+interface Recorded {
+  file: string;
+  history: History;
+  workflowType: string;
+}
+
+function loadHistories(): Recorded[] {
+  const files = readdirSync(HISTORIES_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
+  return files.map((file) => {
+    const history = historyFromJSON(JSON.parse(readFileSync(join(HISTORIES_DIR, file), 'utf8')));
+    const workflowType = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+    if (!workflowType) throw new Error(`${file} does not start with WorkflowExecutionStarted`);
+    return { file, history, workflowType };
+  });
+}
+
+let recorded: Recorded[];
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  installQuietRuntime();
+  recorded = loadHistories();
+  bundle = await bundleWorkflows(require.resolve('../../runbooks/workflows'));
+});
+
+test('the fixture folder holds recorded histories', () => {
+  expect(recorded.length).toBeGreaterThan(0);
+});
+
+test('every runbook in the registry has a recorded history', () => {
+  const recordedTypes = new Set(recorded.map((r) => r.workflowType));
+  expect(RUNBOOK_NAMES.filter((name) => !recordedTypes.has(name))).toEqual([]);
+});
+
+test('every recorded history replays on the current workflow code', async () => {
+  expect(recorded.length).toBeGreaterThan(0);
+  // The file name stands in for the workflow ID, so that a failure names its fixture.
+  const histories = recorded.map(({ file, history }) => ({ workflowId: file, history }));
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
+    replayed += 1;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
+  }
+  expect(failures).toEqual([]);
+  expect(replayed).toBe(recorded.length);
+});
