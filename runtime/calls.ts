@@ -45,16 +45,25 @@ export function typedCalls<T extends object>(calls: T): T {
  */
 export const CRASH_DETECTION = '10 seconds';
 
-/** Calls to the service: retried on throttling, 5xx and network errors; typed client errors stop at once. */
-export function serviceCalls<A extends object>(): ActivityInterfaceFor<A> {
+/**
+ * Calls retried with backoff (1 s doubling to a minute) up to `maximumAttempts`, on throttling, 5xx and network
+ * errors; typed client errors stop at once. Each attempt may run `startToCloseTimeout`.
+ */
+export function retriedCalls<A extends object>(
+  startToCloseTimeout: string,
+  maximumAttempts: number,
+): ActivityInterfaceFor<A> {
   return typedCalls(
     proxyActivities<A>({
-      startToCloseTimeout: '5 minutes',
+      startToCloseTimeout,
       heartbeatTimeout: CRASH_DETECTION,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts },
     }),
   );
 }
+
+/** Calls to the service. */
+export const serviceCalls = <A extends object>() => retriedCalls<A>('5 minutes', 10);
 
 /**
  * Waits that cost nothing: each attempt is one check, a "not yet" failure lets the retry policy schedule the next,
@@ -91,12 +100,4 @@ export function peekCalls<A extends object>(): LocalActivityInterfaceFor<A> {
 }
 
 /** Long work inside one activity that heartbeats (exports, query polling); a crash resumes from the last beat. */
-export function heartbeatingCalls<A extends object>(): ActivityInterfaceFor<A> {
-  return typedCalls(
-    proxyActivities<A>({
-      startToCloseTimeout: '2 hours',
-      heartbeatTimeout: CRASH_DETECTION,
-      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
-    }),
-  );
-}
+export const heartbeatingCalls = <A extends object>() => retriedCalls<A>('2 hours', 20);

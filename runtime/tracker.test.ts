@@ -2,10 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { activityInfo } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { nudgeSignal } from '../contracts';
+import { ONE_LOOK_AT_A_TIME } from './tracker';
 import type { JobActivities, WaitInput } from '../test/fixtures/tracker-workflows';
-import { waitForJob } from '../test/fixtures/tracker-workflows';
+import { waitForJob, waitForJobs } from '../test/fixtures/tracker-workflows';
 import { createWorker, startTimeSkippingEnv } from '../test/helpers/temporal';
 import { notYet } from './failures';
 
@@ -39,6 +41,8 @@ function deferred(): Deferred {
 }
 
 const jobs = new Map<string, Job>();
+let looking = 0;
+let mostLooksAtOnce = 0;
 
 function job(jobId: string): Job {
   const found = jobs.get(jobId);
@@ -66,9 +70,15 @@ const activities: JobActivities = {
     const state = job(jobId);
     state.peeks += 1;
     state.firstPeek.resolve();
+    looking += 1;
+    mostLooksAtOnce = Math.max(mostLooksAtOnce, looking);
+    // Long enough for a second look to start meanwhile, were looks not kept apart.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    looking -= 1;
     if (state.peekAnswer !== undefined) return `peeked: ${state.peekAnswer}`;
     throw notYet(`job ${jobId} is running`);
   },
+  async noteDone() {},
 };
 
 let env: TestWorkflowEnvironment;
@@ -190,4 +200,40 @@ test('time skipping moves through a twelve-hour poll without waiting for it', as
     'activityTaskStarted',
     'activityTaskCompleted',
   ]);
+});
+
+test('lanes nudged at once look one after another, and the run replays', async () => {
+  const lanes = [newJob({ peekAnswer: 'one' }), newJob({ peekAnswer: 'two' })];
+  mostLooksAtOnce = 0;
+  const worker = await createWorker(env, {
+    workflowsPath: require.resolve('../test/fixtures/tracker-workflows'),
+    activities,
+  });
+  const { result, history } = await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(waitForJobs, {
+      args: [lanes.map(([jobId]) => jobId)],
+      taskQueue: worker.options.taskQueue,
+      workflowId: `wait-lanes-${randomUUID()}`,
+    });
+    await Promise.all(lanes.map(([, state]) => state.firstPoll.promise));
+    await handle.signal(nudgeSignal);
+    return { result: await handle.result(), history: await handle.fetchHistory() };
+  });
+
+  expect(result).toEqual(['peeked: one', 'peeked: two']);
+  expect(lanes.map(([, state]) => state.peeks)).toEqual([1, 1]);
+  expect(mostLooksAtOnce).toBe(1);
+  // The second look waited for the first: the run says so with the patch's marker, so old runs replay as they ran.
+  const patchIds = (history.events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_patch' ? marker.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+  });
+  expect(patchIds).toEqual([ONE_LOOK_AT_A_TIME]);
+  await expect(
+    Worker.runReplayHistory(
+      { workflowsPath: require.resolve('../test/fixtures/tracker-workflows'), replayName: 'lanes' },
+      history,
+    ),
+  ).resolves.toBeUndefined();
 });

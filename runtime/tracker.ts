@@ -1,5 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { CancellationScope, condition, isCancellation, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { z } from 'zod';
 import {
   FailureType,
@@ -12,6 +19,9 @@ import {
   type RunbookStatus,
 } from '../contracts';
 import { issueField, issueMessage, issuesInOrder } from './input-rules';
+
+/** The patch that makes nudged looks wait for each other (see `RunbookTracker.look`). */
+export const ONE_LOOK_AT_A_TIME = 'one-look-at-a-time';
 
 /** Validates a runbook's input; a bad one fails the run at once, naming the field. */
 export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.output<T> {
@@ -31,6 +41,8 @@ export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.outp
 export class RunbookTracker {
   private status: RunbookStatus;
   private nudges = 0;
+  /** The look in flight, when one is (see `look`). */
+  private looking: Promise<unknown> | undefined;
 
   constructor(runbook: string, options: { resource?: string; now?: () => Date } = {}) {
     this.now = options.now ?? (() => new Date());
@@ -63,9 +75,9 @@ export class RunbookTracker {
   }
 
   /**
-   * Waits with `poll` (a waiting activity); each `nudge` signal takes one extra look with `peek` (a local activity).
-   * When the look finds the answer the poll is cancelled; when it does not, the poll goes on untouched. A nudge thus
-   * costs a signal, a workflow task and a marker, and polling itself adds nothing to history.
+   * Waits with `poll` (a waiting activity); each `nudge` signal takes one extra look with `peek` (one activity, no
+   * retry). When the look finds the answer the poll is cancelled; when it does not, the poll goes on untouched. A nudge
+   * thus costs a signal, a workflow task and one activity, and polling itself adds nothing to history.
    */
   async waitNudgeable<T>(poll: () => Promise<T>, peek: () => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
@@ -77,7 +89,7 @@ export class RunbookTracker {
         condition(() => this.nudges > seen).then(() => undefined),
       ]);
       if (polled) return polled.value;
-      const peeked = await peek().then(
+      const peeked = await this.look(peek).then(
         (value) => ({ value }),
         (err: unknown) => {
           if (isCancellation(err)) throw err;
@@ -90,6 +102,23 @@ export class RunbookTracker {
         polling.catch(() => undefined);
         return peeked.value;
       }
+    }
+  }
+  /**
+   * Takes one look, after any look still in flight. Looks taken at once (a drill's lanes, nudged together) resolved
+   * in one activation on replay but in several when they ran, so their lanes' commands were replayed in another order.
+   * One at a time, each look resolves alone. Runs that looked at once before this replay as they ran.
+   */
+  private async look<T>(peek: () => Promise<T>): Promise<T> {
+    if (this.looking !== undefined && patched(ONE_LOOK_AT_A_TIME)) {
+      while (this.looking !== undefined) await this.looking.catch(() => undefined);
+    }
+    const current = peek();
+    this.looking = current;
+    try {
+      return await current;
+    } finally {
+      if (this.looking === current) this.looking = undefined;
     }
   }
 }

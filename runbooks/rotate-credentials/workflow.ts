@@ -1,19 +1,12 @@
-import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RotationResult } from './activities';
-import { CRASH_DETECTION, typedCalls } from '../../runtime/calls';
+import { retriedCalls } from '../../runtime/calls';
 import { parseInput, RunbookTracker } from '../../runtime/tracker';
 import { RotateCredentialsInput } from './contract';
 
 // Retried: the credentials file holds a token from before the rotation (valid for up to 12 h), so a retry after a
 // lost answer or a failed write rotates again with it. The retries stop well within those 12 hours.
-const rotation = typedCalls(
-  proxyActivities<Activities>({
-    startToCloseTimeout: '2 minutes',
-    heartbeatTimeout: CRASH_DETECTION,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
-  }),
-);
+const rotation = retriedCalls<Activities>('2 minutes', 20);
 
 /**
  * Rotates the worker's own API secret: hold a token, rotate, store the new secret (0600, atomically), prove it works,

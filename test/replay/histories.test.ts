@@ -16,8 +16,9 @@ interface Recorded {
   workflowType: string;
 }
 
+/** The histories of this code (the folder) and of earlier code (its subfolders), named by their path inside it. */
 function loadHistories(): Recorded[] {
-  const files = readdirSync(HISTORIES_DIR)
+  const files = readdirSync(HISTORIES_DIR, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.json'))
     .sort();
   return files.map((file) => {
@@ -41,8 +42,8 @@ test('the fixture folder holds recorded histories', () => {
   expect(recorded.length).toBeGreaterThan(0);
 });
 
-test('every runbook in the registry has a recorded history', () => {
-  const recordedTypes = new Set(recorded.map((r) => r.workflowType));
+test('every runbook in the registry has a history recorded from this code', () => {
+  const recordedTypes = new Set(recorded.filter((r) => !r.file.includes('/')).map((r) => r.workflowType));
   expect(RUNBOOK_NAMES.filter((name) => !recordedTypes.has(name))).toEqual([]);
 });
 

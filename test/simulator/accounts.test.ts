@@ -8,24 +8,15 @@ import {
   type SourceAccount,
 } from '../../api';
 import type { SimOptions } from '../../simulator/context';
-import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { accountsModule, connectedSourceAccounts } from '../../simulator/routes/accounts';
 import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { createState } from '../../simulator/state';
-import { allPages, errorOf, expectAuthRefusals, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
+import { allPages, errorOf, expectAuthRefusals, type Reply, UNKNOWN_ID, managementSuite } from './helpers';
 
-let sim: RunningSimulator;
-let token: string;
-/** Holds inventory.view only: reads work, writes are 403. */
-let viewer: string;
-/** Holds everything but inventory.view and source_accounts.manage. */
-let unprivileged: string;
-
-const call = suiteCall(() => ({ sim, token }));
-const accounts = () => `/v1/projects/${sim.projectId}/source-accounts`;
-const restoreAccounts = () => `/v1/projects/${sim.projectId}/restore-accounts`;
+const { suite, call } = managementSuite('source_accounts.manage');
+const accounts = () => `/v1/projects/${suite.sim.projectId}/source-accounts`;
+const restoreAccounts = () => `/v1/projects/${suite.sim.projectId}/restore-accounts`;
 
 /**
  * GET of one account: 200 for a viewer (the reply, returned), 404 for an unknown account or project, 401 without a
@@ -33,11 +24,11 @@ const restoreAccounts = () => `/v1/projects/${sim.projectId}/restore-accounts`;
  */
 async function expectGetAnswers(kind: 'source-accounts' | 'restore-accounts', id: string): Promise<Reply> {
   const path = (projectId: string, accountId: string) => `/v1/projects/${projectId}/${kind}/${accountId}`;
-  const res = await call('GET', path(sim.projectId, id), { auth: viewer });
+  const res = await call('GET', path(suite.sim.projectId, id), { auth: suite.viewer });
   expect(res.status).toBe(200);
-  expect((await call('GET', path(sim.projectId, UNKNOWN_ID))).status).toBe(404);
+  expect((await call('GET', path(suite.sim.projectId, UNKNOWN_ID))).status).toBe(404);
   expect((await call('GET', path(UNKNOWN_ID, id))).status).toBe(404);
-  await expectAuthRefusals(call, 'GET', path(sim.projectId, id), unprivileged);
+  await expectAuthRefusals(call, 'GET', path(suite.sim.projectId, id), suite.unprivileged);
   return res;
 }
 
@@ -77,25 +68,11 @@ function resource(id: string, account: SourceAccount, eonSnapshotCount: number):
   };
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0 });
-  token = await tokenFor(sim);
-  viewer = await tokenFor(sim, ['inventory.view']);
-  unprivileged = await tokenFor(
-    sim,
-    ALL_PERMISSIONS.filter((p) => p !== 'inventory.view' && p !== 'source_accounts.manage'),
-  );
-});
-
-afterAll(async () => {
-  await sim?.close();
-});
-
 describe('seeded accounts', () => {
   test('a connected source account per provider A, B and C, and one with insufficient permissions', async () => {
     const all = await listAll();
     for (const provider of ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C']) {
-      expect(connectedSourceAccounts(sim.ctx.state, provider).length).toBeGreaterThanOrEqual(1);
+      expect(connectedSourceAccounts(suite.sim.ctx.state, provider).length).toBeGreaterThanOrEqual(1);
       expect(all.some((a) => a.status === 'CONNECTED' && a.sourceAccountAttributes.cloudProvider === provider)).toBe(
         true,
       );
@@ -137,7 +114,7 @@ describe('connect', () => {
       'warehouse-prod-77',
     ],
   ])('%s: 200 {sourceAccount} CONNECTED, with the provider account ID from its attributes', async (_p, attrs, id) => {
-    const before = sim.ctx.clock.now();
+    const before = suite.sim.ctx.clock.now();
     const account = await connect({ name: `acct-${id}`, sourceAccountAttributes: attrs });
     expect(account).toMatchObject({
       providerAccountId: id,
@@ -195,7 +172,7 @@ describe('connect', () => {
   test('401 without a token, 403 without source_accounts.manage, 404 unknown project', async () => {
     const body = { sourceAccountAttributes: attrsA(freshAccountId()) };
     expect((await call('POST', accounts(), { body, auth: null })).status).toBe(401);
-    expect((await call('POST', accounts(), { body, auth: viewer })).status).toBe(403);
+    expect((await call('POST', accounts(), { body, auth: suite.viewer })).status).toBe(403);
     expect((await call('POST', `/v1/projects/${UNKNOWN_ID}/source-accounts`, { body })).status).toBe(404);
   });
 });
@@ -253,19 +230,23 @@ describe('patch', () => {
     const body = { name: 'x' };
     expect((await call('PATCH', `${accounts()}/${UNKNOWN_ID}`, { body })).status).toBe(404);
     expect((await call('PATCH', `${accounts()}/${first?.id}`, { body, auth: null })).status).toBe(401);
-    expect((await call('PATCH', `${accounts()}/${first?.id}`, { body, auth: viewer })).status).toBe(403);
+    expect((await call('PATCH', `${accounts()}/${first?.id}`, { body, auth: suite.viewer })).status).toBe(403);
   });
 });
 
 describe('disconnect, reconnect and delete', () => {
   test('disconnect keeps resources with snapshots as DISCONNECTED and drops the rest; reconnect', async () => {
     const account = await connect({ sourceAccountAttributes: attrsA(freshAccountId()) });
-    const state = sim.ctx.state;
+    const state = suite.sim.ctx.state;
     const counted = resource('res-counted', account, 3);
     const listed = resource('res-listed', account, 0);
     const bare = resource('res-bare', account, 0);
     for (const r of [counted, listed, bare]) state.resources[r.id] = { resource: r, sourceAccountId: account.id };
-    state.snapshots['snap-listed'] = { id: 'snap-listed', createdTime: sim.ctx.clock.iso(), resourceId: listed.id };
+    state.snapshots['snap-listed'] = {
+      id: 'snap-listed',
+      createdTime: suite.sim.ctx.clock.iso(),
+      resourceId: listed.id,
+    };
 
     const res = await call('POST', `${accounts()}/${account.id}/disconnect`);
     expect(res.status).toBe(200);
@@ -311,10 +292,10 @@ describe('disconnect, reconnect and delete', () => {
     for (const verb of ['disconnect', 'reconnect']) {
       expect((await call('POST', `${accounts()}/${UNKNOWN_ID}/${verb}`)).status).toBe(404);
       expect((await call('POST', `${accounts()}/${UNKNOWN_ID}/${verb}`, { auth: null })).status).toBe(401);
-      expect((await call('POST', `${accounts()}/${UNKNOWN_ID}/${verb}`, { auth: viewer })).status).toBe(403);
+      expect((await call('POST', `${accounts()}/${UNKNOWN_ID}/${verb}`, { auth: suite.viewer })).status).toBe(403);
     }
     expect((await call('DELETE', `${accounts()}/${UNKNOWN_ID}`, { auth: null })).status).toBe(401);
-    expect((await call('DELETE', `${accounts()}/${UNKNOWN_ID}`, { auth: viewer })).status).toBe(403);
+    expect((await call('DELETE', `${accounts()}/${UNKNOWN_ID}`, { auth: suite.viewer })).status).toBe(403);
   });
 });
 
@@ -382,13 +363,13 @@ describe('list', () => {
     expect(errorOf(sort)).toContain('body.sorts.0.field');
     expect((await call('POST', `${accounts()}/list?pageSize=0`)).status).toBe(400);
     expect((await call('POST', `${accounts()}/list`, { auth: null })).status).toBe(401);
-    expect((await call('POST', `${accounts()}/list`, { auth: unprivileged })).status).toBe(403);
+    expect((await call('POST', `${accounts()}/list`, { auth: suite.unprivileged })).status).toBe(403);
   });
 });
 
 describe('restore accounts', () => {
   test('list: seeded accounts of providers A, B and C, one not allowed to restore', async () => {
-    const res = await call('POST', `${restoreAccounts()}/list`, { body: {}, auth: viewer });
+    const res = await call('POST', `${restoreAccounts()}/list`, { body: {}, auth: suite.viewer });
     expect(res.status).toBe(200);
     const page = RestoreAccountPage.parse(res.body);
     expect(page.accounts.length).toBeGreaterThanOrEqual(3);
@@ -420,6 +401,6 @@ describe('restore accounts', () => {
     const res = await expectGetAnswers('restore-accounts', first.id);
     expect(RestoreAccountBody.parse(res.body).restoreAccount).toEqual(first);
     expect((await call('POST', `${restoreAccounts()}/list`, { auth: null })).status).toBe(401);
-    expect((await call('POST', `${restoreAccounts()}/list`, { auth: unprivileged })).status).toBe(403);
+    expect((await call('POST', `${restoreAccounts()}/list`, { auth: suite.unprivileged })).status).toBe(403);
   });
 });

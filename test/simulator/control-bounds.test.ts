@@ -1,14 +1,13 @@
 // The control API bounds its inputs: every body is a strict object, numbers have limits, and a refused call changes
 // nothing (the clock, the jobs configuration, the policies).
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { control, errorOf, stateOf, tokenFor, type Method } from './helpers';
+import { type RunningSimulator } from '../../simulator/server';
+import { control, errorOf, type Method, simulatorForSuite, stateOf, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 9 });
+simulatorForSuite({ seed: 9 }, (started) => {
+  sim = started;
 });
-afterAll(() => sim.close());
 
 const policy = {
   operations: ['MPA_OPERATION_RESTORE_RESOURCE'],

@@ -1,7 +1,7 @@
 // Conformance of POST /v1/cost-data (spec 2.8, 4.8), over raw HTTP.
 import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, errorOf, suiteCall, tokenFor } from './helpers';
+import { type RunningSimulator } from '../../simulator/server';
+import { allPages, errorOf, simulatorForSuite, suiteCall, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -37,13 +37,8 @@ function expectClose(actual: number, expected: number) {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(Math.abs(expected) * 1e-9 + 1e-9);
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0 });
-  token = await tokenFor(sim);
-});
-
-afterAll(async () => {
-  await sim?.close();
+simulatorForSuite({}, (started, bootstrap) => {
+  [sim, token] = [started, bootstrap];
 });
 
 describe('POST /v1/cost-data', () => {

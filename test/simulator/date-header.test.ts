@@ -1,15 +1,13 @@
 // Every answer carries the service's clock in its `Date` header, so that a client can measure time windows on it.
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { call, control, projectPath, tokenFor, type Reply } from './helpers';
+import { type RunningSimulator } from '../../simulator/server';
+import { call, control, projectPath, type Reply, simulatorForSuite, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 11 });
-  token = await tokenFor(sim);
+simulatorForSuite({ seed: 11 }, (started, bootstrap) => {
+  [sim, token] = [started, bootstrap];
 });
-afterAll(() => sim.close());
 
 const HTTP_DATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;

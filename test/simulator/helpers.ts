@@ -1,7 +1,8 @@
 // Raw-HTTP helpers for the simulator's conformance tests: a call, a token, the control API.
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'undici';
-import type { RunningSimulator } from '../../simulator/server';
+import { ALL_PERMISSIONS } from '../../simulator/permissions';
+import { startSimulator, type RunningSimulator, type StartOptions } from '../../simulator/server';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -136,4 +137,51 @@ export const errorOf = (reply: Reply) => (reply.body as { error?: string } | und
 export function stateOf(sim: RunningSimulator): unknown {
   const { tokens: _tokens, ...rest } = sim.ctx.state;
   return structuredClone(rest);
+}
+
+/**
+ * Starts a simulator before the suite and closes it after; `ready` receives it with a token of the bootstrap
+ * credentials, and may prepare more (tokens, fixtures).
+ */
+export function simulatorForSuite(
+  options: Partial<StartOptions>,
+  ready: (sim: RunningSimulator, token: string) => unknown,
+): void {
+  let sim: RunningSimulator | undefined;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, ...options });
+    await ready(sim, await tokenFor(sim));
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+}
+
+/** A token for new credentials holding every permission but `excluded`. */
+export function tokenWithout(sim: RunningSimulator, excluded: readonly string[]): Promise<string> {
+  return tokenFor(
+    sim,
+    ALL_PERMISSIONS.filter((p) => !excluded.includes(p)),
+  );
+}
+
+/** What a suite over resources that one permission manages holds once the simulator runs. */
+export interface ManagementSuite {
+  sim: RunningSimulator;
+  /** The bootstrap credentials: every permission. */
+  token: string;
+  /** Holds inventory.view only: reads work, writes are 403. */
+  viewer: string;
+  /** Holds everything but inventory.view and the managing permission. */
+  unprivileged: string;
+}
+
+/** A simulator for the suite, with the tokens that tell reading, managing and neither apart, and a call with them. */
+export function managementSuite(permission: string) {
+  const suite = {} as ManagementSuite;
+  simulatorForSuite({}, async (sim, token) => {
+    const viewer = await tokenFor(sim, ['inventory.view']);
+    Object.assign(suite, { sim, token, viewer, unprivileged: await tokenWithout(sim, ['inventory.view', permission]) });
+  });
+  return { suite, call: suiteCall(() => suite) };
 }

@@ -1,8 +1,18 @@
 // Conformance of roles, permissions, identity providers and IdP groups (spec 4.2, facts §7), over raw HTTP.
 import { IdpGroupBody, IdpGroupPage, IdpPage, PermissionList, RoleBody, RolePage, type Role } from '../../api';
 import { PERMISSIONS } from '../../simulator/permissions';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, errorOf, expectAuthRefusals, okBody, suiteCall, tokenFor, UNKNOWN_ID, type Method } from './helpers';
+import { type RunningSimulator } from '../../simulator/server';
+import {
+  allPages,
+  errorOf,
+  expectAuthRefusals,
+  type Method,
+  okBody,
+  simulatorForSuite,
+  suiteCall,
+  tokenWithout,
+  UNKNOWN_ID,
+} from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -30,15 +40,9 @@ async function firstIdpId(): Promise<string> {
   return idp.id;
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0 });
-  token = await tokenFor(sim);
-  const others = Object.keys(PERMISSIONS).filter((p) => p !== 'roles.manage' && p !== 'idp_groups.manage');
-  unprivileged = await tokenFor(sim, others);
-});
-
-afterAll(async () => {
-  await sim?.close();
+simulatorForSuite({}, async (started, bootstrap) => {
+  [sim, token] = [started, bootstrap];
+  unprivileged = await tokenWithout(sim, ['roles.manage', 'idp_groups.manage']);
 });
 
 describe('GET /v1/permissions', () => {

@@ -13,7 +13,15 @@ import {
 import { resourceSortKey, sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, call as callSimulator, errorOf, tokenFor, type Method, type Reply } from './helpers';
+import {
+  allPages,
+  call as callSimulator,
+  errorOf,
+  type Method,
+  type Reply,
+  simulatorForSuite,
+  tokenFor,
+} from './helpers';
 
 type Resource = InventoryResource;
 
@@ -48,15 +56,10 @@ const tagPairs = (r: Resource) => Object.entries(r.tags).map(([k, v]) => `${k}=$
 const apps = (r: Resource) => (r.classifications?.appsDetails?.apps ?? []).map((a) => a.name);
 const dataClasses = (r: Resource) => r.classifications?.dataClassesDetails?.dataClasses ?? [];
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0 });
-  token = await tokenFor(sim);
+simulatorForSuite({}, async (started, bootstrap) => {
+  [sim, token] = [started, bootstrap];
   const reply = await list({}, '?pageSize=10000');
   all = ResourcePage.parse(reply.body).resources;
-});
-
-afterAll(async () => {
-  await sim.close();
 });
 
 describe('seeded inventory', () => {

@@ -17,8 +17,8 @@ import {
 } from '../../api';
 import { sortItems } from '../../simulator/filters';
 import { resourcesOfType } from '../../simulator/seed-inventory';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, call as callSimulator, errorOf, tokenFor, type Method } from './helpers';
+import { type RunningSimulator } from '../../simulator/server';
+import { allPages, call as callSimulator, errorOf, type Method, simulatorForSuite, tokenFor } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -85,14 +85,9 @@ async function everyJob(): Promise<{ backupJobs: BackupJob[]; restoreJobs: Resto
   };
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0 });
-  token = await tokenFor(sim);
+simulatorForSuite({}, (started, bootstrap) => {
+  [sim, token] = [started, bootstrap];
   pool = [...resourcesOfType(sim.ctx.state, 'PA_VM'), ...resourcesOfType(sim.ctx.state, 'PC_VM')];
-});
-
-afterAll(async () => {
-  await sim.close();
 });
 
 // Every test starts with the default timing, no configured outcome, no job still running and a fresh token.

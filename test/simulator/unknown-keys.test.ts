@@ -1,16 +1,14 @@
 // Every service request body is a strict object: an unknown key is a 400 naming it, and nothing changes.
 import { ResourceBody } from '../../api';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { call, errorOf, projectPath, stateOf, tokenFor, type Method } from './helpers';
+import { type RunningSimulator } from '../../simulator/server';
+import { call, errorOf, type Method, projectPath, simulatorForSuite, stateOf } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 3 });
-  token = await tokenFor(sim);
+simulatorForSuite({ seed: 3 }, (started, bootstrap) => {
+  [sim, token] = [started, bootstrap];
 });
-afterAll(() => sim.close());
 
 interface Case {
   name: string;

@@ -1,19 +1,10 @@
 // Conformance of the vault endpoints (spec 2.4, 4.5), over raw HTTP.
 import { VaultBody, VaultPage, type Vault } from '../../api';
-import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { SEEDED_REGIONS, vaultsInRegion } from '../../simulator/routes/vaults';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, errorOf, okBody, suiteCall, tokenFor, UNKNOWN_ID, type Reply } from './helpers';
+import { allPages, errorOf, okBody, type Reply, tokenFor, UNKNOWN_ID, managementSuite } from './helpers';
 
-let sim: RunningSimulator;
-let token: string;
-/** Holds inventory.view only: reads work, writes are 403. */
-let viewer: string;
-/** Holds everything but inventory.view and vaults.manage. */
-let unprivileged: string;
-
-const call = suiteCall(() => ({ sim, token }));
-const vaults = () => `/v1/projects/${sim.projectId}/vaults`;
+const { suite, call } = managementSuite('vaults.manage');
+const vaults = () => `/v1/projects/${suite.sim.projectId}/vaults`;
 
 async function listAll(): Promise<Vault[]> {
   const res = await call('POST', `${vaults()}/list`, { body: {} });
@@ -26,20 +17,6 @@ async function create(name: string, region: string, encryptionKey?: string): Pro
   return call('POST', vaults(), { body: { name, region, vaultAttributes } });
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ port: 0 });
-  token = await tokenFor(sim);
-  viewer = await tokenFor(sim, ['inventory.view']);
-  unprivileged = await tokenFor(
-    sim,
-    ALL_PERMISSIONS.filter((p) => p !== 'inventory.view' && p !== 'vaults.manage'),
-  );
-});
-
-afterAll(async () => {
-  await sim?.close();
-});
-
 describe('seeded vaults', () => {
   test('a service-managed vault in every seeded region, and one under a customer key', async () => {
     const all = await listAll();
@@ -47,7 +24,7 @@ describe('seeded vaults', () => {
       for (const region of regions) {
         const managed = all.filter((v) => v.region === region && v.isManagedByEon);
         expect(managed.map((v) => v.vaultAttributes.cloudProvider)).toContain(provider);
-        expect(vaultsInRegion(sim.ctx.state, region)[0]?.isManagedByEon).toBe(true);
+        expect(vaultsInRegion(suite.sim.ctx.state, region)[0]?.isManagedByEon).toBe(true);
       }
     }
     const customer = all.filter((v) => v.vaultAttributes.providerA?.encryptionKey);
@@ -107,7 +84,7 @@ describe('create', () => {
   test('401 without a token, 403 without vaults.manage, 404 unknown project', async () => {
     const body = { name: 'v', region: 'pa-east-1', vaultAttributes: { cloudProvider: 'PROVIDER_A' } };
     expect((await call('POST', vaults(), { body, auth: null })).status).toBe(401);
-    expect((await call('POST', vaults(), { body, auth: viewer })).status).toBe(403);
+    expect((await call('POST', vaults(), { body, auth: suite.viewer })).status).toBe(403);
     expect((await call('POST', `/v1/projects/${UNKNOWN_ID}/vaults`, { body })).status).toBe(404);
   });
 });
@@ -116,14 +93,14 @@ describe('get', () => {
   test('200 {vault} (inventory.view suffices); 404 unknown vault or project; 401; 403', async () => {
     const [first] = await listAll();
     if (!first) throw new Error('no vault');
-    const res = await call('GET', `${vaults()}/${first.id}`, { auth: viewer });
+    const res = await call('GET', `${vaults()}/${first.id}`, { auth: suite.viewer });
     expect(res.status).toBe(200);
     expect(VaultBody.parse(res.body).vault).toEqual(first);
     expect((await call('GET', `${vaults()}/${UNKNOWN_ID}`)).status).toBe(404);
     expect((await call('GET', `/v1/projects/${UNKNOWN_ID}/vaults/${first.id}`)).status).toBe(404);
     expect((await call('GET', `${vaults()}/${first.id}`, { auth: null })).status).toBe(401);
-    expect((await call('GET', `${vaults()}/${first.id}`, { auth: unprivileged })).status).toBe(403);
-    const manager = await tokenFor(sim, ['vaults.manage']);
+    expect((await call('GET', `${vaults()}/${first.id}`, { auth: suite.unprivileged })).status).toBe(403);
+    const manager = await tokenFor(suite.sim, ['vaults.manage']);
     expect((await call('GET', `${vaults()}/${first.id}`, { auth: manager })).status).toBe(200);
   });
 });
@@ -152,7 +129,7 @@ describe('patch (rename)', () => {
       (await call('PATCH', `/v1/projects/${UNKNOWN_ID}/vaults/${first?.id}`, { body: { name: 'x' } })).status,
     ).toBe(404);
     expect((await call('PATCH', path, { body: { name: 'x' }, auth: null })).status).toBe(401);
-    expect((await call('PATCH', path, { body: { name: 'x' }, auth: viewer })).status).toBe(403);
+    expect((await call('PATCH', path, { body: { name: 'x' }, auth: suite.viewer })).status).toBe(403);
   });
 });
 
@@ -175,6 +152,6 @@ describe('list', () => {
     expect(errorOf(bad)).toContain('query.pageSize');
     expect((await call('POST', `/v1/projects/${UNKNOWN_ID}/vaults/list`)).status).toBe(404);
     expect((await call('POST', `${vaults()}/list`, { auth: null })).status).toBe(401);
-    expect((await call('POST', `${vaults()}/list`, { auth: unprivileged })).status).toBe(403);
+    expect((await call('POST', `${vaults()}/list`, { auth: suite.unprivileged })).status).toBe(403);
   });
 });
