@@ -3,6 +3,7 @@ import type { TokenProvider } from './auth';
 import { errorForStatus, InvalidResponseError, UnexpectedStatusError } from './errors';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http';
 import { ErrorBody } from './schemas';
+import { issueField } from './validate';
 
 export interface Call<S extends z.ZodType> extends HttpRequest {
   /** Statuses that count as success, each decoded with `schema`. */
@@ -36,7 +37,7 @@ export class ServiceCaller {
       const issue = decoded.error.issues[0];
       throw new InvalidResponseError(
         { method: call.method, path: call.path, status: res.status },
-        `${(issue?.path ?? []).join('.') || 'body'}: ${issue?.message ?? 'invalid'}`,
+        issue ? `${issueField(issue, 'body')}: ${issue.message}` : 'body: invalid',
       );
     }
     return { status: res.status, data: decoded.data };

@@ -159,14 +159,6 @@ export const MPA_STATUSES = [
   'DISCARDED',
 ] as const;
 export type MpaStatus = (typeof MPA_STATUSES)[number];
-const MPA_OPEN_STATUSES: readonly MpaStatus[] = [
-  'MPA_REQUEST_STATUS_UNSPECIFIED',
-  'CREATED',
-  'PENDING_APPROVAL',
-  'APPROVED',
-];
-/** Statuses after which nothing more can happen to a request: all but the open ones. */
-export const MPA_TERMINAL_STATUSES: readonly MpaStatus[] = MPA_STATUSES.filter((s) => !MPA_OPEN_STATUSES.includes(s));
 
 export const MPA_SUBMIT_ACTIONS = ['MPA_SUBMIT_ACTION_UNSPECIFIED', 'CONFIRM', 'DISCARD'] as const;
 export const MpaSubmitActionInput = requestEnum(MPA_SUBMIT_ACTIONS, ['MPA_SUBMIT_ACTION_UNSPECIFIED']);
@@ -199,7 +191,6 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const JobStatusInput = requestEnum(JOB_STATUSES, ['JOB_UNSPECIFIED']);
 /** Older servers spell the canceled status with two Ls; both mean the same. */
 export const JOB_CANCELED_SPELLINGS = ['JOB_CANCELED', 'JOB_CANCELLED'] as const;
-export const JOB_SUCCESS_STATUSES = ['JOB_COMPLETED', 'JOB_PARTIAL'] as const;
 export const JOB_ACTIVE_STATUSES = ['JOB_PENDING', 'JOB_RUNNING'] as const;
 /**
  * Known statuses that end a job: all but the unspecified and the active ones, and the older spelling of canceled. An

@@ -8,6 +8,28 @@ export function issuePath(issue: z.core.$ZodIssue): string[] {
   return path;
 }
 
+/** Unknown keys first: a misspelled key explains the "required" issue of the key it was meant to be. */
+export function issuesInOrder(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return [...issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+}
+
+/** An issue's field as a dotted path; an unknown key's path ends with the key itself (`filters.resourceTypes`). */
+export function issueField(issue: z.core.$ZodIssue, whole = 'input'): string {
+  return issuePath(issue).join('.') || whole;
+}
+
+/** An issue's message; a union's bare "Invalid input" says nothing, so what each alternative wanted is listed. */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.message;
+  const wanted = issue.errors.map((alternative) => {
+    const first = alternative[0];
+    if (!first) return 'something else';
+    const field = issueField(first);
+    return `${field === 'input' ? '' : `${field}: `}${first.message}`;
+  });
+  return `${issue.message}; it matches none of: ${wanted.join(' | ')}`;
+}
+
 /** The field and the problem of a validation error's first issue, the field prefixed with `name`. */
 export function describeIssue(error: z.ZodError, name: string): { field: string; problem: string } {
   const issue = error.issues[0];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunbookContract } from '../contracts/runbook';
 import { isRunbookName, RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../runbooks/registry';
-import { issueField, issueMessage, issuesInOrder } from '../runtime/input-rules';
+import { issueField, issueMessage, issuesInOrder } from '../api/validate';
 import { UsageError } from './errors';
 
 export { RUNBOOK_NAMES, RUNBOOKS, type RunbookName };

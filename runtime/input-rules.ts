@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { TimestampInput } from '../api/schemas/common';
-import { issuePath } from '../api/validate';
 import { QueryDestination } from '../api/schemas/queries';
 import { ObjectStorageDestination } from '../api/schemas/restore';
 
@@ -85,28 +84,6 @@ function editDistance(a: string, b: string): number {
     row = next;
   }
   return row[b.length] ?? 0;
-}
-
-/** Unknown keys first: a misspelled key explains the "required" issue of the key it was meant to be. */
-export function issuesInOrder(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  return [...issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
-}
-
-/** An issue's field as a dotted path; an unknown key's path ends with the key itself (`filters.resourceTypes`). */
-export function issueField(issue: z.core.$ZodIssue): string {
-  return issuePath(issue).join('.') || 'input';
-}
-
-/** An issue's message; a union's bare "Invalid input" says nothing, so what each alternative wanted is listed. */
-export function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue.message;
-  const wanted = issue.errors.map((alternative) => {
-    const first = alternative[0];
-    if (!first) return 'something else';
-    const field = issueField(first);
-    return `${field === 'input' ? '' : `${field}: `}${first.message}`;
-  });
-  return `${issue.message}; it matches none of: ${wanted.join(' | ')}`;
 }
 
 /** A string with something other than white space in it. */

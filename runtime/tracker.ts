@@ -18,7 +18,7 @@ import {
   type RunbookPhase,
   type RunbookStatus,
 } from '../contracts';
-import { issueField, issueMessage, issuesInOrder } from './input-rules';
+import { issueField, issueMessage, issuesInOrder } from '../api/validate';
 
 /** The patch that makes nudged looks wait for each other (see `RunbookTracker.look`). */
 export const ONE_LOOK_AT_A_TIME = 'one-look-at-a-time';

@@ -5,8 +5,6 @@ import { CredentialsLostError } from '../../runtime/credentials-file';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { calling } from '../../runtime/failures';
 
-export { writeCredentialsFile, CredentialsFile, type StoredCredentials } from '../../runtime/credentials-file';
-
 export interface RotationResult {
   clientId: string;
   /** Where the new secret was written; the secret itself never leaves the worker. */

@@ -5,14 +5,13 @@ import { collect } from '../../api/paging';
 import type * as s from '../../api/schemas';
 import {
   PROJECT_ID,
-  recordingServerForSuite,
+  clientForSuite,
   apiCredentials,
   backupJob,
   costInput,
   costRecord,
   idp,
   idpGroup,
-  makeClient,
   mpaRequest,
   parseJson,
   permission,
@@ -27,12 +26,7 @@ import {
   type JsonReply,
 } from './helpers';
 
-const server = recordingServerForSuite();
-let client: BackupServiceClient;
-
-beforeAll(() => {
-  client = makeClient(server);
-});
+const { server, client } = clientForSuite();
 
 const P = `/api/v1/projects/${PROJECT_ID}`;
 
@@ -679,7 +673,7 @@ const cases: EndpointCase[] = [
 
 test.each(cases)('$name', async (c) => {
   server.handler = () => c.reply;
-  const result = await c.call(client);
+  const result = await c.call(client());
 
   expect(result).toEqual(c.result);
   expect(server.apiRequests).toHaveLength(1);
@@ -699,7 +693,7 @@ test.each(cases)('$name', async (c) => {
 
 test('one token serves the whole suite (fetched once, cached)', async () => {
   server.reply(200, { vault: vault() });
-  await client.getVault('vault-1');
+  await client().getVault('vault-1');
   expect(server.tokenRequests).toHaveLength(0);
   expect(server.issuedTokens).toHaveLength(1);
 });
@@ -707,9 +701,9 @@ test('one token serves the whole suite (fetched once, cached)', async () => {
 test("serviceNow follows the service's clock from the Date header of its last answer", async () => {
   const serviceTime = Date.parse('2031-05-06T07:08:09Z');
   server.reply(200, { vault: vault() }, { date: new Date(serviceTime).toUTCString() });
-  await client.getVault('vault-1');
+  await client().getVault('vault-1');
   // Whole seconds, read a moment ago: within a second or two of the service's time, years from ours.
-  expect(Math.abs(client.serviceNow() - serviceTime)).toBeLessThan(2_000);
+  expect(Math.abs(client().serviceNow() - serviceTime)).toBeLessThan(2_000);
 });
 
 test('every public method of the client is exercised above', () => {

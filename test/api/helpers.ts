@@ -181,6 +181,22 @@ export function recordingServerForSuite(): RecordingServer {
   return server;
 }
 
+/** A recording server for the suite, and the client on it (made once the server listens). */
+export function clientForSuite(): { server: RecordingServer; client: () => BackupServiceClient } {
+  const server = recordingServerForSuite();
+  let client: BackupServiceClient | undefined;
+  beforeAll(() => {
+    client = makeClient(server);
+  });
+  return {
+    server,
+    client: () => {
+      if (!client) throw new Error('the suite has not started');
+      return client;
+    },
+  };
+}
+
 /** A port nothing listens on. */
 export async function closedPort(): Promise<number> {
   const server = createServer();

@@ -1,19 +1,18 @@
 // Paging through three pages with every listing, and decoding of what the client does not know: new enum values,
 // new fields, and the public dialect of the action request.
-import type { z } from 'zod';
 import type { BackupServiceClient } from '../../api/client';
+import type { z } from 'zod';
 import { collect, pages } from '../../api/paging';
 import * as s from '../../api/schemas';
 import {
   PROJECT_ID,
-  recordingServerForSuite,
+  clientForSuite,
   apiCredentials,
   backupJob,
   costInput,
   costRecord,
   idp,
   idpGroup,
-  makeClient,
   mpaRequest,
   mpaReview,
   parseJson,
@@ -29,12 +28,7 @@ import {
   type RecordedRequest,
 } from './helpers';
 
-const server = recordingServerForSuite();
-let client: BackupServiceClient;
-
-beforeAll(() => {
-  client = makeClient(server);
-});
+const { server, client } = clientForSuite();
 
 const P = `/api/v1/projects/${PROJECT_ID}`;
 // Opaque tokens with characters that must survive query encoding.
@@ -215,7 +209,7 @@ test.each(runs)('$name pages through three pages (last token $ending)', async (c
     return page ? { status: 200, json: page } : { status: 400, json: { error: `unknown token ${token}` } };
   };
 
-  const items = await collect(c.iterate(client, 2));
+  const items = await collect(c.iterate(client(), 2));
 
   expect(items).toEqual(c.expected(sent));
   const reqs = server.apiRequests;
@@ -238,13 +232,13 @@ test.each(runs)('$name pages through three pages (last token $ending)', async (c
 
 test('a starting pageToken is sent on the first request', async () => {
   server.reply(200, { roles: [role()] });
-  await collect(client.listRoles({ pageToken: 'resume-here', pageSize: 7 }));
+  await collect(client().listRoles({ pageToken: 'resume-here', pageSize: 7 }));
   expect(server.lastApi().url).toBe('/api/v1/roles/list?pageSize=7&pageToken=resume-here');
 });
 
 test('iteration is lazy: stopping after the first item asks for one page only', async () => {
   server.reply(200, { roles: [role('r1'), role('r2')], nextToken: 'more' });
-  for await (const r of client.listRoles()) {
+  for await (const r of client().listRoles()) {
     expect(r.id).toBe('r1');
     break;
   }
@@ -256,7 +250,7 @@ test('a failing page ends the iteration with its error', async () => {
     req.query.get('pageToken') === null
       ? { status: 200, json: { vaults: [vault()], nextToken: 'n2' } }
       : { status: 503, json: { error: 'down' } };
-  await expect(collect(client.listVaults())).rejects.toMatchObject({ code: 'SERVER_ERROR', status: 503 });
+  await expect(collect(client().listVaults())).rejects.toMatchObject({ code: 'SERVER_ERROR', status: 503 });
   expect(server.apiRequests).toHaveLength(2);
 });
 
@@ -286,7 +280,7 @@ describe('decoding what the client does not know', () => {
       resourceProperties: { vmB: { disks: 3 }, kvDbA: { ...resource().resourceProperties?.kvDbA, tableClass: 'IA' } },
     };
     server.reply(200, { resource: body, requestId: 'abc' });
-    const result = await client.getResource('res-1');
+    const result = await client().getResource('res-1');
 
     expect(result).toEqual(body);
     expect(result.resourceType).toBe('PE_QUANTUM_DB');
@@ -297,7 +291,7 @@ describe('decoding what the client does not know', () => {
   test('a listing page keeps unknown items fields and enum values', async () => {
     const odd = { ...resource('r9'), resourceType: 'PE_QUANTUM_DB', futureField: { x: 1 } };
     server.reply(200, { resources: [odd], totalCount: 1, nextToken: null, facets: { byType: {} } });
-    const page = await client.listResourcesPage();
+    const page = await client().listResourcesPage();
     expect(page.resources).toEqual([odd]);
     expect(page.facets).toEqual({ byType: {} });
   });
@@ -306,7 +300,7 @@ describe('decoding what the client does not know', () => {
     const job = { ...backupJob('job-1', status), futureField: { x: 1 } };
     job.jobExecutionDetails = { ...job.jobExecutionDetails, errorCode: 'QUANTUM_DECOHERENCE' };
     server.reply(200, { job });
-    const result = await client.getBackupJob('job-1');
+    const result = await client().getBackupJob('job-1');
     expect(result).toEqual(job);
     expect(result.jobExecutionDetails.status).toBe(status);
   });
@@ -315,17 +309,17 @@ describe('decoding what the client does not know', () => {
     const job = restoreJob('job-2', 'JOB_ARCHIVED');
     job.destinationDetails = { ...job.destinationDetails, cloudProvider: 'GCP', restoreResult: { bucket: 'x' } };
     server.reply(200, { job });
-    await expect(client.getRestoreJob('job-2')).resolves.toEqual(job);
+    await expect(client().getRestoreJob('job-2')).resolves.toEqual(job);
   });
 
   test('a vault on provider AWS and a source account in an unknown status decode', async () => {
     const v = { ...vault(), vaultAttributes: { cloudProvider: 'AWS', providerX: { k: 1 } } };
     server.reply(200, { vault: v });
-    await expect(client.getVault('vault-1')).resolves.toEqual(v);
+    await expect(client().getVault('vault-1')).resolves.toEqual(v);
 
     const a = { ...sourceAccount('acc-1', 'SUSPENDED'), sourceAccountAttributes: { cloudProvider: 'AZURE' } };
     server.reply(200, { sourceAccount: a });
-    await expect(client.getSourceAccount('acc-1')).resolves.toEqual(a);
+    await expect(client().getSourceAccount('acc-1')).resolves.toEqual(a);
   });
 
   test('cost records with unknown dimensions and units decode', async () => {
@@ -338,12 +332,12 @@ describe('decoding what the client does not know', () => {
       },
     ];
     server.reply(200, { records: [record], totalCount: 1 });
-    await expect(client.getCostDataPage(costInput())).resolves.toEqual({ records: [record], totalCount: 1 });
+    await expect(client().getCostDataPage(costInput())).resolves.toEqual({ records: [record], totalCount: 1 });
   });
 
   test('a query status outside the enum decodes', async () => {
     server.reply(200, { status: 'QUEUED', errorMessage: null, futureField: { x: 1 } });
-    await expect(client.getQueryStatus('q-1')).resolves.toEqual({
+    await expect(client().getQueryStatus('q-1')).resolves.toEqual({
       status: 'QUEUED',
       errorMessage: null,
       futureField: { x: 1 },
@@ -357,7 +351,7 @@ describe('decoding what the client does not know', () => {
       futureField: { x: 1 },
     };
     server.reply(200, request);
-    await expect(client.getActionRequest('req-1')).resolves.toEqual(request);
+    await expect(client().getActionRequest('req-1')).resolves.toEqual(request);
   });
 });
 
@@ -367,22 +361,22 @@ describe('action requests in both dialects', () => {
     server.reply(200, {
       mpaRequestDetail: { request, reviews: [mpaReview(), { ...mpaReview('rev-2'), decision: 'ABSTAINED' }] },
     });
-    await expect(client.getActionRequest('req-1')).resolves.toEqual(request);
+    await expect(client().getActionRequest('req-1')).resolves.toEqual(request);
   });
 
   test('the public dialect without reviews is unwrapped', async () => {
     server.reply(200, { mpaRequestDetail: { request: mpaRequest('req-1', 'PENDING_APPROVAL') } });
-    await expect(client.getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'PENDING_APPROVAL'));
+    await expect(client().getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'PENDING_APPROVAL'));
   });
 
   test('the bare MPARequest is returned as it is', async () => {
     server.reply(200, mpaRequest('req-1', 'EXECUTED'));
-    await expect(client.getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'EXECUTED'));
+    await expect(client().getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'EXECUTED'));
   });
 
   test('a body that is neither is an InvalidResponseError', async () => {
     server.reply(200, { mpaRequestDetail: { reviews: [] } });
-    await expect(client.getActionRequest('req-1')).rejects.toMatchObject({ code: 'INVALID_RESPONSE' });
+    await expect(client().getActionRequest('req-1')).rejects.toMatchObject({ code: 'INVALID_RESPONSE' });
   });
 });
 

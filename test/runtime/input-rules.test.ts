@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { issueField, issueMessage, issuesInOrder, strictDeep } from '../../runtime/input-rules';
+import { issueField, issueMessage, issuesInOrder } from '../../api/validate';
+import { strictDeep } from '../../runtime/input-rules';
 
 function firstIssue(schema: z.ZodType, value: unknown): string {
   const result = schema.safeParse(value);

@@ -12,7 +12,15 @@ import { accountsModule, connectedSourceAccounts } from '../../simulator/routes/
 import { iamModule } from '../../simulator/routes/iam';
 import { vaultsModule } from '../../simulator/routes/vaults';
 import { createState } from '../../simulator/state';
-import { allPages, errorOf, expectAuthRefusals, type Reply, UNKNOWN_ID, managementSuite } from './helpers';
+import {
+  allPages,
+  errorOf,
+  expectAuthRefusals,
+  type Reply,
+  UNKNOWN_ID,
+  managementSuite,
+  expectBadRequest,
+} from './helpers';
 
 const { suite, call } = managementSuite('source_accounts.manage');
 const accounts = () => `/v1/projects/${suite.sim.projectId}/source-accounts`;
@@ -164,9 +172,7 @@ describe('connect', () => {
       'body.sourceAccountAttributes.cloudProvider',
     ],
   ])('400 for %s, naming the field', async (_what, body, field) => {
-    const res = await call('POST', accounts(), { body });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain(field);
+    expectBadRequest(await call('POST', accounts(), { body }), field);
   });
 
   test('401 without a token, 403 without source_accounts.manage, 404 unknown project', async () => {
@@ -218,8 +224,7 @@ describe('patch', () => {
     ];
     for (const [body, message] of cases) {
       const res = await call('PATCH', path, { body });
-      expect(res.status).toBe(400);
-      expect(errorOf(res)).toContain(message);
+      expectBadRequest(res, message);
     }
     expect((await call('PATCH', path, { raw: '{"name": ' })).status).toBe(400);
     expect(SourceAccountBody.parse((await call('GET', path)).body).sourceAccount).toEqual(account);

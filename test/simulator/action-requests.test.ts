@@ -16,6 +16,7 @@ import {
   UNKNOWN_ID,
   type Credentials,
   type Reply,
+  expectBadRequest,
 } from './helpers';
 
 let sim: RunningSimulator;
@@ -270,8 +271,7 @@ describe('submit', () => {
     const req = created();
     for (const body of [{ action: 'MPA_SUBMIT_ACTION_UNSPECIFIED' }, {}]) {
       const res = await call('POST', `${mine(req.id)}/submit`, { body });
-      expect(res.status).toBe(400);
-      expect(errorOf(res)).toContain('body.action');
+      expectBadRequest(res, 'body.action');
     }
     expect((await get(req.id)).status).toBe('CREATED');
   });

@@ -1,7 +1,7 @@
 // Conformance of POST /v1/cost-data (spec 2.8, 4.8), over raw HTTP.
 import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
 import { type RunningSimulator } from '../../simulator/server';
-import { allPages, errorOf, simulatorForSuite, suiteCall, tokenFor } from './helpers';
+import { allPages, errorOf, simulatorForSuite, suiteCall, tokenFor, expectBadRequest } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -302,8 +302,7 @@ describe('POST /v1/cost-data errors', () => {
     const res = await call('POST', '/v1/cost-data', {
       body: { timeFrame: frame('2024-05-01T00:00:00Z', '2024-05-01T23:59:59Z') },
     });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain('body.timeFrame.endTime');
+    expectBadRequest(res, 'body.timeFrame.endTime');
   });
 
   test.each([
@@ -314,15 +313,12 @@ describe('POST /v1/cost-data errors', () => {
     [{ timeFrame: TWO_DAYS, topN: 0 }, 'body.topN'],
     [{ timeFrame: TWO_DAYS, filters: { tagKeyValues: { containsAnyOf: ['novalue'] } } }, 'body.filters.tagKeyValues'],
   ])('400 naming the field for %j', async (body, field) => {
-    const res = await call('POST', '/v1/cost-data', { body });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain(field);
+    expectBadRequest(await call('POST', '/v1/cost-data', { body }), field);
   });
 
   test('400 naming query.pageSize for a page size below 1', async () => {
     const res = await call('POST', '/v1/cost-data?pageSize=0', { body: { timeFrame: TWO_DAYS } });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain('query.pageSize');
+    expectBadRequest(res, 'query.pageSize');
   });
 
   test('401 without a token, 403 without cost_explorer.view', async () => {

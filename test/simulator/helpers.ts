@@ -130,6 +130,12 @@ export function okBody<T>(reply: Reply, schema: { parse(body: unknown): T }): T 
   return schema.parse(reply.body);
 }
 
+/** A 400 whose error names `field`. */
+export function expectBadRequest(reply: Reply, field: string): void {
+  expect(reply.status).toBe(400);
+  expect(errorOf(reply)).toContain(field);
+}
+
 export const projectPath = (sim: RunningSimulator) => `/v1/projects/${sim.projectId}`;
 export const errorOf = (reply: Reply) => (reply.body as { error?: string } | undefined)?.error ?? '';
 

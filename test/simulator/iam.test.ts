@@ -12,6 +12,7 @@ import {
   suiteCall,
   tokenWithout,
   UNKNOWN_ID,
+  expectBadRequest,
 } from './helpers';
 
 let sim: RunningSimulator;
@@ -63,9 +64,7 @@ describe('GET /v1/permissions', () => {
 
 describe('roles', () => {
   test('built-in roles are seeded and listed first', async () => {
-    const res = await call('POST', '/v1/roles/list', { body: {} });
-    expect(res.status).toBe(200);
-    const page = RolePage.parse(res.body);
+    const page = okBody(await call('POST', '/v1/roles/list', { body: {} }), RolePage);
     expect(page.roles.slice(0, 2).map((r) => [r.name, r.isBuiltInRole])).toEqual([
       ['Admin', true],
       ['Viewer', true],
@@ -128,9 +127,7 @@ describe('roles', () => {
       'body.accessConditions.0.effect',
     ],
   ])('create: 400 for %s, naming the field', async (_what, body, field) => {
-    const res = await call('POST', '/v1/roles', { body });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain(field);
+    expectBadRequest(await call('POST', '/v1/roles', { body }), field);
   });
 
   test('create: 401 without a token, 403 without roles.manage', async () => {
@@ -212,9 +209,7 @@ describe('roles', () => {
 
 describe('identity providers', () => {
   test('list returns the seeded providers', async () => {
-    const res = await call('POST', '/v1/idps/list', { body: {} });
-    expect(res.status).toBe(200);
-    const page = IdpPage.parse(res.body);
+    const page = okBody(await call('POST', '/v1/idps/list', { body: {} }), IdpPage);
     expect(page.idps.length).toBeGreaterThanOrEqual(1);
     expect(page.totalCount).toBe(page.idps.length);
     const one = IdpPage.parse((await call('POST', '/v1/idps/list?pageSize=1')).body);
@@ -283,9 +278,7 @@ describe('IdP groups', () => {
     ['an unknown role', { providerGroupId: 'g', roleIds: [UNKNOWN_ID] }, 'body.roleIds'],
   ])('create: 400 for %s', async (what, body, field) => {
     const full = what === 'a missing idpId' ? body : { ...body, idpId: await firstIdpId() };
-    const res = await call('POST', '/v1/idp-groups', { body: full });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain(field);
+    expectBadRequest(await call('POST', '/v1/idp-groups', { body: full }), field);
   });
 
   test('get, put and delete: 404 unknown; put: 400 for unknown roles', async () => {

@@ -7,7 +7,7 @@ import type { InventoryResource, Snapshot } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { fillDatabase, growthDays } from '../../simulator/seed-databases';
 import { loadSqlEngine } from '../../simulator/sql-engine';
-import { allPages, errorOf, okBody, suiteCall, tokenFor } from './helpers';
+import { allPages, errorOf, okBody, suiteCall, tokenFor, expectBadRequest } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -181,8 +181,7 @@ describe('POST .../snapshots/{snapshotId}/databases/query', () => {
 
   test('400 naming the field when the body is incomplete', async () => {
     const res = await call('POST', queryPath(fx.later.id), { body: { ...runBody('SELECT 1'), query: undefined } });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain('body.query');
+    expectBadRequest(res, 'body.query');
     const blank = await call('POST', queryPath(fx.later.id), { body: runBody('  \n ') });
     expect(blank.status).toBe(400);
     expect(errorOf(blank)).toBe('invalid body.query: must not be blank');
@@ -190,8 +189,7 @@ describe('POST .../snapshots/{snapshotId}/databases/query', () => {
 
   test('400 when the destination has no bucketA', async () => {
     const res = await call('POST', queryPath(fx.later.id), { body: runBody('SELECT 1', { destination: {} }) });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain('body.destination.bucketA');
+    expectBadRequest(res, 'body.destination.bucketA');
   });
 
   test('400 when the bucket name is not a valid one, or the prefix climbs out of the bucket', async () => {
@@ -207,8 +205,7 @@ describe('POST .../snapshots/{snapshotId}/databases/query', () => {
 
   test('400 when the snapshot is not of a PA_RELATIONAL_DB resource', async () => {
     const res = await call('POST', queryPath(fx.nonRelationalSnapshotId), { body: runBody('SELECT 1') });
-    expect(res.status).toBe(400);
-    expect(errorOf(res)).toContain('PA_RELATIONAL_DB');
+    expectBadRequest(res, 'PA_RELATIONAL_DB');
   });
 
   test('404 for an unknown snapshot, restore account, database or project', async () => {
