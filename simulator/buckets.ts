@@ -11,7 +11,7 @@ export function declaredBuckets(state: SimState, restoreAccountId: string): Decl
 }
 
 /**
- * Checks a destination bucket against the restore account's declared buckets, when it declares some, the bucket must be one
+ * Checks a destination bucket against the buckets a restore account declares: the bucket must be one
  * of them and, when `vaultRegion` is given (queries), in that region. Without a declaration any name is accepted,
  * since no client of the real service could know a naming rule of ours. A refusal is a 400 naming `field`.
  */
