@@ -7,7 +7,7 @@ import type { Activities } from '../activities';
 import { ApprovalStatusKey, FailureType } from '../../contracts';
 import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
 
-const REFUSALS: Record<string, string> = {
+const REFUSALS: Record<string, FailureType> = {
   DENIED: FailureType.ApprovalDenied,
   EXPIRED_PENDING_APPROVAL: FailureType.ApprovalExpired,
   EXPIRED_APPROVED: FailureType.ApprovalExpired,
