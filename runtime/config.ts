@@ -62,6 +62,8 @@ export interface Config {
   dataDir: string;
   outputDir: string;
   logLevel: LogLevelName;
+  /** A workflow bundle prebuilt by `npm run build:bundle`; unset: bundled from source at start. */
+  workflowBundle?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -123,6 +125,7 @@ const ProcessEnv = z.object({
     .transform((v) => v.toLowerCase())
     .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }))
     .default('info'),
+  RUNBOOKS_WORKFLOW_BUNDLE: text.regex(/\.c?js$/, 'must name a .js file written by npm run build:bundle').optional(),
 });
 
 /** Parses one group of variables, or throws a ConfigError naming each bad one. */
@@ -238,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: rest.RUNBOOKS_DATA_DIR,
     outputDir: rest.RUNBOOKS_OUTPUT_DIR ?? join(rest.RUNBOOKS_DATA_DIR, 'output'),
     logLevel: rest.LOG_LEVEL,
+    workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
   };
 }
 

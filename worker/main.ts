@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: the worker process. Configuration comes from the environment (see .env.example).
+import { join } from 'node:path';
 import { redact } from '../api';
 import { ConfigError, loadConfig, type Config } from '../runtime/config';
 import { createLogger, installRuntime } from './logger';
+import { HEARTBEAT_FILE } from './heartbeat';
 import { startStack } from './stack';
 
 /** Explains a configuration problem and exits 2; anything else is rethrown. */
@@ -24,7 +26,11 @@ async function main(): Promise<void> {
   installRuntime(log, config.logLevel);
 
   // A bad credentials or TLS file is found only now; it is reported like the environment's problems.
-  const stack = await startStack(config, { log, writeAddressFiles: true }).catch(explain);
+  const stack = await startStack(config, {
+    log,
+    writeAddressFiles: true,
+    heartbeatFile: join(config.dataDir, HEARTBEAT_FILE),
+  }).catch(explain);
   if (!stack) return;
 
   let signals = 0;

@@ -1,11 +1,24 @@
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
-import { DEFAULT_TASK_QUEUE } from '../runtime/config';
+import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
 
 export { DEFAULT_TASK_QUEUE };
 export const WORKFLOWS_PATH = require.resolve('../runbooks/workflows');
+
+/** The bundle `npm run build:bundle` wrote (RUNBOOKS_WORKFLOW_BUNDLE); a missing file is a configuration error. */
+export async function prebuiltWorkflowBundle(codePath: string): Promise<{ codePath: string }> {
+  const path = resolve(codePath);
+  await access(path).catch(() => {
+    throw new ConfigError([
+      { variable: 'RUNBOOKS_WORKFLOW_BUNDLE', message: `${path} cannot be read; run npm run build:bundle` },
+    ]);
+  });
+  return { codePath: path };
+}
 
 export interface RunbookWorkerOptions {
   connection: NativeConnection;

@@ -12,7 +12,8 @@ import { startDevServer, type DevServer } from './dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
 import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from '../runtime/stack-files';
 import { PinoTemporalLogger } from './logger';
-import { createRunbookWorker, WORKFLOWS_PATH } from './runbook-worker';
+import { createRunbookWorker, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './runbook-worker';
+import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 
 export interface StackOptions {
@@ -25,6 +26,8 @@ export interface StackOptions {
   writeAddressFiles?: boolean;
   shutdownGraceTimeMs?: number;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Rewritten while the worker runs, for the container's healthcheck (the worker process sets it). */
+  heartbeatFile?: string;
 }
 
 export interface Stack {
@@ -61,10 +64,12 @@ export async function startStack(config: Config, options: StackOptions): Promise
   // Bundling takes a while on two cores: let it run while the servers start.
   const bundle: Promise<WorkerOptions['workflowBundle']> = options.workflowBundle
     ? Promise.resolve(options.workflowBundle)
-    : bundleWorkflowCode({
-        workflowsPath: WORKFLOWS_PATH,
-        logger: new PinoTemporalLogger(options.log.child({ component: 'bundler' }, { level: 'warn' })),
-      });
+    : config.workflowBundle
+      ? prebuiltWorkflowBundle(config.workflowBundle)
+      : bundleWorkflowCode({
+          workflowsPath: WORKFLOWS_PATH,
+          logger: new PinoTemporalLogger(options.log.child({ component: 'bundler' }, { level: 'warn' })),
+        });
   bundle.catch(() => undefined);
 
   try {
@@ -119,6 +124,14 @@ export async function startStack(config: Config, options: StackOptions): Promise
     }
 
     const run = worker.run();
+    if (options.heartbeatFile) {
+      const heartbeatFile = options.heartbeatFile;
+      const stopHeartbeat = startHeartbeat(heartbeatFile, () => worker.getState() === 'RUNNING');
+      cleanups.push(async () => {
+        stopHeartbeat();
+        await rm(heartbeatFile, { force: true });
+      });
+    }
     log.info(
       {
         temporalAddress,
