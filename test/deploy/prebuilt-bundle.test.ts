@@ -1,0 +1,76 @@
+// The bundle the image prebuilds: written by the bundle script, loaded through RUNBOOKS_WORKFLOW_BUNDLE, and a
+// runbook runs to completion on it.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import pino from 'pino';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
+import type { CostExportResult } from '../../runbooks/cost-export/contract';
+import { ConfigError, loadConfig } from '../../runtime/config';
+import { writeWorkflowBundle } from '../../worker/bundle-workflows';
+import { heartbeatProblem, HEARTBEAT_FILE } from '../../worker/heartbeat';
+import { startStack, type Stack } from '../../worker/stack';
+import { startTestEnv } from '../helpers/temporal';
+
+let env: TestWorkflowEnvironment;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'prebuilt-bundle-'));
+  env = await startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS } });
+});
+
+afterAll(async () => {
+  await env?.teardown();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+it('runs a runbook on a worker that loads the prebuilt bundle', async () => {
+  const codePath = await writeWorkflowBundle(join(dir, 'bundle', 'workflow-bundle.js'));
+  expect((await stat(codePath)).size).toBeGreaterThan(10_000);
+
+  const dataDir = join(dir, 'data');
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: env.address,
+    RUNBOOKS_TASK_QUEUE: `bundle-${randomUUID()}`,
+    RUNBOOKS_DATA_DIR: dataDir,
+    RUNBOOKS_WORKFLOW_BUNDLE: codePath,
+  });
+  const heartbeatFile = join(dataDir, HEARTBEAT_FILE);
+  const stack: Stack = await startStack(config, { log: pino({ level: 'silent' }), heartbeatFile });
+  try {
+    const result = await stack.temporalClient.workflow.execute<(input: unknown) => Promise<CostExportResult>>(
+      'costExport',
+      {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `cost-export-${randomUUID()}`,
+        args: [{ window: 'previous-day' }],
+      },
+    );
+    expect(result.export.rows).toBeGreaterThan(0);
+    // The worker beats while it runs: the container's healthcheck passes.
+    expect(await heartbeatProblem(heartbeatFile)).toBeUndefined();
+  } finally {
+    await stack.shutdown();
+  }
+  expect(await heartbeatProblem(heartbeatFile)).toMatch(/no heartbeat/);
+});
+
+it('refuses a bundle path that names no file, naming the variable', async () => {
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: env.address,
+    RUNBOOKS_DATA_DIR: join(dir, 'data2'),
+    RUNBOOKS_WORKFLOW_BUNDLE: join(dir, 'missing.js'),
+  });
+  const failure = await startStack(config, { log: pino({ level: 'silent' }) }).catch((err: unknown) => err);
+  expect(failure).toBeInstanceOf(ConfigError);
+  expect((failure as ConfigError).issues[0]?.variable).toBe('RUNBOOKS_WORKFLOW_BUNDLE');
+});
+
+it('refuses a bundle variable that names no JavaScript file', () => {
+  expect(() => loadConfig({ RUNBOOKS_WORKFLOW_BUNDLE: 'bundle.txt' })).toThrow(
+    /RUNBOOKS_WORKFLOW_BUNDLE: must name a \.js file/,
+  );
+});
