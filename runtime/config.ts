@@ -62,6 +62,8 @@ export interface Config {
   dataDir: string;
   outputDir: string;
   logLevel: LogLevelName;
+  /** host:port of the Runtime's Prometheus endpoint (`/metrics`); unset: no endpoint. */
+  metricsAddress?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -123,6 +125,9 @@ const ProcessEnv = z.object({
     .transform((v) => v.toLowerCase())
     .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }))
     .default('info'),
+  RUNBOOKS_METRICS_ADDRESS: text
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
+    .optional(),
 });
 
 /** Parses one group of variables, or throws a ConfigError naming each bad one. */
@@ -238,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: rest.RUNBOOKS_DATA_DIR,
     outputDir: rest.RUNBOOKS_OUTPUT_DIR ?? join(rest.RUNBOOKS_DATA_DIR, 'output'),
     logLevel: rest.LOG_LEVEL,
+    metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
   };
 }
 
