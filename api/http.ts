@@ -130,7 +130,7 @@ const LITERAL_SEGMENTS = new Set(
   (
     'v1 projects api-credentials current rotate roles list permissions idps idp-groups token oauth2 cost-data ' +
     'action-approvals my-requests cancel submit backup-jobs restore-jobs queries results status resources snapshots ' +
-    'take-snapshot restore-accounts databases query source-accounts disconnect reconnect vaults'
+    'take-snapshot restore-bucket restore-files restore-accounts databases query source-accounts disconnect reconnect vaults'
   ).split(' '),
 );
 
