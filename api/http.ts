@@ -26,6 +26,17 @@ export interface HttpOptions {
   timeoutMs?: number;
   /** Replaces the shared keep-alive pool, for tests. */
   dispatcher?: Dispatcher;
+  /** Told of every call once it ends (metrics); it must not throw. */
+  onCall?: (call: CallRecord) => void;
+}
+
+/** One finished call, named by its endpoint template so that IDs never become metric labels. */
+export interface CallRecord {
+  method: HttpRequest['method'];
+  endpoint: string;
+  /** The HTTP status, or `timeout` / `error` when no answer came. */
+  status: number | 'timeout' | 'error';
+  durationMs: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -62,8 +73,10 @@ export class HttpTransport {
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private readonly dispatcher: Dispatcher;
+  private readonly onCall?: (call: CallRecord) => void;
 
   constructor(options: HttpOptions) {
+    this.onCall = options.onCall;
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
@@ -86,6 +99,9 @@ export class HttpTransport {
       body = JSON.stringify(req.json);
     }
     const signal = AbortSignal.timeout(this.timeoutMs);
+    const began = performance.now();
+    const record = (status: CallRecord['status']) =>
+      this.onCall?.({ method: req.method, endpoint: endpointOf(req), status, durationMs: performance.now() - began });
     try {
       const res = await request(this.origin + this.prefix + req.path + queryString(req.query), {
         method: req.method,
@@ -97,13 +113,31 @@ export class HttpTransport {
       const text = await res.body.text();
       // undici frees the connection a turn after the body ends: without this, a call made at once opens a second one.
       await nextTurn();
+      record(res.statusCode);
       return { status: res.statusCode, headers: flatten(res.headers), body: parseJson(text) };
     } catch (err) {
       const timedOut = signal.aborted;
+      record(timedOut ? 'timeout' : 'error');
       const cause = timedOut ? `no answer within ${this.timeoutMs} ms` : errorText(err);
       throw new NetworkError({ method: req.method, path: req.path }, cause, timedOut);
     }
   }
+}
+
+// Every literal segment of the service's paths; any other segment is a parameter. Unknown words become `{id}` too,
+// so labels stay bounded whatever the paths hold.
+const LITERAL_SEGMENTS = new Set(
+  (
+    'v1 projects api-credentials current rotate roles list permissions idps idp-groups token oauth2 cost-data ' +
+    'action-approvals my-requests cancel submit backup-jobs restore-jobs queries results status resources snapshots ' +
+    'take-snapshot restore-bucket restore-files restore-accounts databases query source-accounts disconnect reconnect vaults'
+  ).split(' '),
+);
+
+/** `GET /v1/projects/{id}/backup-jobs/{id}`: the method and the path template, without IDs or query. */
+export function endpointOf(req: Pick<HttpRequest, 'method' | 'path'>): string {
+  const segments = req.path.split('?')[0]?.split('/') ?? [];
+  return `${req.method} ${segments.map((s) => (s === '' || LITERAL_SEGMENTS.has(s) ? s : '{id}')).join('/')}`;
 }
 
 function queryString(query: HttpRequest['query']): string {

@@ -3,3 +3,4 @@ export * from './failures';
 export * from './search-attributes';
 export * from './status';
 export * from './runbook';
+export * from './metrics';

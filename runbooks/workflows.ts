@@ -1,7 +1,16 @@
-// The runbooks the worker serves.
-export { approvalGatedRestore } from './approval-gated-restore/workflow';
-export { drDrill } from './dr-drill/workflow';
-export { queryExport } from './query-export/workflow';
-export { costExport } from './cost-export/workflow';
-export { rotateCredentials } from './rotate-credentials/workflow';
-export { offboardSourceAccount } from './offboard-source-account/workflow';
+// The runbooks the worker serves, each counted by runtime/metrics (runs started and finished). The export names are
+// the workflow types.
+import { measured } from '../runtime/metrics';
+import { approvalGatedRestore as restore } from './approval-gated-restore/workflow';
+import { drDrill as drill } from './dr-drill/workflow';
+import { queryExport as query } from './query-export/workflow';
+import { costExport as cost } from './cost-export/workflow';
+import { rotateCredentials as rotate } from './rotate-credentials/workflow';
+import { offboardSourceAccount as offboard } from './offboard-source-account/workflow';
+
+export const approvalGatedRestore = measured(restore);
+export const drDrill = measured(drill);
+export const queryExport = measured(query);
+export const costExport = measured(cost);
+export const rotateCredentials = measured(rotate);
+export const offboardSourceAccount = measured(offboard);

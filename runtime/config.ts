@@ -64,6 +64,8 @@ export interface Config {
   logLevel: LogLevelName;
   /** A workflow bundle prebuilt by `npm run build:bundle`; unset: bundled from source at start. */
   workflowBundle?: string;
+  /** host:port of the Runtime's Prometheus endpoint (`/metrics`); unset: no endpoint. */
+  metricsAddress?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -126,6 +128,9 @@ const ProcessEnv = z.object({
     .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }))
     .default('info'),
   RUNBOOKS_WORKFLOW_BUNDLE: text.regex(/\.c?js$/, 'must name a .js file written by npm run build:bundle').optional(),
+  RUNBOOKS_METRICS_ADDRESS: text
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
+    .optional(),
 });
 
 /** Parses one group of variables, or throws a ConfigError naming each bad one. */
@@ -242,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     outputDir: rest.RUNBOOKS_OUTPUT_DIR ?? join(rest.RUNBOOKS_DATA_DIR, 'output'),
     logLevel: rest.LOG_LEVEL,
     workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
+    metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
   };
 }
 

@@ -6,6 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { renameDurably } from './atomic-file';
 import { calling } from './failures';
 import { checkpoint } from './heartbeat';
+import { RunbookMetric } from '../contracts';
 
 /** What an export heartbeats after each page: enough to resume exactly there after a crash. */
 export interface ExportCheckpoint {
@@ -31,6 +32,14 @@ export interface PageOfRecords {
   header?: string;
   records: string[];
   nextToken: string | null;
+}
+
+/** Counts a finished export once, whole: a resumed attempt's rows were written by its earlier attempts too. */
+function countExport(rows: number, bytes: number): void {
+  const { metricMeter, info } = Context.current();
+  const tags = { runbook: info.workflowType ?? 'none' };
+  metricMeter.createCounter(RunbookMetric.exportedRows, '1', 'Rows of finished exports').add(rows, tags);
+  metricMeter.createCounter(RunbookMetric.exportedBytes, 'By', 'Bytes of finished exports').add(bytes, tags);
 }
 
 /** Keeps exports inside the output directory, whatever name a runbook input asked for. */
@@ -78,6 +87,7 @@ export async function exportPages(
   }
   // Every page was synced before its checkpoint: only the new name is left to make durable.
   await renameDurably(partial, path);
+  countExport(rows, bytes);
   return { path, rows, bytes, sha256: await sha256Of(path), pages, resumed: resumed !== undefined };
 }
 

@@ -3,6 +3,7 @@ import { Runtime } from '@temporalio/worker';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redact, REDACTED } from '../api';
 import type { LogLevelName } from '../runtime/config';
+import { prometheusMetrics } from './metrics';
 
 export type { Logger } from 'pino';
 
@@ -103,17 +104,21 @@ function temporalLevel(level: LogLevelName): LogLevel {
 }
 
 /**
- * Installs the process-wide Temporal Runtime with the pino logger, forwarding the native core's logs to it too.
+ * Installs the process-wide Temporal Runtime with the pino logger, forwarding the native core's logs to it too, and
+ * with a Prometheus endpoint at `metricsAddress` when given.
  * Must run before the first connection; a Runtime that exists already is kept (returns false).
  */
-export function installRuntime(logger: Logger, level: LogLevelName): boolean {
+export function installRuntime(logger: Logger, level: LogLevelName, metricsAddress?: string): boolean {
   const wanted = temporalLevel(level);
   // Core's INFO lines are about polling internals; they only help when debugging.
   const core: LogLevel = wanted === 'INFO' ? 'WARN' : wanted;
   try {
     Runtime.install({
       logger: new PinoTemporalLogger(logger.child({ component: 'temporal' })),
-      telemetryOptions: { logging: { forward: {}, filter: { core, other: 'ERROR' } } },
+      telemetryOptions: {
+        logging: { forward: {}, filter: { core, other: 'ERROR' } },
+        ...(metricsAddress === undefined ? {} : { metrics: prometheusMetrics(metricsAddress) }),
+      },
     });
     return true;
   } catch (err) {

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     return explain(err);
   }
   const log = createLogger({ level: config.logLevel });
-  installRuntime(log, config.logLevel);
+  installRuntime(log, config.logLevel, config.metricsAddress);
 
   // A bad credentials or TLS file is found only now; it is reported like the environment's problems.
   const stack = await startStack(config, {

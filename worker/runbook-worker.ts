@@ -5,6 +5,7 @@ import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
 import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
+import { recordServiceCall } from './metrics';
 
 export { DEFAULT_TASK_QUEUE };
 export const WORKFLOWS_PATH = require.resolve('../runbooks/workflows');
@@ -41,7 +42,9 @@ export interface RunbookWorkerOptions {
 export async function createRunbookWorker(
   options: RunbookWorkerOptions,
 ): Promise<{ worker: Worker; client: BackupServiceClient }> {
-  const transport = new HttpTransport(options.service);
+  // Every call the worker makes is counted, by endpoint template and status (unless the caller hooks calls itself).
+  const service: ClientOptions = { onCall: recordServiceCall, ...options.service };
+  const transport = new HttpTransport(service);
   const credentials = options.credentialsFile
     ? new CredentialsFile({
         path: options.credentialsFile,
@@ -51,7 +54,7 @@ export async function createRunbookWorker(
       })
     : undefined;
   // With a file, every new token is asked for with the file's secret, so a rotation by any worker reaches this one.
-  const client = new BackupServiceClient({ ...options.service, credentialsSource: credentials });
+  const client = new BackupServiceClient({ ...service, credentialsSource: credentials });
   const activities = createActivities({ client, outputDir: options.outputDir, credentials });
   const worker = await Worker.create({
     connection: options.connection,

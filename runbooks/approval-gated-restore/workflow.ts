@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
 import { peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { ApprovalStatusKey, FailureType } from '../../contracts';
@@ -60,6 +61,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         ids: { requestId },
         detail: `action request ${requestId}${leftovers}`,
       });
+      const submittedAt = Date.now();
       approval = await quick.submitForApproval({ requestId, comment: input.comment });
       tracker.tag(ApprovalStatusKey, approval.status);
 
@@ -78,6 +80,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         );
       }
       tracker.tag(ApprovalStatusKey, approval.status);
+      recordApprovalWait((Date.now() - submittedAt) / 1000, approval.status);
       refuseUnlessApproved(approval);
       approvedAt = new Date().toISOString();
 

@@ -3,6 +3,7 @@ import type { ResourceRef } from './activities';
 import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary } from './report';
 import { checkExpectation } from './expectations';
 import { heartbeatingCalls, peekCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { recordDrill } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { DrDrillInput, type DrDrillResult } from './contract';
@@ -39,6 +40,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
 
   tracker.phase('writing report');
   const summary = summarize(results);
+  recordDrill(results, input.targets);
   const report: DrillReport = {
     name: input.name,
     workflowId: workflowInfo().workflowId,

@@ -39,9 +39,7 @@ function service(name: string): Service {
 
 /** The variables runtime/config.ts reads: the keys of its zod schemas of the environment. */
 const CONFIG_NAMES = new Set([...read('runtime/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]));
-// Added to runtime/config.ts by the metrics change of the same issue; drop it here once config.ts reads it.
-const ARRIVING = new Set(['RUNBOOKS_METRICS_ADDRESS']);
-const unread = (names: string[]) => names.filter((n) => !CONFIG_NAMES.has(n) && !ARRIVING.has(n));
+const unread = (names: string[]) => names.filter((n) => !CONFIG_NAMES.has(n));
 
 const worker = service('worker');
 const workerEnv = worker.environment ?? {};

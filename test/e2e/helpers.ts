@@ -20,6 +20,7 @@ import { LossyProxy } from '../../bench/http-proxy';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { prometheusMetrics } from '../../worker/metrics';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
 import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
@@ -37,7 +38,7 @@ export function capturedOutput(): readonly string[] {
 
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
-function installCapturingRuntime(): void {
+function installCapturingRuntime(metricsAddress?: string): void {
   const shown = LEVELS.indexOf(process.env.E2E_LOG_LEVEL ?? 'ERROR');
   const logger = new DefaultLogger('DEBUG', (entry: LogEntry) => {
     const line = `${entry.level} ${entry.message} ${inspect(entry.meta ?? {}, { depth: 6, breakLength: Infinity })}`;
@@ -47,7 +48,10 @@ function installCapturingRuntime(): void {
   // Core's own logs are forwarded to the same logger, so that they are scanned as well.
   Runtime.install({
     logger,
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'INFO', other: 'WARN' }), forward: {} } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'INFO', other: 'WARN' }), forward: {} },
+      ...(metricsAddress === undefined ? {} : { metrics: prometheusMetrics(metricsAddress) }),
+    },
   });
 }
 
@@ -115,8 +119,13 @@ export function objectStoreTarget(fx: E2E): RestoreTarget {
   return { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
 }
 
-export async function setupE2E(): Promise<E2E> {
-  installCapturingRuntime();
+export interface E2EOptions {
+  /** host:port for the Runtime's Prometheus endpoint, as the worker's RUNBOOKS_METRICS_ADDRESS sets it. */
+  metricsAddress?: string;
+}
+
+export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
+  installCapturingRuntime(options.metricsAddress);
   captureConsole();
   const [env, bundle, sim] = await Promise.all([
     startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS } }),

@@ -98,6 +98,15 @@ describe('loadConfig', () => {
     });
     expect(config).toMatchObject({ logLevel: 'warn', dataDir: '/var/lib/runbooks', outputDir: '/out' });
   });
+
+  test('RUNBOOKS_METRICS_ADDRESS is off unless set, and must be host:port', () => {
+    expect(loadConfig({}).metricsAddress).toBeUndefined();
+    expect(loadConfig({ RUNBOOKS_METRICS_ADDRESS: '0.0.0.0:9464' }).metricsAddress).toBe('0.0.0.0:9464');
+    expect(variablesOf(() => loadConfig({ RUNBOOKS_METRICS_ADDRESS: '9464' }))).toEqual(['RUNBOOKS_METRICS_ADDRESS']);
+    expect(() => loadConfig({ RUNBOOKS_METRICS_ADDRESS: 'http://x:1' })).toThrow(
+      'RUNBOOKS_METRICS_ADDRESS: must be host:port, e.g. 0.0.0.0:9464',
+    );
+  });
 });
 
 describe('loadServiceConfig', () => {

@@ -1,0 +1,32 @@
+/**
+ * The runbook metrics, emitted through the Temporal SDK's metric meter next to its own `temporal_*` ones. One list, so
+ * that the workflows, the worker, the README and the tests agree on the names. Tags stay bounded: runbook names,
+ * outcomes, endpoint templates (never IDs), statuses, and the drilled resources.
+ */
+export const RunbookMetric = {
+  /** Counter {runbook}: runs that began. */
+  runsStarted: 'runbooks_runs_started_total',
+  /** Counter {runbook, outcome: completed | failed | cancelled}: runs that ended. */
+  runsFinished: 'runbooks_runs_finished_total',
+  /** Histogram {runbook, outcome: the request's final status}: seconds from submitting a request to its decision. */
+  approvalWait: 'runbooks_approval_wait_seconds',
+  /** Gauges {resource}: the last drill's recovery time and point, and their targets. */
+  drillRto: 'runbooks_drill_rto_seconds',
+  drillRtoTarget: 'runbooks_drill_rto_target_seconds',
+  drillRpo: 'runbooks_drill_rpo_seconds',
+  drillRpoTarget: 'runbooks_drill_rpo_target_seconds',
+  /** Counters {runbook}: rows and bytes of finished exports. */
+  exportedRows: 'runbooks_exported_rows_total',
+  exportedBytes: 'runbooks_exported_bytes_total',
+  /** Counter {endpoint, status}: every HTTP call to the service; status is the HTTP code, `error` or `timeout`. */
+  serviceCalls: 'runbooks_service_calls_total',
+  /** Histogram {endpoint}: milliseconds per call. */
+  serviceCallDuration: 'runbooks_service_call_duration_ms',
+  /** Counter {endpoint}: calls the service answered 429 (rate limited). */
+  serviceThrottled: 'runbooks_service_throttled_total',
+  /** Counter {endpoint}: calls made by a retried activity attempt (attempt 2 and later). */
+  serviceRetries: 'runbooks_service_retries_total',
+} as const;
+
+/** Seconds histograms get buckets from a second to days (approvals wait that long); the SDK's default is for ms. */
+export const SECONDS_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 86_400, 3 * 86_400];

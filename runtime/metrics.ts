@@ -1,0 +1,55 @@
+// Workflow-side runbook metrics. The SDK drops metrics recorded while replaying, and they create no commands, so
+// recording them changes neither history nor replay.
+import { isCancellation, metricMeter, workflowInfo } from '@temporalio/workflow';
+import { RunbookMetric } from '../contracts';
+
+type Outcome = 'completed' | 'failed' | 'cancelled';
+
+/** Wraps a workflow function: counts its runs started and finished (by outcome), tagged with its workflow type. */
+export function measured<A extends unknown[], R>(workflow: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  const run = async (...args: A): Promise<R> => {
+    const runbook = workflowInfo().workflowType;
+    metricMeter.createCounter(RunbookMetric.runsStarted, '1', 'Runbook runs started').add(1, { runbook });
+    const finished = (outcome: Outcome) =>
+      metricMeter.createCounter(RunbookMetric.runsFinished, '1', 'Runbook runs ended').add(1, { runbook, outcome });
+    try {
+      const result = await workflow(...args);
+      finished('completed');
+      return result;
+    } catch (err) {
+      finished(isCancellation(err) ? 'cancelled' : 'failed');
+      throw err;
+    }
+  };
+  // Clients name the workflow type by the function's name.
+  return Object.defineProperty(run, 'name', { value: workflow.name });
+}
+
+/** Seconds from submitting an action request to its final status (workflow time, so replay-safe). */
+export function recordApprovalWait(seconds: number, status: string): void {
+  metricMeter
+    .createHistogram(RunbookMetric.approvalWait, 'float', 's', 'Seconds from approval request to decision')
+    .record(Math.max(0, seconds), { runbook: workflowInfo().workflowType, outcome: status });
+}
+
+export interface DrillMeasure {
+  resourceId: string;
+  rtoSeconds?: number;
+  rpoSeconds?: number;
+}
+
+/** The last drill's RTO and RPO per resource, next to their targets, so that alerts compare the two. */
+export function recordDrill(results: readonly DrillMeasure[], targets: { rtoSeconds: number; rpoSeconds: number }) {
+  const gauge = (name: string, description: string) => metricMeter.createGauge(name, 'float', 's', description);
+  const rto = gauge(RunbookMetric.drillRto, 'Drill recovery time per resource');
+  const rpo = gauge(RunbookMetric.drillRpo, 'Drill recovery point age per resource');
+  const rtoTarget = gauge(RunbookMetric.drillRtoTarget, 'Drill RTO target');
+  const rpoTarget = gauge(RunbookMetric.drillRpoTarget, 'Drill RPO target');
+  for (const result of results) {
+    const tags = { resource: result.resourceId };
+    if (result.rtoSeconds !== undefined) rto.set(result.rtoSeconds, tags);
+    if (result.rpoSeconds !== undefined) rpo.set(result.rpoSeconds, tags);
+    rtoTarget.set(targets.rtoSeconds, tags);
+    rpoTarget.set(targets.rpoSeconds, tags);
+  }
+}
