@@ -307,3 +307,11 @@ export function loadCodecKeys(env: Env = process.env, read = (path: string) => r
   }
   return { current: parsed.data.current, keys: new Map(Object.entries(parsed.data.keys)) } satisfies CodecKeys;
 }
+
+/** The codec server's bearer token, if one is required. */
+export function loadCodecServerToken(env: Env = process.env): string | undefined {
+  const schema = z.object({
+    RUNBOOKS_CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  });
+  return parseEnv(schema, env).RUNBOOKS_CODEC_SERVER_TOKEN;
+}
