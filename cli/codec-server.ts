@@ -156,7 +156,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
 const USAGE = [
   'usage: runbooks codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin http://localhost:8233|*]',
   '  Decrypts history for the Temporal Web UI. Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker);',
-  '  RUNBOOKS_CODEC_SERVER_TOKEN, when set, is required as a bearer token.',
+  '  RUNBOOKS_CODEC_SERVER_TOKEN, when set, must come in the Authorization header of each request.',
 ].join('\n');
 
 /** `runbooks codec-server`: serves until SIGINT or SIGTERM. */
