@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, dataDirOf, loadTemporalConfig, type TemporalConfig } from '../runtime/config';
+import { codecDataConverter, type CodecKeys } from '../runtime/codec';
+import { ConfigError, dataDirOf, loadCodecKeys, loadTemporalConfig, type TemporalConfig } from '../runtime/config';
 import { ADDRESS_FILE } from '../runtime/stack-files';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { NotConnectedError, UsageError } from './errors';
@@ -36,8 +37,10 @@ export function resolveAddress(temporal: TemporalConfig, env: Env = process.env)
 /** A client on the configured (or embedded) Temporal server; configuration problems are usage errors. */
 export async function connectTemporal(env: Env = process.env): Promise<TemporalSession> {
   let temporal: TemporalConfig;
+  let codecKeys: CodecKeys | undefined;
   try {
     temporal = loadTemporalConfig(env);
+    codecKeys = loadCodecKeys(env);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
@@ -54,8 +57,10 @@ export async function connectTemporal(env: Env = process.env): Promise<TemporalS
       `cannot reach Temporal at ${address} (from ${source}): ${(err as Error).message}; ${hint}`,
     );
   }
+  // With the worker's keys, the CLI (and the schedules it creates) encrypt what they send and read results.
+  const dataConverter = codecDataConverter(codecKeys);
   return {
-    client: new Client({ connection, namespace: temporal.namespace }),
+    client: new Client({ connection, namespace: temporal.namespace, ...(dataConverter ? { dataConverter } : {}) }),
     address,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,

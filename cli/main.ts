@@ -11,6 +11,7 @@ const requireHere: (id: string) => unknown = createRequire(__filename);
 const workflowCommands = () => requireHere('./workflow-commands') as typeof import('./workflow-commands');
 const scheduleCommands = () => requireHere('./schedule-command') as typeof import('./schedule-command');
 const simulatorCommands = () => requireHere('../simulator/command') as typeof import('../simulator/command');
+const codecServer = () => requireHere('./codec-server') as typeof import('./codec-server');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
@@ -24,6 +25,10 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
   schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
   simulator: { load: () => simulatorCommands().simulatorCommand, help: 'simulator --port <p> [--data-dir <dir>] …' },
+  'codec-server': {
+    load: () => codecServer().codecServerCommand,
+    help: 'codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin <url>]',
+  },
   demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
 };
 

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { KEY_BYTES, type CodecKeys } from './codec';
 
 /**
  * The worker's and the CLI's configuration, from the environment only (twelve-factor): every variable is validated
@@ -66,6 +68,8 @@ export interface Config {
   workflowBundle?: string;
   /** host:port of the Runtime's Prometheus endpoint (`/metrics`); unset: no endpoint. */
   metricsAddress?: string;
+  /** Payload encryption keys; undefined: history is plain JSON, as Temporal writes it by default. */
+  codecKeys?: CodecKeys;
 }
 
 type Env = Record<string, string | undefined>;
@@ -239,7 +243,8 @@ export function loadConfig(env: Env = process.env): Config {
   const temporal = attempt(() => loadTemporalConfig(env));
   const service = attempt(() => loadServiceConfig(env));
   const rest = attempt(() => parseEnv(ProcessEnv, env));
-  if (!temporal || !service || !rest) throw new ConfigError(issues);
+  const codec = attempt(() => ({ keys: loadCodecKeys(env) }));
+  if (!temporal || !service || !rest || !codec) throw new ConfigError(issues);
   return {
     temporal,
     service,
@@ -248,10 +253,75 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: rest.LOG_LEVEL,
     workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
+    codecKeys: codec.keys,
   };
 }
 
 /** Where the data directory is, for the CLI (which needs no other setting of the worker). */
 export function dataDirOf(env: Env = process.env): string {
   return parseEnv(ProcessEnv.pick({ RUNBOOKS_DATA_DIR: true }), env).RUNBOOKS_DATA_DIR;
+}
+
+// --- Payload encryption (runtime/codec.ts) ---------------------------------------------------------------------------
+
+const keyId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a key ID is 1 to 64 letters, digits, dots, dashes or _');
+// Messages never echo the value: it is a secret.
+const keyBytes = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{43}=$/, `must be base64 of ${KEY_BYTES} random bytes (openssl rand -base64 32)`)
+  .transform((v) => new Uint8Array(Buffer.from(v, 'base64')));
+
+const CodecEnv = z.object({
+  RUNBOOKS_CODEC_KEY: z
+    .string()
+    .regex(/^[^:]+:[^:]+$/, 'must be <keyId>:<base64 key>')
+    .transform((v) => v.split(':') as [string, string])
+    .pipe(z.tuple([keyId, keyBytes]))
+    .optional(),
+  RUNBOOKS_CODEC_KEYS_FILE: text.optional(),
+});
+
+const CodecKeysFile = z
+  .strictObject({ current: keyId, keys: z.record(keyId, keyBytes) })
+  .refine((f) => f.keys[f.current] !== undefined, { message: 'current names no key in keys', path: ['current'] });
+
+/**
+ * The payload codec's keys, or undefined when encryption is off (the default): RUNBOOKS_CODEC_KEYS_FILE (a JSON file
+ * `{ "current": id, "keys": { id: base64 } }`, which keeps retired keys for old history) or RUNBOOKS_CODEC_KEY.
+ */
+export function loadCodecKeys(env: Env = process.env, read = (path: string) => readFileSync(path, 'utf8')) {
+  const e = parseEnv(CodecEnv, env);
+  if (e.RUNBOOKS_CODEC_KEY && e.RUNBOOKS_CODEC_KEYS_FILE) {
+    const message = 'set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE, not both';
+    throw new ConfigError([{ variable: 'RUNBOOKS_CODEC_KEY', message }]);
+  }
+  if (e.RUNBOOKS_CODEC_KEY) {
+    const [id, key] = e.RUNBOOKS_CODEC_KEY;
+    return { current: id, keys: new Map([[id, key]]) } satisfies CodecKeys;
+  }
+  const path = e.RUNBOOKS_CODEC_KEYS_FILE;
+  if (!path) return undefined;
+  const fail = (message: string) => new ConfigError([{ variable: 'RUNBOOKS_CODEC_KEYS_FILE', message }]);
+  let json: unknown;
+  try {
+    json = JSON.parse(read(path));
+  } catch (err) {
+    const reason =
+      (err as NodeJS.ErrnoException).code ?? (err instanceof SyntaxError ? 'not valid JSON' : 'unreadable');
+    throw fail(`${path}: ${reason}`);
+  }
+  const parsed = CodecKeysFile.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`);
+    throw fail(`${path}: ${issues.join('; ')}`);
+  }
+  return { current: parsed.data.current, keys: new Map(Object.entries(parsed.data.keys)) } satisfies CodecKeys;
+}
+
+/** The codec server's bearer token, if one is required. */
+export function loadCodecServerToken(env: Env = process.env): string | undefined {
+  const schema = z.object({
+    RUNBOOKS_CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  });
+  return parseEnv(schema, env).RUNBOOKS_CODEC_SERVER_TOKEN;
 }

@@ -36,6 +36,8 @@ export interface RunbookWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Lets tests and the demo shorten shutdown. */
   shutdownGraceTimeMs?: number;
+  /** The payload codec when history is encrypted (runtime/codec.ts); must match the clients'. */
+  dataConverter?: WorkerOptions['dataConverter'];
 }
 
 /** A worker that serves every runbook, with activities bound to one service client. */
@@ -63,6 +65,7 @@ export async function createRunbookWorker(
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     // Checkpoints reach Temporal within a second (not 80% of the heartbeat timeout), so a crash loses about a second
     // of an export's pages.
     maxHeartbeatThrottleInterval: '1 second',

@@ -15,6 +15,7 @@ import { PinoTemporalLogger } from './logger';
 import { createRunbookWorker, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './runbook-worker';
 import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
+import { codecDataConverter } from '../runtime/codec';
 
 export interface StackOptions {
   log: Logger;
@@ -96,7 +97,13 @@ export async function startStack(config: Config, options: StackOptions): Promise
     cleanups.push(() => connection.close());
     const clientConnection = await Connection.connect(connectionOptions);
     cleanups.push(() => clientConnection.close());
-    const temporalClient = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+    // One codec for the worker and the stack's client: what one encrypts, the other reads.
+    const dataConverter = codecDataConverter(config.codecKeys);
+    const temporalClient = new Client({
+      connection: clientConnection,
+      namespace: config.temporal.namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+    });
     if (config.temporal.address) await checkSearchAttributes(clientConnection, config.temporal.namespace, log);
 
     const { worker, client: serviceClient } = await createRunbookWorker({
@@ -108,6 +115,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       credentialsFile,
       workflowBundle: await bundle,
       shutdownGraceTimeMs: options.shutdownGraceTimeMs,
+      dataConverter,
     });
     cleanups.push(() => closeHttpPools());
 
@@ -142,6 +150,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
         projectId: service.projectId,
         simulator: simulator !== undefined,
         outputDir: resolve(config.outputDir),
+        encryptedHistory: config.codecKeys ? { currentKey: config.codecKeys.current } : false,
       },
       'worker running',
     );

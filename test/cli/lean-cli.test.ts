@@ -64,3 +64,11 @@ test('--help loads none of the worker, the simulator, the demo or their librarie
     expect({ name, loaded: modules.filter((m) => m.includes(fragment)) }).toEqual({ name, loaded: [] });
   }
 });
+
+test('codec-server loads none of them either', async () => {
+  const modules = await modulesLoadedBy(['codec-server', '--help']);
+  expect(modules).toContain(join(ROOT, 'cli', 'codec-server.ts'));
+  for (const [name, fragment] of FORBIDDEN) {
+    expect({ name, loaded: modules.filter((m) => m.includes(fragment)) }).toEqual({ name, loaded: [] });
+  }
+});

@@ -182,6 +182,8 @@ export interface WorkerOverrides {
   credentialsFile?: string;
   /** Lets a test fail a write of the credentials file. */
   credentialsFileWrite?: RunbookWorkerOptions['credentialsFileWrite'];
+  /** A payload codec (encrypted history). */
+  dataConverter?: RunbookWorkerOptions['dataConverter'];
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -199,6 +201,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     outputDir: fx.outputDir,
     credentialsFile: overrides.credentialsFile,
     credentialsFileWrite: overrides.credentialsFileWrite,
+    dataConverter: overrides.dataConverter,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });

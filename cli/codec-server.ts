@@ -1,0 +1,210 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { z } from 'zod';
+import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/codec';
+import { ConfigError, loadCodecKeys, loadCodecServerToken } from '../runtime/config';
+import { parseCommandLine, positionals, wholeNumber } from './args';
+import { UsageError } from './errors';
+
+/**
+ * Temporal's codec-server protocol, so the Web UI and `temporal` CLI can show encrypted history: `POST /encode` and
+ * `POST /decode` take and answer `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }` (protobuf JSON).
+ * node:http only: this command must start fast and pull nothing heavy.
+ */
+
+export const DEFAULT_ALLOWED_ORIGIN = 'http://localhost:8233';
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const Body = z.object({
+  payloads: z.array(z.object({ metadata: z.record(z.string(), base64).nullish(), data: base64.nullish() })),
+});
+type JsonPayload = z.infer<typeof Body>['payloads'][number];
+
+const fromJson = ({ metadata, data }: JsonPayload): Payload => ({
+  metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64')])),
+  data: Buffer.from(data ?? '', 'base64'),
+});
+
+const toJson = ({ metadata, data }: Payload) => ({
+  metadata: Object.fromEntries(
+    Object.entries(metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? []).toString('base64')]),
+  ),
+  data: Buffer.from(data ?? []).toString('base64'),
+});
+
+export interface CodecServerOptions {
+  codec: PayloadCodec;
+  port?: number;
+  host?: string;
+  /** The Web UI's origin (scheme://host:port), or `*`. */
+  allowedOrigin?: string;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+export interface RunningCodecServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw new HttpError(400, 'the body is not valid JSON');
+  }
+}
+
+function authorized(req: IncomingMessage, token: string | undefined): boolean {
+  if (!token) return true;
+  const given = Buffer.from(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
+  const allowedOrigin = options.allowedOrigin ?? DEFAULT_ALLOWED_ORIGIN;
+
+  const cors = (req: IncomingMessage, res: ServerResponse) => {
+    const origin = req.headers.origin;
+    if (allowedOrigin === '*' || origin === allowedOrigin) {
+      res.setHeader('Access-Control-Allow-Origin', allowedOrigin === '*' ? '*' : allowedOrigin);
+      // The UI may send its session's credentials; `*` cannot be combined with them.
+      if (allowedOrigin !== '*') res.setHeader('Access-Control-Allow-Credentials', 'true');
+    }
+    res.setHeader('Vary', 'Origin');
+  };
+
+  const send = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    cors(req, res);
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'OPTIONS') {
+      // Preflights carry no credentials: answer them without the token.
+      res.writeHead(204, {
+        'Access-Control-Allow-Methods': 'POST, OPTIONS',
+        'Access-Control-Allow-Headers': 'Content-Type, Authorization, X-Namespace',
+        'Access-Control-Max-Age': '600',
+      });
+      res.end();
+      return;
+    }
+    if (path !== '/encode' && path !== '/decode') throw new HttpError(404, 'only POST /encode and POST /decode');
+    if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
+    if (!authorized(req, options.token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      throw new HttpError(401, 'a valid bearer token is required');
+    }
+    const parsed = Body.safeParse(await readBody(req));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new HttpError(400, `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'invalid'}`);
+    }
+    const payloads = parsed.data.payloads.map(fromJson);
+    const out = path === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
+    send(res, 200, { payloads: out.map(toJson) });
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      if (err instanceof PayloadDecryptionError) return send(res, 422, { error: err.message });
+      // Nothing of a payload or a key reaches the log or the answer.
+      console.error(`codec server: ${(err as Error).message}`);
+      send(res, 500, { error: 'internal error' });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const USAGE = [
+  'usage: runbooks codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin http://localhost:8233|*]',
+  '  Decrypts history for the Temporal Web UI. Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker);',
+  '  RUNBOOKS_CODEC_SERVER_TOKEN, when set, must come in the Authorization header of each request.',
+].join('\n');
+
+/** `runbooks codec-server`: serves until SIGINT or SIGTERM. */
+export async function codecServerCommand(argv: string[]): Promise<void> {
+  const { values, positionals: extra } = parseCommandLine(
+    argv,
+    {
+      port: { type: 'string', default: '8888' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'allow-origin': { type: 'string', default: DEFAULT_ALLOWED_ORIGIN },
+      help: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
+  if (values.help) return console.log(USAGE);
+  positionals(extra, [], USAGE);
+  const port = wholeNumber(values.port, '--port', 0, 65535, USAGE);
+  const origin = values['allow-origin'];
+  if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+    throw new UsageError(`--allow-origin must be scheme://host[:port] or *, not '${origin}'\n${USAGE}`);
+  }
+  let keys: CodecKeys | undefined;
+  let token: string | undefined;
+  try {
+    keys = loadCodecKeys();
+    token = loadCodecServerToken();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (!keys) throw new UsageError(`no keys: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE\n${USAGE}`);
+
+  const server = await startCodecServer({
+    codec: new AesGcmCodec(keys),
+    port,
+    host: values.host,
+    allowedOrigin: origin,
+    token,
+  });
+  console.log(
+    `codec server at ${server.url} (keys: ${[...keys.keys.keys()].join(', ')}; current: ${keys.current}; ` +
+      `origin: ${origin}; token: ${token ? 'required' : 'none'})\n` +
+      `In the Web UI: Settings (Data Encoder) → ${server.url}, or start the dev server with --ui-codec-endpoint ${server.url}`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+}

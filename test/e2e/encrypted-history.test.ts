@@ -1,0 +1,133 @@
+// Encrypted history end to end: with the codec on, the server stores ciphertext only, and the CLI's client (with the
+// same key) still starts runbooks and reads their results.
+import { randomBytes } from 'node:crypto';
+import type { Payload } from '@temporalio/common';
+import { connectTemporal, type TemporalSession } from '../../cli/connection';
+import { statusQuery } from '../../contracts';
+import { costExport, queryExport } from '../../runbooks/workflows';
+import { codecDataConverter, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
+import { loadCodecKeys } from '../../runtime/config';
+import { setupE2E, startWorker, teardownE2E, type E2E, type RunningWorker } from './helpers';
+
+let fx: E2E;
+let worker: RunningWorker;
+let cli: TemporalSession;
+
+beforeAll(async () => {
+  fx = await setupE2E();
+  const env = {
+    TEMPORAL_ADDRESS: fx.env.address,
+    TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
+    RUNBOOKS_CODEC_KEY: `e2e-1:${randomBytes(32).toString('base64')}`,
+  };
+  worker = await startWorker(fx, { dataConverter: codecDataConverter(loadCodecKeys(env)) });
+  cli = await connectTemporal(env);
+}, 120_000);
+
+afterAll(async () => {
+  await cli?.close();
+  await worker?.stop();
+  await teardownE2E(fx);
+}, 60_000);
+
+const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
+
+/**
+ * Every payload of a raw history with where it sits. Search attributes are skipped: the server indexes them, so
+ * Temporal never passes them through a codec (they hold the runbook kind and resource ID, never data).
+ */
+function payloadsOf(value: unknown, path = ''): { path: string; payload: Payload }[] {
+  if (!value || typeof value !== 'object' || value instanceof Uint8Array) return [];
+  if ('metadata' in value && 'data' in value) return [{ path, payload: value as Payload }];
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === 'searchAttributes' ? [] : payloadsOf(child, path ? `${path}.${key}` : key),
+  );
+}
+
+function isJson(data: string): boolean {
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Payloads of a run's stored history that are not ciphertext under our key, or that show known plaintext. */
+async function readablePayloads(workflowId: string, known: string[]): Promise<string[]> {
+  const { events } = await fx.env.client.workflow.getHandle(workflowId).fetchHistory();
+  const found = (events ?? []).flatMap((event, i) => payloadsOf(event, `event ${i + 1}`));
+  // Input, activity arguments and results, result: at least those four.
+  expect(found.length).toBeGreaterThanOrEqual(4);
+  return found
+    .filter(({ payload }) => {
+      const data = text(payload.data);
+      return (
+        text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING ||
+        text(payload.metadata?.[KEY_ID_METADATA]) !== 'e2e-1' ||
+        isJson(data) ||
+        known.some((k) => data.includes(k))
+      );
+    })
+    .map(({ path, payload }) => `${path}: ${text(payload.metadata?.encoding)} ${text(payload.data).slice(0, 200)}`);
+}
+
+test('with the codec on, no history payload of a cost export is readable; the CLI client reads the result', async () => {
+  const workflowId = `cost-export-encrypted-${Date.now()}`;
+  const handle = await cli.client.workflow.start(costExport, {
+    taskQueue: worker.taskQueue,
+    workflowId,
+    args: [{ window: 'previous-day', options: { groupBy: 'CLOUD_PROVIDER' } }],
+  });
+  const result = await handle.result();
+  expect(result.export.rows).toBeGreaterThan(0);
+  expect(result.export.path).toContain(fx.outputDir);
+  // Queries go through the codec too.
+  expect((await handle.query(statusQuery)).phase).toBe('completed');
+
+  const known = ['previous-day', 'CLOUD_PROVIDER', fx.outputDir, result.export.sha256, 'rows'];
+  expect(await readablePayloads(workflowId, known)).toEqual([]);
+
+  // Without the key, the same result cannot be read.
+  const plain: unknown = await fx.env.client.workflow
+    .getHandle(workflowId)
+    .result()
+    .then(
+      (value: unknown) => value,
+      (e: unknown) => e,
+    );
+  expect(plain).toBeInstanceOf(Error);
+});
+
+test('a query export (several activities, a heartbeating export) leaves no readable payload either', async () => {
+  const { databases } = await fx.control.state();
+  const state = fx.sim.ctx.state;
+  const database = databases.find((d) => d.tables.includes('customers') && d.snapshotIds.length > 0);
+  const snapshotId = database?.snapshotIds.at(-1);
+  const snapshot = snapshotId === undefined ? undefined : state.snapshots[snapshotId];
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!database || !snapshot || !account) throw new Error('the seeded simulator has no queryable database snapshot');
+  const region =
+    (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ??
+    state.resources[snapshot.resourceId]?.resource.region;
+  const sql = 'SELECT id, name, email FROM customers ORDER BY id';
+  const workflowId = `query-export-encrypted-${Date.now()}`;
+  const result = await cli.client.workflow.execute(queryExport, {
+    taskQueue: worker.taskQueue,
+    workflowId,
+    args: [
+      {
+        snapshotId: snapshot.id,
+        query: {
+          databaseName: database.databaseName,
+          query: sql,
+          restoreAccountId: account.id,
+          destination: { bucketA: { bucketName: `query-results-${region ?? 'unknown'}`, prefix: 'e2e' } },
+        },
+      },
+    ],
+  });
+  expect(result.export.rows).toBeGreaterThan(0);
+  const known = [sql, 'customers', database.databaseName, account.id, fx.outputDir, result.export.sha256];
+  expect(await readablePayloads(workflowId, known)).toEqual([]);
+});
