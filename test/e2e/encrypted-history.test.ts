@@ -7,7 +7,15 @@ import { statusQuery } from '../../contracts';
 import { costExport, queryExport } from '../../runbooks/workflows';
 import { codecDataConverter, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
 import { loadCodecKeys } from '../../runtime/config';
-import { setupE2E, startWorker, teardownE2E, type E2E, type RunningWorker } from './helpers';
+import {
+  queryExportInput,
+  queryTarget,
+  setupE2E,
+  startWorker,
+  teardownE2E,
+  type E2E,
+  type RunningWorker,
+} from './helpers';
 
 let fx: E2E;
 let worker: RunningWorker;
@@ -100,34 +108,15 @@ test('with the codec on, no history payload of a cost export is readable; the CL
 });
 
 test('a query export (several activities, a heartbeating export) leaves no readable payload either', async () => {
-  const { databases } = await fx.control.state();
-  const state = fx.sim.ctx.state;
-  const database = databases.find((d) => d.tables.includes('customers') && d.snapshotIds.length > 0);
-  const snapshotId = database?.snapshotIds.at(-1);
-  const snapshot = snapshotId === undefined ? undefined : state.snapshots[snapshotId];
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!database || !snapshot || !account) throw new Error('the seeded simulator has no queryable database snapshot');
-  const region =
-    (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ??
-    state.resources[snapshot.resourceId]?.resource.region;
+  const db = await queryTarget(fx, 'customers');
   const sql = 'SELECT id, name, email FROM customers ORDER BY id';
   const workflowId = `query-export-encrypted-${Date.now()}`;
   const result = await cli.client.workflow.execute(queryExport, {
     taskQueue: worker.taskQueue,
     workflowId,
-    args: [
-      {
-        snapshotId: snapshot.id,
-        query: {
-          databaseName: database.databaseName,
-          query: sql,
-          restoreAccountId: account.id,
-          destination: { bucketA: { bucketName: `query-results-${region ?? 'unknown'}`, prefix: 'e2e' } },
-        },
-      },
-    ],
+    args: [queryExportInput(db, sql)],
   });
   expect(result.export.rows).toBeGreaterThan(0);
-  const known = [sql, 'customers', database.databaseName, account.id, fx.outputDir, result.export.sha256];
+  const known = [sql, 'customers', db.databaseName, db.restoreAccountId, fx.outputDir, result.export.sha256];
   expect(await readablePayloads(workflowId, known)).toEqual([]);
 });

@@ -8,29 +8,25 @@ import { costExport, queryExport } from '../../runbooks/workflows';
 import type { CostExportInput } from '../../runbooks/cost-export/contract';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import { FailureType, RunbookResourceKey } from '../../contracts';
-import { expectRefusedInput, failureOf, historyText, scanForSecrets, setupE2E, teardownE2E, type E2E } from './helpers';
+import {
+  expectRefusedInput,
+  failureOf,
+  historyText,
+  queryExportInput,
+  queryTarget,
+  scanForSecrets,
+  setupE2E,
+  teardownE2E,
+  type E2E,
+  type QueryTarget,
+} from './helpers';
 
 let fx: E2E;
-let db: { snapshotId: string; databaseName: string; restoreAccountId: string; bucketName: string };
+let db: QueryTarget;
 
 beforeAll(async () => {
   fx = await setupE2E();
-  const state = fx.sim.ctx.state;
-  const { databases } = await fx.control.state();
-  const database = databases.find((d) => d.tables.includes('events') && d.snapshotIds.length > 0);
-  const snapshotId = database?.snapshotIds.at(-1);
-  const snapshot = snapshotId === undefined ? undefined : state.snapshots[snapshotId];
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!database || !snapshot || !account) throw new Error('the seeded simulator has no queryable database snapshot');
-  const region =
-    (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ??
-    state.resources[snapshot.resourceId]?.resource.region;
-  db = {
-    snapshotId: snapshot.id,
-    databaseName: database.databaseName,
-    restoreAccountId: account.id,
-    bucketName: `query-results-${region ?? 'unknown'}`,
-  };
+  db = await queryTarget(fx, 'events');
 }, 120_000);
 
 afterAll(() => teardownE2E(fx), 60_000);
@@ -39,18 +35,7 @@ function runQueryExport(sql: string, extra: Partial<QueryExportInput> = {}) {
   return fx.env.client.workflow.start(queryExport, {
     taskQueue: fx.worker.taskQueue,
     workflowId: `query-export-${randomUUID()}`,
-    args: [
-      {
-        snapshotId: db.snapshotId,
-        query: {
-          databaseName: db.databaseName,
-          query: sql,
-          restoreAccountId: db.restoreAccountId,
-          destination: { bucketA: { bucketName: db.bucketName, prefix: 'e2e' } },
-        },
-        ...extra,
-      },
-    ],
+    args: [{ ...queryExportInput(db, sql), ...extra }],
   });
 }
 

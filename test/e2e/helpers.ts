@@ -25,6 +25,7 @@ import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '
 import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 import { recordHistories } from './record-histories';
+import type { QueryExportInput } from '../../runbooks/query-export/contract';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Captured output: everything the worker logs (through the Runtime logger) and everything the tests print.
@@ -117,6 +118,46 @@ export function objectStoreTarget(fx: E2E): RestoreTarget {
   const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
   if (!snapshot || !account) throw new Error('the seeded simulator has no object-store snapshot or restore-pa account');
   return { resourceId: snapshot.resourceId, snapshotId: snapshot.id, restoreAccountId: account.id };
+}
+
+/** The newest snapshot of a seeded database holding `table`, the `restore-pa` account, and its region's results bucket. */
+export interface QueryTarget {
+  snapshotId: string;
+  databaseName: string;
+  restoreAccountId: string;
+  bucketName: string;
+}
+
+export async function queryTarget(fx: E2E, table: string): Promise<QueryTarget> {
+  const state = fx.sim.ctx.state;
+  const { databases } = await fx.control.state();
+  const database = databases.find((d) => d.tables.includes(table) && d.snapshotIds.length > 0);
+  const snapshotId = database?.snapshotIds.at(-1);
+  const snapshot = snapshotId === undefined ? undefined : state.snapshots[snapshotId];
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!database || !snapshot || !account) throw new Error('the seeded simulator has no queryable database snapshot');
+  const region =
+    (snapshot.vaultId ? state.vaults[snapshot.vaultId]?.region : undefined) ??
+    state.resources[snapshot.resourceId]?.resource.region;
+  return {
+    snapshotId: snapshot.id,
+    databaseName: database.databaseName,
+    restoreAccountId: account.id,
+    bucketName: `query-results-${region ?? 'unknown'}`,
+  };
+}
+
+/** A query export of `sql` on a query target, its results under the `e2e` prefix. */
+export function queryExportInput(db: QueryTarget, sql: string): QueryExportInput {
+  return {
+    snapshotId: db.snapshotId,
+    query: {
+      databaseName: db.databaseName,
+      query: sql,
+      restoreAccountId: db.restoreAccountId,
+      destination: { bucketA: { bucketName: db.bucketName, prefix: 'e2e' } },
+    },
+  };
 }
 
 export interface E2EOptions {
