@@ -28,6 +28,14 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
   /** Told of every call once it ends (metrics); it must not throw. */
   onCall?: (call: CallRecord) => void;
+  /** Wraps every call, response or failure included (a tracing span); it must call `send` once and return its result. */
+  around?: (call: HttpCall, send: () => Promise<HttpResponse>) => Promise<HttpResponse>;
+}
+
+/** The call about to be made, named by its endpoint template. */
+export interface HttpCall {
+  method: HttpRequest['method'];
+  endpoint: string;
 }
 
 /** One finished call, named by its endpoint template so that IDs never become metric labels. */
@@ -74,9 +82,11 @@ export class HttpTransport {
   private readonly timeoutMs: number;
   private readonly dispatcher: Dispatcher;
   private readonly onCall?: (call: CallRecord) => void;
+  private readonly around?: HttpOptions['around'];
 
   constructor(options: HttpOptions) {
     this.onCall = options.onCall;
+    this.around = options.around;
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
@@ -89,6 +99,11 @@ export class HttpTransport {
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
+    if (!this.around) return this.exchange(req);
+    return this.around({ method: req.method, endpoint: endpointOf(req) }, () => this.exchange(req));
+  }
+
+  private async exchange(req: HttpRequest): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
     let body: string | undefined;
     if (req.form) {

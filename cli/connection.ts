@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ClientOptions } from '@temporalio/client';
 import { codecDataConverter, type CodecKeys } from '../runtime/codec';
 import { ConfigError, dataDirOf, loadCodecKeys, loadTemporalConfig, type TemporalConfig } from '../runtime/config';
 import { ADDRESS_FILE } from '../runtime/stack-files';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
+import { loadTracing } from '../runtime/tracing';
 import { NotConnectedError, UsageError } from './errors';
 
 export interface TemporalSession {
@@ -60,12 +61,23 @@ export async function connectTemporal(env: Env = process.env): Promise<TemporalS
   // With the worker's keys, the CLI (and the schedules it creates) encrypt what they send and read results.
   const dataConverter = codecDataConverter(codecKeys);
   return {
-    client: new Client({ connection, namespace: temporal.namespace, ...(dataConverter ? { dataConverter } : {}) }),
+    client: new Client({
+      connection,
+      namespace: temporal.namespace,
+      ...(dataConverter ? { dataConverter } : {}),
+      // With OTEL_* set, `runbooks start` opens the trace that the workflow and its activities continue.
+      ...tracingInterceptors(env),
+    }),
     address,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     close: () => connection.close(),
   };
+}
+
+function tracingInterceptors(env: Env): Pick<ClientOptions, 'interceptors'> {
+  const tracing = loadTracing('runbooks-cli', env);
+  return tracing ? { interceptors: { workflow: [tracing.clientInterceptor()] } } : {};
 }
 
 /** Runs a command with a session, closing it afterwards. */

@@ -1,5 +1,7 @@
 // The runbooks the worker serves, each counted by runtime/metrics (runs started and finished). The export names are
-// the workflow types.
+// the workflow types; `interceptors` carries a trace from the client through the workflow to its activities (the
+// spans leave the sandbox through the worker's sink, and only headers change, never commands).
+export { interceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors';
 import { measured } from '../runtime/metrics';
 import { approvalGatedRestore as restore } from './approval-gated-restore/workflow';
 import { drDrill as drill } from './dr-drill/workflow';

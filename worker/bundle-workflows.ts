@@ -4,13 +4,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from './runbook-worker';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './runbook-worker';
 
 export const DEFAULT_BUNDLE_PATH = 'dist/workflow-bundle.js';
 
 /** Writes the workflow bundle to `outFile` and returns its absolute path. */
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: new DefaultLogger('WARN'),
+  });
   const path = resolve(outFile);
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, code);

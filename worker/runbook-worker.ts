@@ -5,10 +5,14 @@ import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
 import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
+import type { Tracing } from '../runtime/tracing';
 import { recordServiceCall } from './metrics';
+import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
 
 export { DEFAULT_TASK_QUEUE };
 export const WORKFLOWS_PATH = require.resolve('../runbooks/workflows');
+/** Bundle option: the entry's own `interceptors` export (tracing) runs in every workflow. */
+export const WORKFLOW_INTERCEPTOR_MODULES = [WORKFLOWS_PATH];
 
 /** The bundle `npm run build:bundle` wrote (RUNBOOKS_WORKFLOW_BUNDLE); a missing file is a configuration error. */
 export async function prebuiltWorkflowBundle(codePath: string): Promise<{ codePath: string }> {
@@ -38,6 +42,8 @@ export interface RunbookWorkerOptions {
   shutdownGraceTimeMs?: number;
   /** The payload codec when history is encrypted (runtime/codec.ts); must match the clients'. */
   dataConverter?: WorkerOptions['dataConverter'];
+  /** The process's tracing (runtime/tracing.ts), when OTEL_* configure it. */
+  tracing?: Tracing;
 }
 
 /** A worker that serves every runbook, with activities bound to one service client. */
@@ -45,7 +51,12 @@ export async function createRunbookWorker(
   options: RunbookWorkerOptions,
 ): Promise<{ worker: Worker; client: BackupServiceClient }> {
   // Every call the worker makes is counted, by endpoint template and status (unless the caller hooks calls itself).
-  const service: ClientOptions = { onCall: recordServiceCall, ...options.service };
+  const tracing = options.tracing;
+  const service: ClientOptions = {
+    onCall: recordServiceCall,
+    ...(tracing ? { around: (call, send) => tracing.aroundServiceCall(call, send) } : {}),
+    ...options.service,
+  };
   const transport = new HttpTransport(service);
   const credentials = options.credentialsFile
     ? new CredentialsFile({
@@ -64,6 +75,11 @@ export async function createRunbookWorker(
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    interceptors: {
+      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      ...(tracing ? { activity: [tracingActivityInterceptors(tracing)] } : {}),
+    },
+    sinks: workflowTraceSinks(tracing),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     // Checkpoints reach Temporal within a second (not 80% of the heartbeat timeout), so a crash loses about a second

@@ -12,10 +12,16 @@ import { startDevServer, type DevServer } from './dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
 import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from '../runtime/stack-files';
 import { PinoTemporalLogger } from './logger';
-import { createRunbookWorker, prebuiltWorkflowBundle, WORKFLOWS_PATH } from './runbook-worker';
+import {
+  createRunbookWorker,
+  prebuiltWorkflowBundle,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOWS_PATH,
+} from './runbook-worker';
 import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { codecDataConverter } from '../runtime/codec';
+import { loadTracing } from '../runtime/tracing';
 
 export interface StackOptions {
   log: Logger;
@@ -69,6 +75,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       ? prebuiltWorkflowBundle(config.workflowBundle)
       : bundleWorkflowCode({
           workflowsPath: WORKFLOWS_PATH,
+          workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
           logger: new PinoTemporalLogger(options.log.child({ component: 'bundler' }, { level: 'warn' })),
         });
   bundle.catch(() => undefined);
@@ -106,6 +113,9 @@ export async function startStack(config: Config, options: StackOptions): Promise
     });
     if (config.temporal.address) await checkSearchAttributes(clientConnection, config.temporal.namespace, log);
 
+    // OTEL_* turn traces on (runtime/tracing.ts); flushed at shutdown.
+    const tracing = loadTracing('runbooks-worker');
+    if (tracing) cleanups.push(() => tracing.shutdown());
     const { worker, client: serviceClient } = await createRunbookWorker({
       connection,
       namespace: config.temporal.namespace,
@@ -116,6 +126,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       workflowBundle: await bundle,
       shutdownGraceTimeMs: options.shutdownGraceTimeMs,
       dataConverter,
+      tracing,
     });
     cleanups.push(() => closeHttpPools());
 

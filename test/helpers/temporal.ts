@@ -123,7 +123,12 @@ export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWi
   let bundle = bundles.get(workflowsPath);
   if (bundle === undefined) {
     // Webpack's INFO output would bury the test output.
-    bundle = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+    // The entry's own `interceptors` export, if any, runs in every workflow (runbooks/workflows.ts: tracing).
+    bundle = bundleWorkflowCode({
+      workflowsPath,
+      workflowInterceptorModules: [workflowsPath],
+      logger: new DefaultLogger('WARN'),
+    });
     bundles.set(workflowsPath, bundle);
   }
   return bundle;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { RUNBOOK_NAMES } from '../../runbooks/registry';
+import { workflowTraceSinks } from '../../worker/tracing';
 import { bundleWorkflows, installQuietRuntime } from '../helpers/temporal';
 
 const HISTORIES_DIR = join(__dirname, '..', 'fixtures', 'histories');
@@ -53,7 +54,11 @@ test('every recorded history replays on the current workflow code', async () => 
   const histories = recorded.map(({ file, history }) => ({ workflowId: file, history }));
   const failures: string[] = [];
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
+  for await (const result of Worker.runReplayHistories(
+    // The bundle's tracing interceptors export through this sink, as on the worker.
+    { workflowBundle: bundle, sinks: workflowTraceSinks() },
+    histories,
+  )) {
     replayed += 1;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
   }

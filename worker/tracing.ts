@@ -1,0 +1,29 @@
+// The worker's side of tracing: activity interceptors and the sink the workflows' spans leave the sandbox through.
+import { createRequire } from 'node:module';
+import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type { Tracing } from '../runtime/tracing';
+
+type WorkerLib = typeof import('@temporalio/interceptors-opentelemetry/lib/worker');
+
+// Loaded with the SDK, only when tracing is on.
+const workerLib = (): WorkerLib =>
+  createRequire(__filename)('@temporalio/interceptors-opentelemetry/lib/worker') as WorkerLib;
+
+/**
+ * The workflow bundle always carries the tracing interceptors (runbooks/workflows.ts), so the sink is always
+ * registered: without tracing it drops the spans, and Temporal logs no "unregistered sink" error.
+ */
+export function workflowTraceSinks(tracing?: Tracing): InjectedSinks<OpenTelemetrySinks> {
+  if (!tracing) return { exporter: { export: { fn: () => undefined } } };
+  return { exporter: workerLib().makeWorkflowExporter(tracing.spanProcessor, tracing.resource) };
+}
+
+/** A span around every activity, continuing the workflow's trace from the activity's headers. */
+export function tracingActivityInterceptors(_tracing: Tracing): ActivityInterceptorsFactory {
+  const lib = workerLib();
+  return (ctx) => ({
+    inbound: new lib.OpenTelemetryActivityInboundInterceptor(ctx),
+    outbound: new lib.OpenTelemetryActivityOutboundInterceptor(ctx),
+  });
+}
