@@ -163,6 +163,8 @@ export function queryExportInput(db: QueryTarget, sql: string): QueryExportInput
 export interface E2EOptions {
   /** host:port for the Runtime's Prometheus endpoint, as the worker's RUNBOOKS_METRICS_ADDRESS sets it. */
   metricsAddress?: string;
+  /** For the fixture's worker (tracing, a codec…). */
+  worker?: WorkerOverrides;
 }
 
 export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
@@ -184,7 +186,7 @@ export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
     credentials: { clientId: sim.clientId, clientSecret: sim.clientSecret },
   });
   const fx: Omit<E2E, 'worker'> = { env, sim, proxy, control, bundle, service, outputDir, retiredSecrets: [] };
-  const worker = await startWorker(fx);
+  const worker = await startWorker(fx, options.worker);
   return { ...fx, worker };
 }
 
@@ -225,6 +227,8 @@ export interface WorkerOverrides {
   credentialsFileWrite?: RunbookWorkerOptions['credentialsFileWrite'];
   /** A payload codec (encrypted history). */
   dataConverter?: RunbookWorkerOptions['dataConverter'];
+  /** Spans for activities, workflows and service calls. */
+  tracing?: RunbookWorkerOptions['tracing'];
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -243,6 +247,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     credentialsFile: overrides.credentialsFile,
     credentialsFileWrite: overrides.credentialsFileWrite,
     dataConverter: overrides.dataConverter,
+    tracing: overrides.tracing,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });
