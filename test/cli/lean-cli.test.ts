@@ -33,11 +33,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function modulesLoadedBy(args: string[]): Promise<string[]> {
+async function modulesLoadedBy(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
   const out = join(dir, 'modules.json');
   const result = spawnSync(process.execPath, ['-e', CHILD], {
     cwd: ROOT,
-    env: { ...process.env, MODULES_OUT: out, CLI_ARGS: JSON.stringify(args) },
+    env: { ...process.env, ...extraEnv, MODULES_OUT: out, CLI_ARGS: JSON.stringify(args) },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -54,6 +54,10 @@ const FORBIDDEN: [string, string][] = [
   ['the simulator', join(ROOT, 'simulator') + sep],
   ['the worker', join(ROOT, 'worker') + sep],
   ['the demo', join(ROOT, 'demo') + sep],
+  // Tracing loads only when a command connects with OTEL_* set.
+  ['OpenTelemetry', `${sep}node_modules${sep}@opentelemetry${sep}`],
+  ['the tracing interceptors', `${sep}node_modules${sep}@temporalio${sep}interceptors-opentelemetry${sep}`],
+  ['the tracing SDK set-up', join(ROOT, 'runtime', 'tracing-sdk.ts')],
 ];
 
 test('--help loads none of the worker, the simulator, the demo or their libraries', async () => {
@@ -68,6 +72,14 @@ test('--help loads none of the worker, the simulator, the demo or their librarie
 test('codec-server loads none of them either', async () => {
   const modules = await modulesLoadedBy(['codec-server', '--help']);
   expect(modules).toContain(join(ROOT, 'cli', 'codec-server.ts'));
+  for (const [name, fragment] of FORBIDDEN) {
+    expect({ name, loaded: modules.filter((m) => m.includes(fragment)) }).toEqual({ name, loaded: [] });
+  }
+});
+
+test('--help stays lean with tracing configured', async () => {
+  const modules = await modulesLoadedBy(['--help'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+  expect(modules).toContain(join(ROOT, 'cli', 'main.ts'));
   for (const [name, fragment] of FORBIDDEN) {
     expect({ name, loaded: modules.filter((m) => m.includes(fragment)) }).toEqual({ name, loaded: [] });
   }
