@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client, Connection, type ClientOptions } from '@temporalio/client';
 import { codecDataConverter, type CodecKeys } from '../runtime/codec';
-import { ConfigError, dataDirOf, loadCodecKeys, loadTemporalConfig, type TemporalConfig } from '../runtime/config';
+import {
+  ConfigError,
+  dataDirOf,
+  loadCodecKeys,
+  loadTemporalConfig,
+  temporalSettingName,
+  type TemporalConfig,
+} from '../runtime/config';
 import { ADDRESS_FILE } from '../runtime/stack-files';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { loadTracing } from '../runtime/tracing';
@@ -18,21 +25,29 @@ export interface TemporalSession {
 
 type Env = Record<string, string | undefined>;
 
-/** The address to use: TEMPORAL_ADDRESS, or the one the worker wrote when it started an embedded dev server. */
-export function resolveAddress(temporal: TemporalConfig, env: Env = process.env): { address: string; source: string } {
-  if (temporal.address) return { address: temporal.address, source: 'TEMPORAL_ADDRESS' };
+/**
+ * The address to use: TEMPORAL_ADDRESS or the profile's, or the one the worker wrote when it started an embedded dev
+ * server. `configured` says which, for hints.
+ */
+export function resolveAddress(
+  temporal: TemporalConfig,
+  env: Env = process.env,
+): { address: string; source: string; configured: boolean } {
+  if (temporal.address) {
+    return { address: temporal.address, source: temporalSettingName(temporal, 'address'), configured: true };
+  }
   const file = join(resolve(dataDirOf(env)), ADDRESS_FILE);
   let address: string;
   try {
     address = readFileSync(file, 'utf8').trim();
   } catch {
     throw new NotConnectedError(
-      'TEMPORAL_ADDRESS is not set and no embedded Temporal server is running ' +
+      'TEMPORAL_ADDRESS is not set (nor a Temporal profile address) and no embedded Temporal server is running ' +
         `(${file} does not exist).\nStart the worker with \`npm start\`: it starts a local Temporal dev server ` +
         `(usually at 127.0.0.1:7233) and writes its address to ${file}. Or set TEMPORAL_ADDRESS.`,
     );
   }
-  return { address, source: file };
+  return { address, source: file, configured: false };
 }
 
 /** A client on the configured (or embedded) Temporal server; configuration problems are usage errors. */
@@ -46,14 +61,13 @@ export async function connectTemporal(env: Env = process.env): Promise<TemporalS
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const { address, source } = resolveAddress(temporal, env);
+  const { address, source, configured } = resolveAddress(temporal, env);
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...temporalConnectionOptions(temporal, address), connectTimeout: 5_000 });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
-    const hint =
-      source === 'TEMPORAL_ADDRESS' ? 'check TEMPORAL_ADDRESS' : 'is the worker (`npm start`) still running?';
+    const hint = configured ? `check ${source}` : 'is the worker (`npm start`) still running?';
     throw new NotConnectedError(
       `cannot reach Temporal at ${address} (from ${source}): ${(err as Error).message}; ${hint}`,
     );

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type CodecKeys } from './codec';
 
@@ -27,12 +28,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** Each TLS file is a path or its PEM text (the `*_DATA` variables, `*_data` profile fields). */
 export interface TlsSettings {
   clientCertPath?: string;
+  clientCertData?: string;
   clientKeyPath?: string;
+  clientKeyData?: string;
   serverCaCertPath?: string;
+  serverCaCertData?: string;
   serverName?: string;
 }
+
+/** A setting of Temporal's environment configuration, named as a variable or as a profile field in messages. */
+export type TemporalSetting =
+  'address' | 'namespace' | 'apiKey' | 'tls' | 'serverName' | 'clientCert' | 'clientKey' | 'serverCaCert';
 
 export interface TemporalConfig {
   /** Unset: the worker starts an embedded dev server (and the CLI looks for its address file). */
@@ -42,8 +51,11 @@ export interface TemporalConfig {
   /** `false` for plain text; settings (possibly empty) for TLS with the system's roots. */
   tls: TlsSettings | false;
   apiKey?: string;
+  /** gRPC headers (`TEMPORAL_GRPC_META_*`, a profile's `grpc_meta`). */
+  grpcMeta?: Record<string, string>;
+  /** The TOML profile read, if any, and the label of each setting taken from it (the environment overrides it). */
+  profile?: { name: string; file: string; fields: Partial<Record<TemporalSetting, string>> };
 }
-
 export type ServiceConfig =
   | { mode: 'embedded' }
   | {
@@ -84,20 +96,13 @@ const text = z.string().min(1);
 const bool = z
   .enum(['true', 'false', '1', '0'], { error: "must be 'true' or 'false'" })
   .transform((v) => v === 'true' || v === '1');
-const hostPort = text.regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
 
+// The TEMPORAL_* variables are read by @temporalio/envconfig; these checks only refuse values it would misread.
 const TemporalEnv = z.object({
-  TEMPORAL_ADDRESS: hostPort.optional(),
-  TEMPORAL_NAMESPACE: text.default('default'),
   TEMPORAL_TLS: bool.optional(),
-  TEMPORAL_TLS_CLIENT_CERT_PATH: text.optional(),
-  TEMPORAL_TLS_CLIENT_KEY_PATH: text.optional(),
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: text.optional(),
-  TEMPORAL_TLS_SERVER_NAME: text.optional(),
-  TEMPORAL_API_KEY: text.optional(),
   RUNBOOKS_TASK_QUEUE: text.default(DEFAULT_TASK_QUEUE),
 });
-
 const ServiceEnv = z.object({
   BACKUP_SERVICE_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://backup.example.com/api' })
@@ -132,9 +137,7 @@ const ProcessEnv = z.object({
     .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }))
     .default('info'),
   RUNBOOKS_WORKFLOW_BUNDLE: text.regex(/\.c?js$/, 'must name a .js file written by npm run build:bundle').optional(),
-  RUNBOOKS_METRICS_ADDRESS: text
-    .regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. 0.0.0.0:9464')
-    .optional(),
+  RUNBOOKS_METRICS_ADDRESS: text.regex(HOST_PORT, 'must be host:port, e.g. 0.0.0.0:9464').optional(),
 });
 
 /** Parses one group of variables, or throws a ConfigError naming each bad one. */
@@ -149,47 +152,193 @@ function parseEnv<S extends z.ZodObject>(schema: S, env: Env): z.output<S> {
   );
 }
 
-/** The Temporal part only: the CLI needs no service settings. */
+// Loaded on first use: `runbooks --help` and the codec server never connect.
+const requireHere: (id: string) => unknown = createRequire(__filename);
+const envconfig = () => requireHere('@temporalio/envconfig') as typeof import('@temporalio/envconfig');
+
+const VARIABLES: Record<TemporalSetting, string> = {
+  address: 'TEMPORAL_ADDRESS',
+  namespace: 'TEMPORAL_NAMESPACE',
+  apiKey: 'TEMPORAL_API_KEY',
+  tls: 'TEMPORAL_TLS',
+  serverName: 'TEMPORAL_TLS_SERVER_NAME',
+  clientCert: 'TEMPORAL_TLS_CLIENT_CERT',
+  clientKey: 'TEMPORAL_TLS_CLIENT_KEY',
+  serverCaCert: 'TEMPORAL_TLS_SERVER_CA_CERT',
+};
+const FILE_SETTINGS: readonly TemporalSetting[] = ['clientCert', 'clientKey', 'serverCaCert'];
+
+/** The variable behind a setting; a file's is `*_PATH`, or `*_DATA` when its PEM text is given. */
+function variableOf(setting: TemporalSetting, isData: boolean): string {
+  if (!FILE_SETTINGS.includes(setting)) return VARIABLES[setting];
+  return `${VARIABLES[setting]}${isData ? '_DATA' : '_PATH'}`;
+}
+
+const TOML_FIELDS: Record<TemporalSetting, string> = {
+  address: 'address',
+  namespace: 'namespace',
+  apiKey: 'api_key',
+  tls: 'tls.disabled',
+  serverName: 'tls.server_name',
+  clientCert: 'tls.client_cert',
+  clientKey: 'tls.client_key',
+  serverCaCert: 'tls.server_ca_cert',
+};
+
+type Profile = import('@temporalio/envconfig').ClientConfigProfile;
+type DataSource = import('@temporalio/envconfig').ConfigDataSource;
+
+/** The settings a profile holds, each with its field's name (`*_path` or `*_data` for files). */
+function profileFields(profile: Profile): [TemporalSetting, string][] {
+  const fileField = (base: string, source: DataSource | undefined) =>
+    source && `${base}${'path' in source ? '_path' : '_data'}`;
+  const fields: [TemporalSetting, string | undefined][] = [
+    ['address', profile.address !== undefined ? TOML_FIELDS.address : undefined],
+    ['namespace', profile.namespace !== undefined ? TOML_FIELDS.namespace : undefined],
+    ['apiKey', profile.apiKey !== undefined ? TOML_FIELDS.apiKey : undefined],
+    ['tls', profile.tls?.disabled !== undefined ? TOML_FIELDS.tls : undefined],
+    ['serverName', profile.tls?.serverName !== undefined ? TOML_FIELDS.serverName : undefined],
+    ['clientCert', fileField(TOML_FIELDS.clientCert, profile.tls?.clientCert)],
+    ['clientKey', fileField(TOML_FIELDS.clientKey, profile.tls?.clientKey)],
+    ['serverCaCert', fileField(TOML_FIELDS.serverCaCert, profile.tls?.serverCACert)],
+  ];
+  return fields.flatMap(([setting, field]) => (field === undefined ? [] : [[setting, field]]));
+}
+
+/** Where Temporal's tools look for their TOML file when TEMPORAL_CONFIG_FILE is unset (as envconfig does). */
+function defaultConfigFile(e: Record<string, string>): string | undefined {
+  if (process.platform === 'win32') return e.APPDATA && join(e.APPDATA, 'temporalio', 'temporal.toml');
+  if (process.platform === 'darwin') {
+    return e.HOME && join(e.HOME, 'Library', 'Application Support', 'temporalio', 'temporal.toml');
+  }
+  const dir = e.XDG_CONFIG_HOME ?? (e.HOME && join(e.HOME, '.config'));
+  return dir && isAbsolute(dir) ? join(dir, 'temporalio', 'temporal.toml') : undefined;
+}
+
+/** The TOML file's text: TEMPORAL_CONFIG_FILE (which must exist), or the default file if there is one. */
+function readConfigFile(e: Record<string, string>): { file: string; data: string } | undefined {
+  const file = e.TEMPORAL_CONFIG_FILE ?? defaultConfigFile(e);
+  if (file === undefined) return undefined;
+  try {
+    return { file, data: readFileSync(file, 'utf8') };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    if (code === 'ENOENT' && e.TEMPORAL_CONFIG_FILE === undefined) return undefined;
+    throw new ConfigError([{ variable: 'TEMPORAL_CONFIG_FILE', message: `cannot read ${file}: ${code}` }]);
+  }
+}
+
+/**
+ * The Temporal part only (the CLI needs no service settings), through Temporal's environment configuration: a TOML
+ * profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE) overridden by the TEMPORAL_* variables.
+ */
 export function loadTemporalConfig(env: Env = process.env): TemporalConfig {
-  const e = parseEnv(TemporalEnv, env);
-  const issues: ConfigIssue[] = [];
-  const tlsVars = [
-    'TEMPORAL_TLS_CLIENT_CERT_PATH',
-    'TEMPORAL_TLS_CLIENT_KEY_PATH',
-    'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-    'TEMPORAL_TLS_SERVER_NAME',
-  ] as const;
-  const tlsGiven = tlsVars.filter((v) => e[v] !== undefined);
-  if (!e.TEMPORAL_ADDRESS) {
-    for (const variable of [...tlsGiven, ...(e.TEMPORAL_API_KEY ? ['TEMPORAL_API_KEY'] : [])]) {
-      issues.push({ variable, message: 'needs TEMPORAL_ADDRESS (the embedded dev server takes neither TLS nor keys)' });
+  const own = parseEnv(TemporalEnv, env);
+  const e = present(env);
+  const { loadClientConfigFromToml, loadClientConfigProfile } = envconfig();
+  const config = readConfigFile(e);
+  const profileName = e.TEMPORAL_PROFILE ?? 'default';
+  let fileProfile: Profile | undefined;
+  if (config) {
+    try {
+      // Strict: a misspelled field is refused, never ignored.
+      fileProfile = loadClientConfigFromToml(Buffer.from(config.data), { strict: true }).profiles[profileName];
+    } catch (err) {
+      throw new ConfigError([
+        { variable: 'TEMPORAL_CONFIG_FILE', message: `${config.file}: ${(err as Error).message}` },
+      ]);
     }
   }
-  if ((e.TEMPORAL_TLS_CLIENT_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_CLIENT_KEY_PATH === undefined)) {
-    const missing = e.TEMPORAL_TLS_CLIENT_CERT_PATH ? 'TEMPORAL_TLS_CLIENT_KEY_PATH' : 'TEMPORAL_TLS_CLIENT_CERT_PATH';
-    issues.push({ variable: missing, message: 'is required with its pair: a client certificate needs its key' });
+  if (e.TEMPORAL_PROFILE !== undefined && fileProfile === undefined) {
+    const where = config ? `no profile '${profileName}' in ${config.file}` : 'no Temporal config file was found';
+    throw new ConfigError([{ variable: 'TEMPORAL_PROFILE', message: `${where} (set TEMPORAL_CONFIG_FILE)` }]);
   }
-  if (e.TEMPORAL_TLS === false && tlsGiven.length > 0) {
-    issues.push({ variable: 'TEMPORAL_TLS', message: `is false, but ${tlsGiven.join(', ')} ask for TLS` });
+  let merged: Profile;
+  try {
+    merged = loadClientConfigProfile({
+      profile: profileName,
+      ...(config && fileProfile ? { configSource: { data: config.data } } : { disableFile: true }),
+      configFileStrict: true,
+      overrideEnvVars: e,
+    });
+  } catch (err) {
+    // Only a file given both as a path and as data gets here, e.g. a profile's *_data and a *_PATH variable.
+    throw new ConfigError([{ variable: 'TEMPORAL_TLS', message: (err as Error).message }]);
+  }
+
+  const envName = (setting: TemporalSetting) => variableOf(setting, e[variableOf(setting, true)] !== undefined);
+  // A setting the environment does not give came from the profile.
+  const fromFile = Object.fromEntries(
+    profileFields(fileProfile ?? {}).flatMap(([setting, field]) =>
+      e[envName(setting)] === undefined && config
+        ? [[setting, `profile.${profileName}.${field} in ${config.file}`]]
+        : [],
+    ),
+  ) as Partial<Record<TemporalSetting, string>>;
+  const nameOf = (setting: TemporalSetting) => fromFile[setting] ?? envName(setting);
+
+  const issues: ConfigIssue[] = [];
+  const address = merged.address?.trim() || undefined;
+  if (address !== undefined && !HOST_PORT.test(address)) {
+    issues.push({ variable: nameOf('address'), message: 'must be host:port, e.g. localhost:7233' });
+  }
+  const tls = merged.tls;
+  const tlsGiven = (['serverName', 'clientCert', 'clientKey', 'serverCaCert'] as const).filter((s) =>
+    s === 'serverName' ? tls?.serverName !== undefined : tls?.[s === 'serverCaCert' ? 'serverCACert' : s] !== undefined,
+  );
+  if (address === undefined) {
+    for (const setting of [...tlsGiven, ...(merged.apiKey !== undefined ? (['apiKey'] as const) : [])]) {
+      issues.push({
+        variable: nameOf(setting),
+        message: 'needs TEMPORAL_ADDRESS (the embedded dev server takes neither TLS nor keys)',
+      });
+    }
+  }
+  if ((tls?.clientCert === undefined) !== (tls?.clientKey === undefined)) {
+    const missing = tls?.clientCert ? 'clientKey' : 'clientCert';
+    const name = fromFile[tls?.clientCert ? 'clientCert' : 'clientKey']
+      ? `profile.${profileName}.${TOML_FIELDS[missing]}_path`
+      : envName(missing);
+    issues.push({ variable: name, message: 'is required with its pair: a client certificate needs its key' });
+  }
+  if (tls?.disabled === true && tlsGiven.length > 0) {
+    const asking = tlsGiven.map(nameOf).join(', ');
+    issues.push({ variable: nameOf('tls'), message: `turns TLS off, but ${asking} ask for TLS` });
   }
   if (issues.length > 0) throw new ConfigError(issues);
 
+  const text = (source: DataSource | undefined) =>
+    source && 'data' in source ? Buffer.from(source.data).toString('utf8') : undefined;
+  const path = (source: DataSource | undefined) => (source && 'path' in source ? source.path : undefined);
   // As in Temporal's environment configuration: TLS when asked for, or when any TLS setting or an API key is given.
-  const tlsOn = e.TEMPORAL_TLS ?? (tlsGiven.length > 0 || e.TEMPORAL_API_KEY !== undefined);
+  const tlsOn = tls?.disabled !== undefined ? !tls.disabled : tlsGiven.length > 0 || merged.apiKey !== undefined;
   return {
-    address: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
-    taskQueue: e.RUNBOOKS_TASK_QUEUE,
+    address,
+    namespace: merged.namespace?.trim() || 'default',
+    taskQueue: own.RUNBOOKS_TASK_QUEUE,
     tls: tlsOn
       ? {
-          clientCertPath: e.TEMPORAL_TLS_CLIENT_CERT_PATH,
-          clientKeyPath: e.TEMPORAL_TLS_CLIENT_KEY_PATH,
-          serverCaCertPath: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
-          serverName: e.TEMPORAL_TLS_SERVER_NAME,
+          clientCertPath: path(tls?.clientCert),
+          clientCertData: text(tls?.clientCert),
+          clientKeyPath: path(tls?.clientKey),
+          clientKeyData: text(tls?.clientKey),
+          serverCaCertPath: path(tls?.serverCACert),
+          serverCaCertData: text(tls?.serverCACert),
+          serverName: tls?.serverName,
         }
       : false,
-    apiKey: e.TEMPORAL_API_KEY,
+    apiKey: merged.apiKey,
+    grpcMeta: merged.grpcMeta && Object.keys(merged.grpcMeta).length > 0 ? merged.grpcMeta : undefined,
+    profile: config && fileProfile ? { name: profileName, file: config.file, fields: fromFile } : undefined,
   };
+}
+
+/** The name of a setting in messages: its profile field when it came from the TOML file, else its variable. */
+export function temporalSettingName(temporal: TemporalConfig, setting: TemporalSetting): string {
+  const tls = temporal.tls || {};
+  const data = { clientCert: tls.clientCertData, clientKey: tls.clientKeyData, serverCaCert: tls.serverCaCertData };
+  const isData = setting in data && data[setting as keyof typeof data] !== undefined;
+  return temporal.profile?.fields[setting] ?? variableOf(setting, isData);
 }
 
 export function loadServiceConfig(env: Env = process.env): ServiceConfig {

@@ -1,45 +1,44 @@
-import { readFileSync } from 'node:fs';
-import { ConfigError, type TemporalConfig } from './config';
+import { toClientOptions, type ClientConfigTLS, type ClientConnectConfig } from '@temporalio/envconfig';
+import { ConfigError, temporalSettingName, type TemporalConfig, type TemporalSetting } from './config';
 
 /** What both `NativeConnection.connect` (worker) and `Connection.connect` (client) take. */
-export interface TemporalConnectionOptions {
-  address: string;
-  tls?: {
-    serverNameOverride?: string;
-    serverRootCACertificate?: Uint8Array;
-    clientCertPair?: { crt: Uint8Array; key: Uint8Array };
-  };
-  apiKey?: string;
-}
+export type TemporalConnectionOptions = ClientConnectConfig['connectionOptions'] & { address: string };
 
-function readPem(path: string, variable: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ConfigError([{ variable, message: `cannot read ${path}: ${code}` }]);
-  }
-}
-
-/** Reads the TLS files named by the configuration; a file that cannot be read is a ConfigError naming its variable. */
+/**
+ * The connection options of Temporal's environment configuration: envconfig reads the TLS files; one that cannot be
+ * read is a ConfigError naming its variable or profile field.
+ */
 export function temporalConnectionOptions(temporal: TemporalConfig, address: string): TemporalConnectionOptions {
   const { tls } = temporal;
-  const options: TemporalConnectionOptions = { address };
-  if (tls) {
-    options.tls = {
-      serverNameOverride: tls.serverName,
-      serverRootCACertificate: tls.serverCaCertPath
-        ? readPem(tls.serverCaCertPath, 'TEMPORAL_TLS_SERVER_CA_CERT_PATH')
-        : undefined,
-      clientCertPair:
-        tls.clientCertPath && tls.clientKeyPath
-          ? {
-              crt: readPem(tls.clientCertPath, 'TEMPORAL_TLS_CLIENT_CERT_PATH'),
-              key: readPem(tls.clientKeyPath, 'TEMPORAL_TLS_CLIENT_KEY_PATH'),
-            }
-          : undefined,
-    };
+  const source = (path?: string, data?: string) =>
+    path !== undefined ? { path } : data !== undefined ? { data } : undefined;
+  const files: [TemporalSetting, string | undefined][] = tls
+    ? [
+        ['clientCert', tls.clientCertPath],
+        ['clientKey', tls.clientKeyPath],
+        ['serverCaCert', tls.serverCaCertPath],
+      ]
+    : [];
+  const tlsConfig: ClientConfigTLS = tls
+    ? {
+        serverName: tls.serverName,
+        clientCert: source(tls.clientCertPath, tls.clientCertData),
+        clientKey: source(tls.clientKeyPath, tls.clientKeyData),
+        serverCACert: source(tls.serverCaCertPath, tls.serverCaCertData),
+      }
+    : { disabled: true };
+  let options: ClientConnectConfig;
+  try {
+    options = toClientOptions({ address, apiKey: temporal.apiKey, tls: tlsConfig, grpcMeta: temporal.grpcMeta });
+  } catch (err) {
+    const { path, code } = err as NodeJS.ErrnoException;
+    const setting = files.find(([, file]) => file !== undefined && file === path)?.[0];
+    if (!setting) throw err;
+    throw new ConfigError([
+      { variable: temporalSettingName(temporal, setting), message: `cannot read ${path}: ${code ?? 'unreadable'}` },
+    ]);
   }
-  if (temporal.apiKey) options.apiKey = temporal.apiKey;
-  return options;
+  // Unset options stay absent: the SDK's defaults must not be overwritten with undefined.
+  const given = Object.entries(options.connectionOptions).filter(([, v]) => v !== undefined);
+  return { ...(Object.fromEntries(given) as ClientConnectConfig['connectionOptions']), address };
 }

@@ -51,6 +51,8 @@ const FORBIDDEN: [string, string][] = [
   ['sql.js', `${sep}node_modules${sep}sql.js${sep}`],
   ['webpack', `${sep}node_modules${sep}webpack${sep}`],
   ['@temporalio/worker', `${sep}node_modules${sep}@temporalio${sep}worker${sep}`],
+  // Temporal's environment configuration loads only when a command connects.
+  ['@temporalio/envconfig', `${sep}node_modules${sep}@temporalio${sep}envconfig${sep}`],
   ['the simulator', join(ROOT, 'simulator') + sep],
   ['the worker', join(ROOT, 'worker') + sep],
   ['the demo', join(ROOT, 'demo') + sep],

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import {
   loadTemporalConfig,
   type ServiceConfig,
 } from '../../runtime/config';
+import { temporalConnectionOptions } from '../../runtime/temporal-connection';
 import { resolveCredentials } from '../../worker/credentials';
 
 /** The variables a ConfigError names, in order. */
@@ -170,6 +172,122 @@ describe('loadTemporalConfig', () => {
     ).toEqual(['TEMPORAL_TLS_CLIENT_KEY_PATH']);
     expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_API_KEY: 'key-123456' }))).toEqual(['TEMPORAL_API_KEY']);
     expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_TLS: 'yes' }))).toEqual(['TEMPORAL_TLS']);
+  });
+});
+
+describe('loadTemporalConfig with a TOML profile', () => {
+  let file: string;
+  beforeAll(async () => {
+    file = join(await mkdtemp(join(tmpdir(), 'temporal-toml-')), 'temporal.toml');
+    await writeFile(
+      file,
+      [
+        '[profile.default]',
+        'address = "localhost:7233"',
+        '',
+        '[profile.prod]',
+        'address = "prod.example.com:7233"',
+        'namespace = "runbooks-prod"',
+        'api_key = "prod-key-123456"',
+        '[profile.prod.tls]',
+        'server_name = "prod.example.com"',
+        'client_cert_path = "/certs/prod.pem"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('the default profile, unless TEMPORAL_PROFILE picks another', () => {
+    expect(loadTemporalConfig({ TEMPORAL_CONFIG_FILE: file })).toEqual(
+      expect.objectContaining({ address: 'localhost:7233', namespace: 'default', tls: false }),
+    );
+    const prod = loadTemporalConfig({
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'prod',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/prod.key',
+    });
+    expect(prod).toEqual(
+      expect.objectContaining({
+        address: 'prod.example.com:7233',
+        namespace: 'runbooks-prod',
+        apiKey: 'prod-key-123456',
+      }),
+    );
+    expect(prod.tls).toEqual(
+      expect.objectContaining({
+        serverName: 'prod.example.com',
+        clientCertPath: '/certs/prod.pem',
+        clientKeyPath: '/certs/prod.key',
+      }),
+    );
+    expect(prod.profile).toEqual(expect.objectContaining({ name: 'prod', file }));
+  });
+
+  test('the environment overrides the file, field by field', () => {
+    const config = loadTemporalConfig({
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'prod',
+      TEMPORAL_ADDRESS: 'other.example.com:7233',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/prod.key',
+    });
+    expect(config.address).toBe('other.example.com:7233');
+    expect(config.namespace).toBe('runbooks-prod');
+    // TEMPORAL_TLS=false against the profile's TLS settings is refused rather than guessed.
+    expect(() => loadTemporalConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' })).toThrow(
+      `profile.prod.tls.client_key_path: is required with its pair`,
+    );
+    const plain = loadTemporalConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_NAMESPACE: 'ns' });
+    expect(plain).toEqual(expect.objectContaining({ address: 'localhost:7233', namespace: 'ns' }));
+  });
+
+  test('problems name the profile field or the variable', () => {
+    expect(
+      variablesOf(() =>
+        loadTemporalConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_TLS: 'false' }),
+      ),
+    ).toEqual(['profile.prod.tls.client_key_path', 'TEMPORAL_TLS']);
+    expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'staging' }))).toEqual([
+      'TEMPORAL_PROFILE',
+    ]);
+    expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_CONFIG_FILE: `${file}.missing` }))).toEqual([
+      'TEMPORAL_CONFIG_FILE',
+    ]);
+    // Strict parsing: a misspelled field is refused, not ignored.
+    const typo = `${file}.typo`;
+    writeFileSync(typo, '[profile.default]\nadress = "x:1"\n');
+    expect(() => loadTemporalConfig({ TEMPORAL_CONFIG_FILE: typo })).toThrow(/TEMPORAL_CONFIG_FILE: .*adress/);
+    expect(variablesOf(() => loadTemporalConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_ADDRESS: 'nohost' }))).toEqual([
+      'TEMPORAL_ADDRESS',
+    ]);
+  });
+
+  test('an unreadable TLS file names its profile field when connecting', () => {
+    const config = loadTemporalConfig({
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'prod',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/certs/prod.key',
+    });
+    expect(() => temporalConnectionOptions(config, 'prod.example.com:7233')).toThrow(
+      `profile.prod.tls.client_cert_path in ${file}: cannot read /certs/prod.pem: ENOENT`,
+    );
+    const fromEnv = loadTemporalConfig({
+      TEMPORAL_ADDRESS: 'localhost:7233',
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/certs/none.pem',
+    });
+    expect(variablesOf(() => temporalConnectionOptions(fromEnv, 'localhost:7233'))).toEqual([
+      'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+    ]);
+  });
+
+  test('PEM text from the *_DATA variables is used as given', () => {
+    const config = loadTemporalConfig({
+      TEMPORAL_ADDRESS: 'localhost:7233',
+      TEMPORAL_TLS_SERVER_CA_CERT_DATA: 'ca-pem-text',
+    });
+    const options = temporalConnectionOptions(config, 'localhost:7233');
+    expect(options.tls).toEqual(
+      expect.objectContaining({ serverRootCACertificate: new Uint8Array(Buffer.from('ca-pem-text')) }),
+    );
   });
 });
 
