@@ -4,7 +4,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './runbook-worker';
+import { workflowInterceptorModules, WORKFLOWS_PATH } from './runbook-worker';
 
 export const DEFAULT_BUNDLE_PATH = 'dist/workflow-bundle.js';
 
@@ -12,7 +12,8 @@ export const DEFAULT_BUNDLE_PATH = 'dist/workflow-bundle.js';
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    // Traces are switched on where the image runs, so its bundle carries the workflow interceptors.
+    workflowInterceptorModules: workflowInterceptorModules(true),
     logger: new DefaultLogger('WARN'),
   });
   const path = resolve(outFile);

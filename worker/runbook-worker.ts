@@ -11,8 +11,11 @@ import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
 
 export { DEFAULT_TASK_QUEUE };
 export const WORKFLOWS_PATH = require.resolve('../runbooks/workflows');
-/** Bundle option: the entry's own `interceptors` export (tracing) runs in every workflow. */
-export const WORKFLOW_INTERCEPTOR_MODULES = [WORKFLOWS_PATH];
+/**
+ * Bundle option: the entry's own `interceptors` export (tracing), for bundles of a worker that traces. Only those:
+ * the interceptors put a trace-context header on every activity, and headers bypass the payload codec.
+ */
+export const workflowInterceptorModules = (tracing: boolean) => (tracing ? [WORKFLOWS_PATH] : []);
 
 /** The bundle `npm run build:bundle` wrote (RUNBOOKS_WORKFLOW_BUNDLE); a missing file is a configuration error. */
 export async function prebuiltWorkflowBundle(codePath: string): Promise<{ codePath: string }> {
@@ -76,7 +79,7 @@ export async function createRunbookWorker(
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     interceptors: {
-      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      workflowModules: workflowInterceptorModules(tracing !== undefined),
       ...(tracing ? { activity: [tracingActivityInterceptors(tracing)] } : {}),
     },
     sinks: workflowTraceSinks(tracing),

@@ -15,13 +15,13 @@ import { PinoTemporalLogger } from './logger';
 import {
   createRunbookWorker,
   prebuiltWorkflowBundle,
-  WORKFLOW_INTERCEPTOR_MODULES,
+  workflowInterceptorModules,
   WORKFLOWS_PATH,
 } from './runbook-worker';
 import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { codecDataConverter } from '../runtime/codec';
-import { loadTracing } from '../runtime/tracing';
+import { loadTracing, tracingEnabled } from '../runtime/tracing';
 
 export interface StackOptions {
   log: Logger;
@@ -75,7 +75,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       ? prebuiltWorkflowBundle(config.workflowBundle)
       : bundleWorkflowCode({
           workflowsPath: WORKFLOWS_PATH,
-          workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+          workflowInterceptorModules: workflowInterceptorModules(tracingEnabled()),
           logger: new PinoTemporalLogger(options.log.child({ component: 'bundler' }, { level: 'warn' })),
         });
   bundle.catch(() => undefined);

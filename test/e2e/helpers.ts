@@ -172,7 +172,7 @@ export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
   captureConsole();
   const [env, bundle, sim] = await Promise.all([
     startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS } }),
-    bundleWorkflows(WORKFLOWS_PATH),
+    bundleWorkflows(WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
     startSimulator({ port: 0 }),
   ]);
   const proxy = new LossyProxy(sim.baseUrl, { injector: 'the test proxy', connections: 32 });

@@ -118,18 +118,24 @@ export async function serverVersion(env: TestWorkflowEnvironment): Promise<strin
 // Jest gives each test file its own module registry, so this cache lives for one file.
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** Bundles the workflows at `workflowsPath` once per test file (bundling takes seconds). */
-export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  let bundle = bundles.get(workflowsPath);
+/**
+ * Bundles the workflows at `workflowsPath` once per test file (bundling takes seconds). With `tracing`, the entry's own
+ * `interceptors` export runs in every workflow, as on a worker that traces (runbooks/workflows.ts).
+ */
+export function bundleWorkflows(
+  workflowsPath: string,
+  { tracing = false }: { tracing?: boolean } = {},
+): Promise<WorkflowBundleWithSourceMap> {
+  const key = `${workflowsPath}${tracing ? ' (traced)' : ''}`;
+  let bundle = bundles.get(key);
   if (bundle === undefined) {
     // Webpack's INFO output would bury the test output.
-    // The entry's own `interceptors` export, if any, runs in every workflow (runbooks/workflows.ts: tracing).
     bundle = bundleWorkflowCode({
       workflowsPath,
-      workflowInterceptorModules: [workflowsPath],
+      workflowInterceptorModules: tracing ? [workflowsPath] : [],
       logger: new DefaultLogger('WARN'),
     });
-    bundles.set(workflowsPath, bundle);
+    bundles.set(key, bundle);
   }
   return bundle;
 }
