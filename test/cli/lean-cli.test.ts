@@ -1,29 +1,11 @@
 // `runbooks --help` stays lean: the heavy parts (worker, simulator, demo, their libraries) load only when a command
 // needs them. A module list check from a child process, not a timing.
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
+import { runCliFromSource } from '../helpers/cli-from-source';
 
 const ROOT = resolve(__dirname, '..', '..');
-
-// Runs cli/main.ts from source (compiled on require by swc, as jest does), then writes every loaded module's path.
-const CHILD = `
-const { readFileSync, writeFileSync } = require('node:fs');
-const { transformSync } = require('@swc/core');
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = transformSync(readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
-process.on('exit', () => writeFileSync(process.env.MODULES_OUT, JSON.stringify(Object.keys(require.cache))));
-const main = require.resolve('./cli/main.ts');
-process.argv = [process.argv[0], main, ...JSON.parse(process.env.CLI_ARGS)];
-require(main);
-`;
 
 let dir: string;
 beforeAll(async () => {
@@ -35,12 +17,7 @@ afterAll(async () => {
 
 async function modulesLoadedBy(args: string[], extraEnv: Record<string, string> = {}): Promise<string[]> {
   const out = join(dir, 'modules.json');
-  const result = spawnSync(process.execPath, ['-e', CHILD], {
-    cwd: ROOT,
-    env: { ...process.env, ...extraEnv, MODULES_OUT: out, CLI_ARGS: JSON.stringify(args) },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const result = runCliFromSource(args, { ...process.env, ...extraEnv, MODULES_OUT: out });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   return JSON.parse(await readFile(out, 'utf8')) as string[];

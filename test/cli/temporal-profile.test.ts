@@ -1,31 +1,12 @@
 // The CLI reaches Temporal through a TOML profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE), on a real dev server, and
 // a profile's bad TLS file is a usage error naming the profile field.
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { connectTemporal } from '../../cli/connection';
 import { startTestEnv } from '../helpers/temporal';
-
-const ROOT = resolve(__dirname, '..', '..');
-
-// Runs cli/main.ts from source, compiled on require by swc as jest does: no build needed.
-const CHILD = `
-const { readFileSync } = require('node:fs');
-const { transformSync } = require('@swc/core');
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = transformSync(readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
-const main = require.resolve('./cli/main.ts');
-process.argv = [process.argv[0], main, ...JSON.parse(process.env.CLI_ARGS)];
-require(main);
-`;
+import { runCliFromSource } from '../helpers/cli-from-source';
 
 let env: TestWorkflowEnvironment;
 let dir: string;
@@ -45,12 +26,7 @@ function cliEnv(extra: Record<string, string>): Record<string, string | undefine
 }
 
 function runCli(args: string[], extra: Record<string, string>) {
-  return spawnSync(process.execPath, ['-e', CHILD], {
-    cwd: ROOT,
-    env: { ...cliEnv(extra), CLI_ARGS: JSON.stringify(args) },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  return runCliFromSource(args, cliEnv(extra));
 }
 
 beforeAll(async () => {

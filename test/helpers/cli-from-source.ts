@@ -1,0 +1,38 @@
+// Runs the `runbooks` CLI from its sources in a child process (compiled on require by swc, as jest does): no build.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+// With MODULES_OUT set, the child writes every module it loaded to that file on exit.
+const CHILD = `
+const { readFileSync, writeFileSync } = require('node:fs');
+const { transformSync } = require('@swc/core');
+require.extensions['.ts'] = (module, filename) => {
+  const { code } = transformSync(readFileSync(filename, 'utf8'), {
+    filename,
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  });
+  module._compile(code, filename);
+};
+if (process.env.MODULES_OUT) {
+  process.on('exit', () => writeFileSync(process.env.MODULES_OUT, JSON.stringify(Object.keys(require.cache))));
+}
+const main = require.resolve('./cli/main.ts');
+process.argv = [process.argv[0], main, ...JSON.parse(process.env.CLI_ARGS)];
+require(main);
+`;
+
+/** `runbooks <args>` with this environment (the variables given replace the process's own). */
+export function runCliFromSource(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ['-e', CHILD], {
+    cwd: ROOT,
+    env: { ...env, CLI_ARGS: JSON.stringify(args) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
