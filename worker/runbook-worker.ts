@@ -80,7 +80,7 @@ export async function createRunbookWorker(
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     interceptors: {
       workflowModules: workflowInterceptorModules(tracing !== undefined),
-      ...(tracing ? { activity: [tracingActivityInterceptors(tracing)] } : {}),
+      ...(tracing ? { activity: [tracingActivityInterceptors()] } : {}),
     },
     sinks: workflowTraceSinks(tracing),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,

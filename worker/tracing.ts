@@ -11,8 +11,9 @@ const workerLib = (): WorkerLib =>
   createRequire(__filename)('@temporalio/interceptors-opentelemetry/lib/worker') as WorkerLib;
 
 /**
- * The workflow bundle always carries the tracing interceptors (runbooks/workflows.ts), so the sink is always
- * registered: without tracing it drops the spans, and Temporal logs no "unregistered sink" error.
+ * The sink the workflows' spans leave the sandbox through. A bundle may carry the tracing interceptors while tracing is
+ * off (the image's prebuilt bundle always does), so the sink is always registered: without tracing it drops the spans,
+ * and Temporal logs no "unregistered sink" error.
  */
 export function workflowTraceSinks(tracing?: Tracing): InjectedSinks<OpenTelemetrySinks> {
   if (!tracing) return { exporter: { export: { fn: () => undefined } } };
@@ -20,7 +21,7 @@ export function workflowTraceSinks(tracing?: Tracing): InjectedSinks<OpenTelemet
 }
 
 /** A span around every activity, continuing the workflow's trace from the activity's headers. */
-export function tracingActivityInterceptors(_tracing: Tracing): ActivityInterceptorsFactory {
+export function tracingActivityInterceptors(): ActivityInterceptorsFactory {
   const lib = workerLib();
   return (ctx) => ({
     inbound: new lib.OpenTelemetryActivityInboundInterceptor(ctx),
