@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Fixtures } from './fixtures';
 import { Random } from '../../simulator/random';
-import { Stack } from './stack';
+import { Stack, type StackOptions } from './stack';
 import { runTrial, TRIAL_KINDS, type TrialKind, type TrialResult } from './trials';
 
 export interface ReliabilityOptions {
@@ -15,6 +15,8 @@ export interface ReliabilityOptions {
   trialTimeoutMs?: number;
   /** Where logs, databases and exports go (default: a new temporary directory). */
   dir?: string;
+  /** The embedded dev server (default) or a real Temporal server on PostgreSQL. */
+  temporal?: StackOptions['temporal'];
   log?: (line: string) => void;
 }
 
@@ -69,7 +71,7 @@ export async function runReliability(options: ReliabilityOptions): Promise<Relia
   const plan = schedule(random, options.trials, kinds);
   log(`reliability: ${options.trials} trials, seed ${options.seed}, logs and data in ${dir}`);
 
-  const stack = await Stack.start({ dir, seed: options.seed, random, log });
+  const stack = await Stack.start({ dir, seed: options.seed, random, log, temporal: options.temporal });
   const results: TrialResult[] = [];
   try {
     const fixtures = await Fixtures.load(stack.service, stack.control, random);

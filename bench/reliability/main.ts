@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm run bench:reliability [-- --trials N --seed S --kinds a,b --dir D]`: kill -9 trials against separate processes.
+// `npm run bench:reliability [-- --trials N --seed S --kinds a,b --dir D --temporal cluster]`: kill -9 trials against separate processes.
 import { parseArgs } from 'node:util';
 import { closeHttpPools } from '../../api';
 import { runReliability } from './harness';
 import { TRIAL_KINDS, type TrialKind } from './trials';
 
-const USAGE = `usage: bench:reliability [--trials N (default 50)] [--seed S] [--kinds ${TRIAL_KINDS.join(',')}] [--dir D]`;
+const USAGE = `usage: bench:reliability [--trials N (default 50)] [--seed S] [--kinds ${TRIAL_KINDS.join(',')}] [--dir D] [--temporal dev-server|cluster]`;
 
 function integer(text: string, flag: string): number {
   const value = Number(text);
@@ -22,6 +22,7 @@ async function main(): Promise<number> {
       seed: { type: 'string', default: String(Date.now() % 100_000) },
       kinds: { type: 'string' },
       dir: { type: 'string' },
+      temporal: { type: 'string', default: 'dev-server' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -33,7 +34,10 @@ async function main(): Promise<number> {
   const kinds = values.kinds?.split(',').map((k) => k.trim());
   const unknown = kinds?.filter((k) => !(TRIAL_KINDS as readonly string[]).includes(k)) ?? [];
   if (unknown.length > 0) throw new UsageError(`unknown trial kind ${unknown.join(', ')}`);
+  if (values.temporal !== 'dev-server' && values.temporal !== 'cluster')
+    throw new UsageError(`--temporal must be dev-server or cluster, got '${values.temporal}'`);
   const summary = await runReliability({
+    temporal: values.temporal,
     trials: integer(values.trials, '--trials'),
     seed: integer(values.seed, '--seed'),
     kinds: kinds as TrialKind[] | undefined,

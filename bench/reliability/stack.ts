@@ -5,6 +5,7 @@ import { BackupServiceClient, closeHttpPools } from '../../api';
 import type { JobsConfig } from '../../simulator/model';
 import { ensureTemporal, freePort } from '../../worker/dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
+import { startCluster, temporalAnswers, type TemporalCluster } from './cluster';
 import { ManagedProcess, sleep } from './processes';
 import { LossyProxy } from '../http-proxy';
 import type { Random } from '../../simulator/random';
@@ -32,14 +33,17 @@ export const TRIAL_JOBS: Partial<JobsConfig> = {
 
 export interface StackOptions {
   dir: string;
+  /** The embedded dev server (default), or a real server on PostgreSQL (cluster.ts). */
+  temporal?: 'dev-server' | 'cluster';
   seed: number;
   random: Random;
   log: (line: string) => void;
 }
 
 /**
- * Every process of a trial run: the Temporal dev server (on a db file, so it survives kill -9), the simulator, the
- * harness's lossy proxy in front of it, and the runbook workers (`node dist/worker/main.js`) on one task queue.
+ * Every process of a trial run: Temporal (the dev server on a db file, or a real server on PostgreSQL; both survive
+ * kill -9), the simulator, the harness's lossy proxy in front of it, and the runbook workers
+ * (`node dist/worker/main.js`) on one task queue.
  */
 export class Stack {
   readonly workers: ManagedProcess[] = [];
@@ -66,6 +70,8 @@ export class Stack {
     readonly simulator: ManagedProcess,
     readonly control: SimulatorControlClient,
     readonly proxy: LossyProxy,
+    /** The real deployment, when the harness runs on one: closed with its database. */
+    private readonly cluster?: TemporalCluster,
   ) {
     this.outputDir = join(options.dir, 'output');
     this.credentialsFile = join(options.dir, 'credentials.json');
@@ -75,19 +81,11 @@ export class Stack {
     const root = projectRoot();
     const { dir } = options;
     mkdirSync(dir, { recursive: true });
-    const [temporalPort, simPort] = [await freePort(), await freePort()];
-    const temporalAddress = `127.0.0.1:${temporalPort}`;
-    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(temporalPort)];
-    args.push('--db-filename', join(dir, 'temporal.db'), '--log-level', 'warn');
-    for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=Keyword`);
-    const temporal = new ManagedProcess({
-      name: 'temporal dev server',
-      command: ensureTemporal(),
-      args,
-      logFile: join(dir, 'temporal.log'),
-      probe: () => temporalServes(temporalAddress),
-      readyTimeoutMs: 120_000,
-    });
+    const cluster = options.temporal === 'cluster' ? await startCluster(join(dir, 'cluster'), options.log) : undefined;
+    const { temporal, temporalAddress } = cluster
+      ? { temporal: cluster.server, temporalAddress: cluster.address }
+      : await devServer(dir);
+    const simPort = await freePort();
     const simUrl = `http://127.0.0.1:${simPort}`;
     const simDir = simulatorDir(dir);
     const control = new SimulatorControlClient(simUrl);
@@ -99,10 +97,10 @@ export class Stack {
       probe: () => control.healthy(),
     });
     simulator.spec.args.push('--seed', String(options.seed));
-    await Promise.all([temporal.start(), simulator.start()]);
+    await Promise.all([temporal.alive ? undefined : temporal.start(), simulator.start()]);
     const proxy = new LossyProxy(simUrl);
     await proxy.listen();
-    const stack = new Stack(options, root, temporal, temporalAddress, simulator, control, proxy);
+    const stack = new Stack(options, root, temporal, temporalAddress, simulator, control, proxy, cluster);
     await stack.init();
     return stack;
   }
@@ -203,19 +201,27 @@ export class Stack {
     await this.connection?.close();
     await this.proxy.close();
     await this.simulator.close();
-    await this.temporal.close();
+    await (this.cluster ?? this.temporal).close();
     await closeHttpPools();
   }
 }
 
-async function temporalServes(address: string): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-  try {
-    await connection.workflowService.describeNamespace({ namespace: 'default' });
-    return true;
-  } finally {
-    await connection.close();
-  }
+/** The dev server on a db file (it survives kill -9), with the runbooks' search attributes; not started yet. */
+async function devServer(dir: string): Promise<{ temporal: ManagedProcess; temporalAddress: string }> {
+  const port = await freePort();
+  const temporalAddress = `127.0.0.1:${port}`;
+  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
+  args.push('--db-filename', join(dir, 'temporal.db'), '--log-level', 'warn');
+  for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=Keyword`);
+  const temporal = new ManagedProcess({
+    name: 'temporal dev server',
+    command: ensureTemporal(),
+    args,
+    logFile: join(dir, 'temporal.log'),
+    probe: () => temporalAnswers(temporalAddress, 'default'),
+    readyTimeoutMs: 120_000,
+  });
+  return { temporal, temporalAddress };
 }
 
 /** Where the simulator persists its state, under a stack's directory. */

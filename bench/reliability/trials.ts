@@ -34,6 +34,7 @@ export const TRIAL_KINDS = [
   'adoption',
   'lost-answer',
   'two-workers',
+  'one-of-two-killed',
   'server-restart',
   'export-crash-loop',
 ] as const;
@@ -116,6 +117,13 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       const extra = await stack.addWorker();
       const victim = random.chance(0.5) ? extra : stack.workers[0];
       disruption = killWorker(env, victim, pickKillPoint(random, runKind), false);
+      break;
+    }
+    case 'one-of-two-killed': {
+      // A drill and an approval-gated restore on two workers; one is killed mid-run and the other finishes both.
+      plans = [await planRun('drill', fixtures, index), await planRun('bucket-restore', fixtures, index)];
+      await stack.addWorker();
+      disruption = killWorker(env, stack.workers[0], { time: random.int(2_000, 3_500) }, false);
       break;
     }
     case 'export-crash-loop': {
@@ -300,7 +308,7 @@ function killServer(env: TrialEnv, point: KillPoint): Disruption {
       const pause = env.random.int(1_000, 3_000);
       await sleep(pause);
       await server.start();
-      return { hitAt, resumedAt: server.readyAt, what: `${what}, restarted on its db file after ${pause} ms` };
+      return { hitAt, resumedAt: server.readyAt, what: `${what}, restarted on its database after ${pause} ms` };
     },
   };
 }
