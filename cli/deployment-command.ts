@@ -3,7 +3,7 @@ import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { ConfigError, loadVersioningConfig } from '../runtime/config';
 import { parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
-import { CliError, UsageError } from './errors';
+import { UsageError } from './errors';
 import { printTable } from './workflow-commands';
 
 const USAGE = [
@@ -55,7 +55,9 @@ export async function deploymentStatus(client: Client, deploymentName: string): 
     .describeWorkerDeployment({ namespace, deploymentName })
     .catch((err: unknown) => {
       throw notFound(err)
-        ? new NoDeploymentError(`no deployment '${deploymentName}' in namespace ${namespace}: no versioned worker polled`)
+        ? new NoDeploymentError(
+            `no deployment '${deploymentName}' in namespace ${namespace}: no versioned worker polled`,
+          )
         : err;
     });
   const routing = info?.routingConfig;
@@ -160,7 +162,13 @@ function printStatus(status: DeploymentStatus): void {
   const when = (d: Date | undefined) => d?.toISOString() ?? '-';
   printTable([
     ['BUILD ID', 'ROUTING', 'DRAINAGE', 'CREATED', 'DRAINAGE CHECKED'],
-    ...status.versions.map((v) => [v.buildId, v.routing, v.drainage ?? '-', when(v.createdAt), when(v.drainageCheckedAt)]),
+    ...status.versions.map((v) => [
+      v.buildId,
+      v.routing,
+      v.drainage ?? '-',
+      when(v.createdAt),
+      when(v.drainageCheckedAt),
+    ]),
   ]);
 }
 

@@ -161,7 +161,8 @@ export async function startStack(config: Config, options: StackOptions): Promise
         if (stopBootstrap.signal.aborted) return;
         const fields = { deploymentVersion };
         if (result.outcome === 'made-current') log.info(fields, 'first version of the deployment: made it current');
-        else if (result.outcome === 'failed') log.error({ ...fields, err: result.error }, 'could not check the deployment');
+        else if (result.outcome === 'failed')
+          log.error({ ...fields, err: result.error }, 'could not check the deployment');
         else if (result.outcome === 'current-exists' && result.current !== deploymentVersion.buildId) {
           log.info(
             { ...fields, currentBuildId: result.current ?? 'unversioned' },

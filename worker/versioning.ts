@@ -57,7 +57,8 @@ export async function bootstrapCurrentVersion(options: BootstrapOptions): Promis
       const routing = info?.routingConfig;
       const current = routing?.currentDeploymentVersion?.buildId;
       // Unversioned is current when nothing is, but it counts as chosen once someone set it.
-      if (current || routing?.currentVersionChangedTime) return { outcome: 'current-exists', current: current || undefined };
+      if (current || routing?.currentVersionChangedTime)
+        return { outcome: 'current-exists', current: current || undefined };
       const registered = (info?.versionSummaries ?? []).some((v) => v.deploymentVersion?.buildId === buildId);
       if (registered) {
         // The conflict token makes a replica that races another fail instead of overriding its choice.

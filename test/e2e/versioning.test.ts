@@ -55,7 +55,11 @@ const v1: WorkerDeploymentVersion = { deploymentName, buildId: 'v1' };
 const v2: WorkerDeploymentVersion = { deploymentName, buildId: 'v2' };
 
 async function startVersioned(version: WorkerDeploymentVersion): Promise<RunningWorker> {
-  const worker = await startWorker(e2e(), { taskQueue, deploymentVersion: version, identity: `worker-${version.buildId}` });
+  const worker = await startWorker(e2e(), {
+    taskQueue,
+    deploymentVersion: version,
+    identity: `worker-${version.buildId}`,
+  });
   workers.push(worker);
   return worker;
 }
