@@ -12,6 +12,7 @@ const workflowCommands = () => requireHere('./workflow-commands') as typeof impo
 const scheduleCommands = () => requireHere('./schedule-command') as typeof import('./schedule-command');
 const simulatorCommands = () => requireHere('../simulator/command') as typeof import('../simulator/command');
 const codecServer = () => requireHere('./codec-server') as typeof import('./codec-server');
+const deploymentCommands = () => requireHere('./deployment-command') as typeof import('./deployment-command');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
@@ -24,6 +25,10 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
   nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
   schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
+  deployment: {
+    load: () => deploymentCommands().deploymentCommand,
+    help: 'deployment status | deployment promote <buildId> [--ramp <percent>]',
+  },
   simulator: { load: () => simulatorCommands().simulatorCommand, help: 'simulator --port <p> [--data-dir <dir>] …' },
   'codec-server': {
     load: () => codecServer().codecServerCommand,

@@ -82,6 +82,14 @@ export interface Config {
   metricsAddress?: string;
   /** Payload encryption keys; undefined: history is plain JSON, as Temporal writes it by default. */
   codecKeys?: CodecKeys;
+  /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
+  versioning?: VersioningConfig;
+}
+
+export interface VersioningConfig {
+  deploymentName: string;
+  /** Unset: the worker derives it from its workflow bundle (worker/versioning.ts). */
+  buildId?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -138,6 +146,16 @@ const ProcessEnv = z.object({
     .default('info'),
   RUNBOOKS_WORKFLOW_BUNDLE: text.regex(/\.c?js$/, 'must name a .js file written by npm run build:bundle').optional(),
   RUNBOOKS_METRICS_ADDRESS: text.regex(HOST_PORT, 'must be host:port, e.g. 0.0.0.0:9464').optional(),
+});
+
+// Temporal joins the two as `<deploymentName>.<buildId>` in its older APIs and UI, so a name holds no dot.
+const VersioningEnv = z.object({
+  RUNBOOKS_DEPLOYMENT_NAME: text
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, 'must be letters, digits, - or _ (no dots), e.g. backup-runbooks')
+    .optional(),
+  RUNBOOKS_BUILD_ID: text
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'must be letters, digits, ., - or _, e.g. 2026.11.1 or a git sha')
+    .optional(),
 });
 
 /** Parses one group of variables, or throws a ConfigError naming each bad one. */
@@ -377,6 +395,18 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   };
 }
 
+/** The worker's deployment version, or undefined when it is unversioned (no RUNBOOKS_DEPLOYMENT_NAME). */
+export function loadVersioningConfig(env: Env = process.env): VersioningConfig | undefined {
+  const e = parseEnv(VersioningEnv, env);
+  if (e.RUNBOOKS_DEPLOYMENT_NAME === undefined) {
+    if (e.RUNBOOKS_BUILD_ID !== undefined) {
+      throw new ConfigError([{ variable: 'RUNBOOKS_BUILD_ID', message: 'needs RUNBOOKS_DEPLOYMENT_NAME' }]);
+    }
+    return undefined;
+  }
+  return { deploymentName: e.RUNBOOKS_DEPLOYMENT_NAME, buildId: e.RUNBOOKS_BUILD_ID };
+}
+
 /** Everything the worker needs; all problems of all groups are reported together. */
 export function loadConfig(env: Env = process.env): Config {
   const issues: ConfigIssue[] = [];
@@ -393,7 +423,8 @@ export function loadConfig(env: Env = process.env): Config {
   const service = attempt(() => loadServiceConfig(env));
   const rest = attempt(() => parseEnv(ProcessEnv, env));
   const codec = attempt(() => ({ keys: loadCodecKeys(env) }));
-  if (!temporal || !service || !rest || !codec) throw new ConfigError(issues);
+  const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
+  if (!temporal || !service || !rest || !codec || !versioning) throw new ConfigError(issues);
   return {
     temporal,
     service,
@@ -403,6 +434,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
     codecKeys: codec.keys,
+    versioning: versioning.config,
   };
 }
 

@@ -1,5 +1,6 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
@@ -47,6 +48,10 @@ export interface RunbookWorkerOptions {
   dataConverter?: WorkerOptions['dataConverter'];
   /** The process's tracing (runtime/tracing.ts), when OTEL_* configure it. */
   tracing?: Tracing;
+  /** Worker Versioning (worker/versioning.ts): runs stay pinned to this version; unset: an unversioned worker. */
+  deploymentVersion?: WorkerDeploymentVersion;
+  /** The SDK's default (pid@host) unless given. */
+  identity?: string;
 }
 
 /** A worker that serves every runbook, with activities bound to one service client. */
@@ -76,6 +81,7 @@ export async function createRunbookWorker(
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    ...(options.identity ? { identity: options.identity } : {}),
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     interceptors: {
@@ -85,6 +91,16 @@ export async function createRunbookWorker(
     sinks: workflowTraceSinks(tracing),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    // Pinned: an approval waits for days, and its run must finish on the code that started it.
+    ...(options.deploymentVersion
+      ? {
+          workerDeploymentOptions: {
+            version: options.deploymentVersion,
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: 'PINNED',
+          },
+        }
+      : {}),
     // Checkpoints reach Temporal within a second (not 80% of the heartbeat timeout), so a crash loses about a second
     // of an export's pages.
     maxHeartbeatThrottleInterval: '1 second',

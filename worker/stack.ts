@@ -22,6 +22,7 @@ import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { codecDataConverter } from '../runtime/codec';
 import { loadTracing, tracingEnabled } from '../runtime/tracing';
+import { bootstrapCurrentVersion, buildIdOfBundle } from './versioning';
 
 export interface StackOptions {
   log: Logger;
@@ -69,7 +70,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
   const dataDir = resolve(config.dataDir);
 
   // Bundling takes a while on two cores: let it run while the servers start.
-  const bundle: Promise<WorkerOptions['workflowBundle']> = options.workflowBundle
+  const bundle: Promise<NonNullable<WorkerOptions['workflowBundle']>> = options.workflowBundle
     ? Promise.resolve(options.workflowBundle)
     : config.workflowBundle
       ? prebuiltWorkflowBundle(config.workflowBundle)
@@ -116,6 +117,11 @@ export async function startStack(config: Config, options: StackOptions): Promise
     // OTEL_* turn traces on (runtime/tracing.ts); flushed at shutdown.
     const tracing = loadTracing('runbooks-worker');
     if (tracing) cleanups.push(() => tracing.shutdown());
+    const workflowBundle = await bundle;
+    const deploymentVersion = config.versioning && {
+      deploymentName: config.versioning.deploymentName,
+      buildId: config.versioning.buildId ?? (await buildIdOfBundle(workflowBundle)),
+    };
     const { worker, client: serviceClient } = await createRunbookWorker({
       connection,
       namespace: config.temporal.namespace,
@@ -123,10 +129,11 @@ export async function startStack(config: Config, options: StackOptions): Promise
       service,
       outputDir: resolve(config.outputDir),
       credentialsFile,
-      workflowBundle: await bundle,
+      workflowBundle,
       shutdownGraceTimeMs: options.shutdownGraceTimeMs,
       dataConverter,
       tracing,
+      deploymentVersion,
     });
     cleanups.push(() => closeHttpPools());
 
@@ -143,6 +150,27 @@ export async function startStack(config: Config, options: StackOptions): Promise
     }
 
     const run = worker.run();
+    if (deploymentVersion) {
+      const stopBootstrap = new AbortController();
+      cleanups.push(async () => stopBootstrap.abort());
+      void bootstrapCurrentVersion({
+        client: temporalClient,
+        version: deploymentVersion,
+        signal: stopBootstrap.signal,
+      }).then((result) => {
+        if (stopBootstrap.signal.aborted) return;
+        const fields = { deploymentVersion };
+        if (result.outcome === 'made-current') log.info(fields, 'first version of the deployment: made it current');
+        else if (result.outcome === 'failed')
+          log.error({ ...fields, err: result.error }, 'could not check the deployment');
+        else if (result.outcome === 'current-exists' && result.current !== deploymentVersion.buildId) {
+          log.info(
+            { ...fields, currentBuildId: result.current ?? 'unversioned' },
+            `new runs go to the current version until this one is promoted: runbooks deployment promote ${deploymentVersion.buildId}`,
+          );
+        }
+      });
+    }
     if (options.heartbeatFile) {
       const heartbeatFile = options.heartbeatFile;
       const stopHeartbeat = startHeartbeat(heartbeatFile, () => worker.getState() === 'RUNNING');
@@ -162,6 +190,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
         simulator: simulator !== undefined,
         outputDir: resolve(config.outputDir),
         encryptedHistory: config.codecKeys ? { currentKey: config.codecKeys.current } : false,
+        deploymentVersion: deploymentVersion ?? 'unversioned',
       },
       'worker running',
     );

@@ -54,8 +54,20 @@ function temporalReads(name: string, env: Record<string, string>): boolean {
 const unread = (names: string[], env: Record<string, string> = {}) =>
   names.filter((n) => !CONFIG_NAMES.has(n) && !temporalReads(n, env));
 
+/** What compose makes of `${NAME:-default}` and `${NAME}` with the shell's `variables`. */
+function interpolate(env: Record<string, string>, variables: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [
+      key,
+      value.replace(/\$\{([A-Z0-9_]+)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) => {
+        return variables[name] || (fallback ?? '');
+      }),
+    ]),
+  );
+}
+
 const worker = service('worker');
-const workerEnv = worker.environment ?? {};
+const workerEnv = interpolate(worker.environment ?? {});
 
 describe('docker-compose.yml', () => {
   it('names every service of the deployment', () => {
@@ -158,6 +170,12 @@ describe('docker-compose.yml', () => {
     expect(config.temporal.address).toBe('temporal:7233');
     expect(config.workflowBundle).toBe('/app/dist/workflow-bundle.js');
     expect(config.service).toMatchObject({ mode: 'remote', baseUrl: 'http://simulator:8080' });
+  });
+
+  it('versions the workers: one deployment, a build ID from the bundle unless the shell names the release', () => {
+    expect(loadConfig(workerEnv).versioning).toEqual({ deploymentName: 'backup-runbooks', buildId: undefined });
+    const named = interpolate(worker.environment ?? {}, { RUNBOOKS_BUILD_ID: '2026.11.2' });
+    expect(loadConfig(named).versioning).toEqual({ deploymentName: 'backup-runbooks', buildId: '2026.11.2' });
   });
 
   it('runs the simulator with flags it has, where the workers look for it', () => {

@@ -8,10 +8,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import type { CostExportResult } from '../../runbooks/cost-export/contract';
+import { deploymentStatus } from '../../cli/deployment-command';
 import { ConfigError, loadConfig } from '../../runtime/config';
 import { writeWorkflowBundle } from '../../worker/bundle-workflows';
 import { heartbeatProblem, HEARTBEAT_FILE } from '../../worker/heartbeat';
 import { startStack, type Stack } from '../../worker/stack';
+import { buildIdOfBundle } from '../../worker/versioning';
+import { eventually } from '../e2e/helpers';
 import { startTestEnv } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
@@ -27,8 +30,12 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+// Written once, by the first test that needs it.
+let written: Promise<string> | undefined;
+const prebuiltBundle = () => (written ??= writeWorkflowBundle(join(dir, 'bundle', 'workflow-bundle.js')));
+
 it('runs a runbook on a worker that loads the prebuilt bundle', async () => {
-  const codePath = await writeWorkflowBundle(join(dir, 'bundle', 'workflow-bundle.js'));
+  const codePath = await prebuiltBundle();
   expect((await stat(codePath)).size).toBeGreaterThan(10_000);
 
   const dataDir = join(dir, 'data');
@@ -56,6 +63,35 @@ it('runs a runbook on a worker that loads the prebuilt bundle', async () => {
     await stack.shutdown();
   }
   expect(await heartbeatProblem(heartbeatFile)).toMatch(/no heartbeat/);
+});
+
+it('as compose runs it, a versioned worker is named by its bundle, makes the new deployment current and pins runs', async () => {
+  const codePath = await prebuiltBundle();
+  const deploymentName = `runbooks-${randomUUID().slice(0, 8)}`;
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: env.address,
+    RUNBOOKS_TASK_QUEUE: `versioned-bundle-${randomUUID()}`,
+    RUNBOOKS_DATA_DIR: join(dir, 'data-versioned'),
+    RUNBOOKS_WORKFLOW_BUNDLE: codePath,
+    RUNBOOKS_DEPLOYMENT_NAME: deploymentName,
+  });
+  const buildId = await buildIdOfBundle({ codePath });
+  const stack = await startStack(config, { log: pino({ level: 'silent' }) });
+  try {
+    await eventually('the first version current', async () => {
+      return (await deploymentStatus(stack.temporalClient, deploymentName)).current === buildId;
+    });
+    const handle = await stack.temporalClient.workflow.start('costExport', {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: `cost-export-${randomUUID()}`,
+      args: [{ window: 'previous-day' }],
+    });
+    await handle.result();
+    const versioning = (await handle.describe()).raw.workflowExecutionInfo?.versioningInfo;
+    expect(versioning?.deploymentVersion).toMatchObject({ deploymentName, buildId });
+  } finally {
+    await stack.shutdown();
+  }
 });
 
 it('refuses a bundle path that names no file, naming the variable', async () => {

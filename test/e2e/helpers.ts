@@ -165,13 +165,15 @@ export interface E2EOptions {
   metricsAddress?: string;
   /** For the fixture's worker (tracing, a codec…). */
   worker?: WorkerOverrides;
+  /** Extra dev server flags, e.g. `--dynamic-config-value`. */
+  serverArgs?: string[];
 }
 
 export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
   installCapturingRuntime(options.metricsAddress);
   captureConsole();
   const [env, bundle, sim] = await Promise.all([
-    startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS } }),
+    startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: options.serverArgs } }),
     bundleWorkflows(WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
     startSimulator({ port: 0 }),
   ]);
@@ -229,6 +231,10 @@ export interface WorkerOverrides {
   dataConverter?: RunbookWorkerOptions['dataConverter'];
   /** Spans for activities, workflows and service calls. */
   tracing?: RunbookWorkerOptions['tracing'];
+  /** A versioned worker (Worker Versioning). */
+  deploymentVersion?: RunbookWorkerOptions['deploymentVersion'];
+  /** Tells apart two in-process workers in history. */
+  identity?: string;
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -248,6 +254,8 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     credentialsFileWrite: overrides.credentialsFileWrite,
     dataConverter: overrides.dataConverter,
     tracing: overrides.tracing,
+    deploymentVersion: overrides.deploymentVersion,
+    identity: overrides.identity,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -8,10 +8,12 @@ import {
   loadConfig,
   loadServiceConfig,
   loadTemporalConfig,
+  loadVersioningConfig,
   type ServiceConfig,
 } from '../../runtime/config';
 import { temporalConnectionOptions } from '../../runtime/temporal-connection';
 import { resolveCredentials } from '../../worker/credentials';
+import { buildIdOfBundle } from '../../worker/versioning';
 
 /** The variables a ConfigError names, in order. */
 function variablesOf(load: () => unknown): string[] {
@@ -108,6 +110,46 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RUNBOOKS_METRICS_ADDRESS: 'http://x:1' })).toThrow(
       'RUNBOOKS_METRICS_ADDRESS: must be host:port, e.g. 0.0.0.0:9464',
     );
+  });
+});
+
+describe('loadVersioningConfig', () => {
+  test('unversioned unless RUNBOOKS_DEPLOYMENT_NAME is set (locally, the demo and tests)', () => {
+    expect(loadVersioningConfig({})).toBeUndefined();
+    expect(loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: ' ', RUNBOOKS_BUILD_ID: '' })).toBeUndefined();
+    expect(loadConfig({}).versioning).toBeUndefined();
+  });
+
+  test('a deployment name, with a build ID or without one (derived from the bundle)', () => {
+    expect(loadConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks' }).versioning).toEqual({
+      deploymentName: 'backup-runbooks',
+      buildId: undefined,
+    });
+    expect(
+      loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks', RUNBOOKS_BUILD_ID: '2026.11.1' }),
+    ).toEqual({ deploymentName: 'backup-runbooks', buildId: '2026.11.1' });
+  });
+
+  test('a build ID needs a deployment; a dot in the name, or spaces, are refused', () => {
+    expect(variablesOf(() => loadConfig({ RUNBOOKS_BUILD_ID: 'v1' }))).toEqual(['RUNBOOKS_BUILD_ID']);
+    expect(
+      variablesOf(() =>
+        loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'backup.runbooks', RUNBOOKS_BUILD_ID: 'v 1' }),
+      ),
+    ).toEqual(['RUNBOOKS_DEPLOYMENT_NAME', 'RUNBOOKS_BUILD_ID']);
+  });
+
+  test('the default build ID changes exactly when the workflow code does, prebuilt or bundled', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bundle-'));
+    const file = join(dir, 'workflow-bundle.js');
+    await writeFile(file, 'workflow code, release 1');
+    const first = await buildIdOfBundle({ codePath: file });
+    expect(first).toMatch(/^[0-9a-f]{12}$/);
+    expect(await buildIdOfBundle({ code: 'workflow code, release 1' })).toBe(first);
+    expect(await buildIdOfBundle({ code: 'workflow code, release 2' })).not.toBe(first);
+    // A valid RUNBOOKS_BUILD_ID too.
+    expect(loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'd', RUNBOOKS_BUILD_ID: first })?.buildId).toBe(first);
+    await rm(dir, { recursive: true, force: true });
   });
 });
 
