@@ -74,3 +74,12 @@ export function wholeNumber(value: string, flag: string, min: number, max: numbe
   }
   return n;
 }
+
+/** A command group's answer to `--help`, to no subcommand and to an unknown one. */
+export function otherSubcommand(sub: string | undefined, group: string, usage: string): void {
+  if (sub === '--help') {
+    console.log(usage);
+    return;
+  }
+  throw new UsageError(sub === undefined ? usage : `unknown ${group} command '${sub}'\n${usage}`);
+}

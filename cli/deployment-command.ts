@@ -1,7 +1,7 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { ConfigError, loadVersioningConfig } from '../runtime/config';
-import { parseCommandLine, positionals } from './args';
+import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { UsageError } from './errors';
 import { printTable } from './workflow-commands';
@@ -198,12 +198,7 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
         console.log('watch the previous version drain with: runbooks deployment status');
       });
     }
-    case '--help':
-      console.log(USAGE);
-      return;
-    case undefined:
-      throw new UsageError(USAGE);
     default:
-      throw new UsageError(`unknown deployment command '${sub}'\n${USAGE}`);
+      return otherSubcommand(sub, 'deployment', USAGE);
   }
 }

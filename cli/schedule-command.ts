@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { RunbookKindKey } from '../contracts';
-import { idArgument, parseCommandLine, positionals, readInput } from './args';
+import { idArgument, otherSubcommand, parseCommandLine, positionals, readInput } from './args';
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
@@ -35,13 +35,8 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
       const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
       return withTemporal(({ client }) => (sub === 'delete' ? deleteSchedule : triggerSchedule)(client, scheduleId));
     }
-    case '--help':
-      console.log(USAGE);
-      return;
-    case undefined:
-      throw new UsageError(USAGE);
     default:
-      throw new UsageError(`unknown schedule command '${sub}'\n${USAGE}`);
+      return otherSubcommand(sub, 'schedule', USAGE);
   }
 }
 
