@@ -1,6 +1,6 @@
 // The sealing module on real files: chains, idempotent retries, concurrent seals, keys, and what verification finds.
 import { generateKeyPairSync, verify } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadEvidenceKeyFile } from '../../runtime/config';
@@ -133,6 +133,21 @@ test('verification names the first edited, removed or reordered report', async (
 
   for (const ext of ['json', 'md', 'seal.json']) await rm(join(dir, `drill-a-2.${ext}`));
   expect((await verifyWith()).first).toMatchObject({ kind: 'removed', report: 'drill-a-3' });
+});
+
+test('a fork (two reports sealed with one sequence number, e.g. on two disks) is named as a reordering', async () => {
+  await report('drill-a-1', 'a', 'run-1');
+  const twinDir = join(root, 'twin');
+  await cp(dir, twinDir, { recursive: true });
+  await report('drill-a-2', 'a', 'run-2');
+  // A second disk with the same history seals its own sequence 2.
+  await writeFile(join(twinDir, 'drill-a-9.json'), JSON.stringify({ name: 'a', twin: true }));
+  const twin = await sealReport(key, { dir: twinDir, baseName: 'drill-a-9', chain: 'a', workflowId: 'w', runId: 'r' });
+  expect(twin.sequence).toBe(2);
+  for (const name of ['drill-a-9.json', 'drill-a-9.seal.json']) await cp(join(twinDir, name), join(dir, name));
+  const { first } = await verifyWith();
+  expect(first).toMatchObject({ kind: 'reordered', report: 'drill-a-9' });
+  expect(first?.detail).toContain('links to drill-a-1 (sequence 1), but follows drill-a-2');
 });
 
 test('a report without its seal is named as unsealed', async () => {
