@@ -3,7 +3,7 @@ import { generateKeyPairSync, verify } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadEvidenceKeyFile } from '../../runtime/config';
+import { ConfigError, loadConfig, loadEvidenceKeyFile } from '../../runtime/config';
 import {
   EvidenceKeyError,
   loadOrCreateEvidenceKey,
@@ -188,6 +188,17 @@ test('RUNBOOKS_EVIDENCE_KEY_FILE must name a readable Ed25519 key', async () => 
     expect((error as ConfigError).message).toContain(message);
   }
   expect(() => parseEvidenceKey('not a key', 'x.pem')).toThrow(EvidenceKeyError);
+  // The worker's whole configuration stops on it, with the other variables' problems.
+  let whole: unknown;
+  try {
+    loadConfig({ RUNBOOKS_EVIDENCE_KEY_FILE: rsaPath, LOG_LEVEL: 'loud' });
+  } catch (err) {
+    whole = err;
+  }
+  expect((whole as ConfigError).issues.map((i) => i.variable).sort()).toEqual([
+    'LOG_LEVEL',
+    'RUNBOOKS_EVIDENCE_KEY_FILE',
+  ]);
 });
 
 test('canonical JSON sorts keys at every depth and drops undefined', () => {
