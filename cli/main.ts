@@ -13,6 +13,7 @@ const scheduleCommands = () => requireHere('./schedule-command') as typeof impor
 const simulatorCommands = () => requireHere('../simulator/command') as typeof import('../simulator/command');
 const codecServer = () => requireHere('./codec-server') as typeof import('./codec-server');
 const deploymentCommands = () => requireHere('./deployment-command') as typeof import('./deployment-command');
+const evidenceCommands = () => requireHere('./evidence-command') as typeof import('./evidence-command');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
@@ -33,6 +34,10 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   'codec-server': {
     load: () => codecServer().codecServerCommand,
     help: 'codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin <url>]',
+  },
+  evidence: {
+    load: () => evidenceCommands().evidenceCommand,
+    help: 'evidence verify <dir> [--public-key <pem>]',
   },
   demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
 };

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type CodecKeys } from './codec';
+import { EvidenceKeyError, parseEvidenceKey } from './evidence-key';
 
 /**
  * The worker's and the CLI's configuration, from the environment only (twelve-factor): every variable is validated
@@ -84,6 +85,8 @@ export interface Config {
   codecKeys?: CodecKeys;
   /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
   versioning?: VersioningConfig;
+  /** PKCS#8 PEM Ed25519 key that seals drill reports; unset: one generated in the data dir. */
+  evidenceKeyFile?: string;
 }
 
 export interface VersioningConfig {
@@ -424,7 +427,8 @@ export function loadConfig(env: Env = process.env): Config {
   const rest = attempt(() => parseEnv(ProcessEnv, env));
   const codec = attempt(() => ({ keys: loadCodecKeys(env) }));
   const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
-  if (!temporal || !service || !rest || !codec || !versioning) throw new ConfigError(issues);
+  const evidence = attempt(() => ({ keyFile: loadEvidenceKeyFile(env) }));
+  if (!temporal || !service || !rest || !codec || !versioning || !evidence) throw new ConfigError(issues);
   return {
     temporal,
     service,
@@ -435,7 +439,24 @@ export function loadConfig(env: Env = process.env): Config {
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
     codecKeys: codec.keys,
     versioning: versioning.config,
+    evidenceKeyFile: evidence.keyFile,
   };
+}
+
+/** RUNBOOKS_EVIDENCE_KEY_FILE, checked now: a bad key must stop the worker, not the first drill's report. */
+export function loadEvidenceKeyFile(env: Env = process.env, read = (path: string) => readFileSync(path, 'utf8')) {
+  const path = parseEnv(z.object({ RUNBOOKS_EVIDENCE_KEY_FILE: text.optional() }), env).RUNBOOKS_EVIDENCE_KEY_FILE;
+  if (path === undefined) return undefined;
+  try {
+    parseEvidenceKey(read(path), path);
+  } catch (err) {
+    const message =
+      err instanceof EvidenceKeyError
+        ? err.message
+        : `${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    throw new ConfigError([{ variable: 'RUNBOOKS_EVIDENCE_KEY_FILE', message }]);
+  }
+  return path;
 }
 
 /** Where the data directory is, for the CLI (which needs no other setting of the worker). */

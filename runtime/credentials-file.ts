@@ -1,5 +1,4 @@
-import { open, readFile, rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import {
   NotFoundError,
@@ -13,6 +12,7 @@ import {
   type TokenEndpoint,
 } from '../api';
 import { writeFileAtomic } from './atomic-file';
+import { withLockFile } from './file-lock';
 
 /**
  * A rotation under way. The token was issued with the secret before the rotation; the service keeps such tokens valid
@@ -71,56 +71,12 @@ export async function writeCredentialsFile(path: string, credentials: StoredCred
   await writeFileAtomic(path, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
 }
 
-// A rotation holds the lock for a few calls of at most 30 s each; a lock older than this was left by a dead process.
-const STALE_LOCK_MS = 2 * 60_000;
-const LOCK_POLL_MS = 100;
-
 /**
  * Runs `fn` holding `<path>.lock`, so that the workers sharing a file (and a retry racing a slow attempt) never
  * rotate with the same held token at once: two rotations would each store a secret, and the first would be dead.
  */
-export async function withFileLock<T>(path: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
-  const lock = `${path}.lock`;
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    try {
-      const handle = await open(lock, 'wx', 0o600);
-      await handle
-        .writeFile(`${process.pid} ${hostname()} ${new Date().toISOString()}\n`)
-        .finally(() => handle.close());
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (await isStale(lock)) {
-        await rm(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new CredentialsFileError(`${lock} is held by another rotation`);
-      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(lock, { force: true });
-  }
-}
-
-/** A lock left by a process that is gone (same machine), or older than any rotation takes. */
-async function isStale(lock: string): Promise<boolean> {
-  const [info, text] = await Promise.all([stat(lock).catch(() => undefined), readFile(lock, 'utf8').catch(() => '')]);
-  if (!info) return false;
-  if (Date.now() - info.mtimeMs > STALE_LOCK_MS) return true;
-  const [pidText, host] = text.split(' ');
-  const pid = Number(pidText);
-  // A pid says nothing about a process on another machine or in another container: wait for the age limit there.
-  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+export function withFileLock<T>(path: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+  return withLockFile(path, waitMs, fn, (lock) => new CredentialsFileError(`${lock} is held by another rotation`));
 }
 
 export interface CredentialsFileOptions {

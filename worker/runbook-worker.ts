@@ -6,6 +6,7 @@ import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
 import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
+import type { EvidenceKey } from '../runtime/evidence-key';
 import type { Tracing } from '../runtime/tracing';
 import { recordServiceCall } from './metrics';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
@@ -36,6 +37,8 @@ export interface RunbookWorkerOptions {
   /** How to reach the Backup Management Service; credentials stay here, never in history. */
   service: ClientOptions;
   outputDir: string;
+  /** Seals drill reports: RUNBOOKS_EVIDENCE_KEY_FILE, or the key generated in the data dir. */
+  evidenceKey: EvidenceKey;
   /** The file the worker's secret lives in: read for every new token, rewritten by rotations. */
   credentialsFile?: string;
   /** Tests inject a failing write of the credentials file here. */
@@ -76,7 +79,12 @@ export async function createRunbookWorker(
     : undefined;
   // With a file, every new token is asked for with the file's secret, so a rotation by any worker reaches this one.
   const client = new BackupServiceClient({ ...service, credentialsSource: credentials });
-  const activities = createActivities({ client, outputDir: options.outputDir, credentials });
+  const activities = createActivities({
+    client,
+    outputDir: options.outputDir,
+    credentials,
+    evidenceKey: options.evidenceKey,
+  });
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',

@@ -5,6 +5,7 @@ import { bundleWorkflowCode, NativeConnection, type Worker, type WorkerOptions }
 import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
 import { writeCredentialsFile } from '../runtime/credentials-file';
+import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey, readEvidenceKey } from '../runtime/evidence-key';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import type { Config } from '../runtime/config';
 import { resolveCredentials } from './credentials';
@@ -122,12 +123,17 @@ export async function startStack(config: Config, options: StackOptions): Promise
       deploymentName: config.versioning.deploymentName,
       buildId: config.versioning.buildId ?? (await buildIdOfBundle(workflowBundle)),
     };
+    // A configured key must exist; without one, the worker keeps its own key in the data dir, made once.
+    const evidenceKey = config.evidenceKeyFile
+      ? await readEvidenceKey(config.evidenceKeyFile)
+      : await loadOrCreateEvidenceKey(join(dataDir, DEFAULT_EVIDENCE_KEY_FILE));
     const { worker, client: serviceClient } = await createRunbookWorker({
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       service,
       outputDir: resolve(config.outputDir),
+      evidenceKey,
       credentialsFile,
       workflowBundle,
       shutdownGraceTimeMs: options.shutdownGraceTimeMs,

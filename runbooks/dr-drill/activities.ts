@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { collect, type ResourceFilters } from '../../api';
@@ -7,6 +7,7 @@ import type { ActivityDeps } from '../../runtime/activity-deps';
 import { FailureType } from '../../contracts';
 import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
+import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
 import type { DrillReport, DrillResourceResult } from './report';
@@ -26,7 +27,7 @@ export interface SnapshotRef {
   vaultId?: string;
 }
 
-export function drillActivities({ client, outputDir }: ActivityDeps) {
+export function drillActivities({ client, outputDir, evidenceKey }: ActivityDeps) {
   return {
     /**
      * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
@@ -91,10 +92,18 @@ export function drillActivities({ client, outputDir }: ActivityDeps) {
       await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
       await writeFileAtomic(json, JSON.stringify(input.report, null, 2) + '\n');
       await writeFileAtomic(markdown, renderMarkdown(input.report));
+      // Last, once every rendering is written: the seal covers them all and links the report into its drill's chain.
+      await sealReport(evidenceKey, {
+        dir: dirname(json),
+        baseName: basename(json, '.json'),
+        ...chainOf(input.report),
+      });
       return { json, markdown };
     },
   };
 }
+
+const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });
 
 const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
 const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');

@@ -56,6 +56,14 @@ test('codec-server loads none of them either', async () => {
   }
 });
 
+test('evidence verify loads none of them either', async () => {
+  const modules = await modulesLoadedBy(['evidence', '--help']);
+  expect(modules).toContain(join(ROOT, 'cli', 'evidence-command.ts'));
+  for (const [name, fragment] of FORBIDDEN) {
+    expect({ name, loaded: modules.filter((m) => m.includes(fragment)) }).toEqual({ name, loaded: [] });
+  }
+});
+
 test('--help stays lean with tracing configured', async () => {
   const modules = await modulesLoadedBy(['--help'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
   expect(modules).toContain(join(ROOT, 'cli', 'main.ts'));

@@ -10,6 +10,7 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import type { CostExportResult } from '../../runbooks/cost-export/contract';
 import { deploymentStatus } from '../../cli/deployment-command';
 import { ConfigError, loadConfig } from '../../runtime/config';
+import { DEFAULT_EVIDENCE_KEY_FILE } from '../../runtime/evidence-key';
 import { writeWorkflowBundle } from '../../worker/bundle-workflows';
 import { heartbeatProblem, HEARTBEAT_FILE } from '../../worker/heartbeat';
 import { startStack, type Stack } from '../../worker/stack';
@@ -59,6 +60,8 @@ it('runs a runbook on a worker that loads the prebuilt bundle', async () => {
     expect(result.export.rows).toBeGreaterThan(0);
     // The worker beats while it runs: the container's healthcheck passes.
     expect(await heartbeatProblem(heartbeatFile)).toBeUndefined();
+    // Without RUNBOOKS_EVIDENCE_KEY_FILE, the worker made its evidence key in its data dir, readable by it alone.
+    expect((await stat(join(dataDir, DEFAULT_EVIDENCE_KEY_FILE))).mode & 0o777).toBe(0o600);
   } finally {
     await stack.shutdown();
   }

@@ -22,6 +22,7 @@ import type { JobsConfig } from '../../simulator/model';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { prometheusMetrics } from '../../worker/metrics';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
+import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
 import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
 import { recordHistories } from './record-histories';
@@ -235,6 +236,8 @@ export interface WorkerOverrides {
   deploymentVersion?: RunbookWorkerOptions['deploymentVersion'];
   /** Tells apart two in-process workers in history. */
   identity?: string;
+  /** Seals drill reports; default: a key made once in the fixture's output dir, as a worker makes one in its data dir. */
+  evidenceKey?: EvidenceKey;
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -250,6 +253,8 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
       credentials: overrides.credentials ?? { clientId: fx.sim.clientId, clientSecret: fx.sim.clientSecret },
     },
     outputDir: fx.outputDir,
+    evidenceKey:
+      overrides.evidenceKey ?? (await loadOrCreateEvidenceKey(join(fx.outputDir, DEFAULT_EVIDENCE_KEY_FILE))),
     credentialsFile: overrides.credentialsFile,
     credentialsFileWrite: overrides.credentialsFileWrite,
     dataConverter: overrides.dataConverter,
