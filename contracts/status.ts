@@ -25,6 +25,8 @@ export const RUNBOOK_PHASES = [
   'disconnecting',
   'deleting',
   'listing remaining resources',
+  // postureReport
+  'scanning inventory',
   'completed',
   'completed with warnings',
 ] as const;
