@@ -14,6 +14,7 @@ const simulatorCommands = () => requireHere('../simulator/command') as typeof im
 const codecServer = () => requireHere('./codec-server') as typeof import('./codec-server');
 const deploymentCommands = () => requireHere('./deployment-command') as typeof import('./deployment-command');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
+const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
   cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
   nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
+  approvals: { load: () => approvalsCommands().approvalsCommand, help: 'approvals [--json] [--limit <n>]' },
   schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
   deployment: {
     load: () => deploymentCommands().deploymentCommand,
