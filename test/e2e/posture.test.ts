@@ -174,6 +174,27 @@ test('inventory filters narrow the report, and protectedStatuses widens what cou
   );
 });
 
+test('a page whose snapshot call failed is scanned again, and its rows are written once', async () => {
+  const resources = simResources();
+  const victim = [...resources].sort((a, b) => (a.id < b.id ? -1 : 1))[100];
+  if (!victim) throw new Error('the seeded inventory has fewer than 101 resources');
+  // One 503 on that resource's snapshot listing: its page fails and Temporal retries it.
+  const path = `/v1/projects/${fx.sim.projectId}/resources/${victim.id}/snapshots`;
+  expect(await fx.control.faultOnce('503', 'POST', path)).toBe(true);
+  const handle = await start({ maxSnapshotAgeHours: 72, pageSize: 40 });
+  const result = await handle.result();
+
+  const newest = newestSnapshotTimes();
+  const stale = resources.filter((r) => !newest.has(r.id)).map((r) => r.id);
+  const unprotected = resources.filter((r) => r.backupStatus !== 'PROTECTED').map((r) => r.id);
+  expect(await idsInCsv(result.files.staleCsv.path, STALE_COLUMNS)).toEqual(stale.sort());
+  expect(await idsInCsv(result.files.unprotectedCsv.path, UNPROTECTED_COLUMNS)).toEqual(unprotected.sort());
+  expect(result.counts).toEqual(expectedCounts(resources));
+  const { events } = await handle.fetchHistory();
+  const retried = (events ?? []).filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+  expect(retried).toHaveLength(1);
+});
+
 test('a resource whose newest snapshot falls behind the age limit (the clock moved on) is listed as stale', async () => {
   // The resources with snapshots, oldest newest snapshot first, and a gap of at least two minutes to cut at.
   const newest = newestSnapshotTimes();
