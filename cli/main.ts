@@ -15,6 +15,7 @@ const codecServer = () => requireHere('./codec-server') as typeof import('./code
 const deploymentCommands = () => requireHere('./deployment-command') as typeof import('./deployment-command');
 const evidenceCommands = () => requireHere('./evidence-command') as typeof import('./evidence-command');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
+const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
   cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
   nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
+  approvals: { load: () => approvalsCommands().approvalsCommand, help: 'approvals [--json] [--limit <n>]' },
   schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
   deployment: {
     load: () => deploymentCommands().deploymentCommand,

@@ -25,6 +25,8 @@ export const RUNBOOK_PHASES = [
   'disconnecting',
   'deleting',
   'listing remaining resources',
+  // postureReport
+  'scanning inventory',
   'completed',
   'completed with warnings',
 ] as const;
@@ -50,7 +52,22 @@ export interface RunbookStatus {
   detail?: string;
   /** For people: what the runbook is waiting for, when it waits. */
   waitingFor?: string;
+  /** The action request a runbook waits on, as `runbooks approvals` shows it. */
+  approval?: RunbookApproval;
   updatedAt: string;
+}
+
+export interface RunbookApproval {
+  requestId: string;
+  status: string;
+  /** When the request was created, on the service's clock. */
+  requestedAt?: string;
+  approvals: { current: number; required: number };
+  /** The end of the approval window. */
+  approvalDeadline?: string;
+  /** The end of the execution window: known once approved; before that, `executionWindowHours` after approval. */
+  executionDeadline?: string;
+  executionWindowHours?: number;
 }
 
 export const statusQuery = defineQuery<RunbookStatus>('status');

@@ -6,6 +6,7 @@ import { queryActivities } from '../steps/queries';
 import { costExportActivities } from './cost-export/activities';
 import { drillActivities } from './dr-drill/activities';
 import { accountActivities } from './offboard-source-account/activities';
+import { postureActivities } from './posture-report/activities';
 import { queryExportActivities } from './query-export/activities';
 import { credentialActivities } from './rotate-credentials/activities';
 
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...costExportActivities(deps),
     ...credentialActivities(deps),
     ...accountActivities(deps),
+    ...postureActivities(deps),
   });
 }
 

@@ -2,6 +2,7 @@ import { approvalGatedRestoreContract } from './approval-gated-restore/contract'
 import { costExportContract } from './cost-export/contract';
 import { drDrillContract } from './dr-drill/contract';
 import { offboardSourceAccountContract } from './offboard-source-account/contract';
+import { postureReportContract } from './posture-report/contract';
 import { queryExportContract } from './query-export/contract';
 import { rotateCredentialsContract } from './rotate-credentials/contract';
 
@@ -13,6 +14,7 @@ export const RUNBOOKS = {
   costExport: costExportContract,
   rotateCredentials: rotateCredentialsContract,
   offboardSourceAccount: offboardSourceAccountContract,
+  postureReport: postureReportContract,
 } as const;
 
 export type RunbookName = keyof typeof RUNBOOKS;

@@ -9,6 +9,7 @@ import { queryExport as query } from './query-export/workflow';
 import { costExport as cost } from './cost-export/workflow';
 import { rotateCredentials as rotate } from './rotate-credentials/workflow';
 import { offboardSourceAccount as offboard } from './offboard-source-account/workflow';
+import { postureReport as posture } from './posture-report/workflow';
 
 export const approvalGatedRestore = measured(restore);
 export const drDrill = measured(drill);
@@ -16,3 +17,4 @@ export const queryExport = measured(query);
 export const costExport = measured(cost);
 export const rotateCredentials = measured(rotate);
 export const offboardSourceAccount = measured(offboard);
+export const postureReport = measured(posture);

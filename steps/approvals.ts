@@ -10,6 +10,10 @@ export interface ApprovalState {
   executionExpirationTime?: string | null;
   resolvedTime?: string | null;
   approvals: { current: number; required: number };
+  /** Absent from results recorded before it was added. */
+  requestedAt?: string;
+  /** The shortest of the policies' execution windows: the deadline once approved is at most this far. */
+  executionWindowHours?: number;
 }
 
 export function approvalActivities({ client }: ActivityDeps) {
@@ -63,6 +67,7 @@ export function approvalActivities({ client }: ActivityDeps) {
 export function stateOf(request: MpaRequest): ApprovalState {
   const current = Math.min(...request.policyDetails.map((d) => d.currentApprovals));
   const required = Math.max(...request.policyDetails.map((d) => d.requiredApprovals));
+  const executionWindowHours = Math.min(...request.policyDetails.map((d) => d.executionWindowHours));
   return {
     requestId: request.id,
     status: request.status,
@@ -73,5 +78,7 @@ export function stateOf(request: MpaRequest): ApprovalState {
       current: Number.isFinite(current) ? current : 0,
       required: Number.isFinite(required) ? required : 0,
     },
+    requestedAt: request.createdTime,
+    ...(Number.isFinite(executionWindowHours) ? { executionWindowHours } : {}),
   };
 }

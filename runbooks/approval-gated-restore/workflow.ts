@@ -5,7 +5,7 @@ import { peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { ApprovalStatusKey, FailureType } from '../../contracts';
+import { ApprovalStatusKey, FailureType, type RunbookApproval } from '../../contracts';
 import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
 
 const REFUSALS: Record<string, FailureType> = {
@@ -72,6 +72,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
           waitingFor,
           detail: leftovers ? leftovers.slice(2) : undefined,
           progress: { done: approval.approvals.current, total: approval.approvals.required, unit: 'approvals' },
+          approval: approvalView(approval),
         });
         const seen: number = approval.approvals.current;
         approval = await tracker.waitNudgeable(
@@ -143,4 +144,17 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       details: [state],
     });
   }
+}
+
+/** What `runbooks approvals` shows of a request; only the status query carries it, never history. */
+function approvalView(state: ApprovalState): RunbookApproval {
+  return {
+    requestId: state.requestId,
+    status: state.status,
+    requestedAt: state.requestedAt,
+    approvals: state.approvals,
+    approvalDeadline: state.approvalExpirationTime ?? undefined,
+    executionDeadline: state.executionExpirationTime ?? undefined,
+    executionWindowHours: state.executionWindowHours,
+  };
 }

@@ -59,6 +59,14 @@ describe('deterministic workflow IDs', () => {
     expect(validateRunbookInput('queryExport', other, NOW).workflowId).not.toBe(workflowId);
   });
 
+  test('a posture report is named for its day and its input, defaults included', () => {
+    const { workflowId } = validateRunbookInput('postureReport', {}, NOW);
+    expect(workflowId).toMatch(/^posture-report-2026-11-21-[0-9a-f]{10}$/);
+    const spelledOut = { maxSnapshotAgeHours: 24, protectedStatuses: ['PROTECTED'], pageSize: 100 };
+    expect(validateRunbookInput('postureReport', spelledOut, NOW).workflowId).toBe(workflowId);
+    expect(validateRunbookInput('postureReport', { maxSnapshotAgeHours: 48 }, NOW).workflowId).not.toBe(workflowId);
+  });
+
   test('the input is passed on as given; only rotateCredentials takes no argument', () => {
     expect(validateRunbookInput('drDrill', drill, NOW).args).toEqual([drill]);
     expect(validateRunbookInput('rotateCredentials', undefined, NOW).args).toEqual([]);

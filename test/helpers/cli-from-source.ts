@@ -1,5 +1,5 @@
 // Runs the `runbooks` CLI from its sources in a child process (compiled on require by swc, as jest does): no build.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -34,5 +34,26 @@ export function runCliFromSource(
     env: { ...env, CLI_ARGS: JSON.stringify(args) },
     encoding: 'utf8',
     timeout: 60_000,
+  });
+}
+
+/**
+ * `runCliFromSource` without blocking: for commands that need this process to go on running, such as an in-process
+ * worker answering the status queries the command sends.
+ */
+export function runCliFromSourceAsync(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      process.execPath,
+      ['-e', CHILD],
+      { cwd: ROOT, env: { ...env, CLI_ARGS: JSON.stringify(args) }, encoding: 'utf8', timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolvePromise({ status: code, stdout, stderr });
+      },
+    );
   });
 }

@@ -1,0 +1,117 @@
+import type { Client } from '@temporalio/client';
+import { ApprovalStatusKey, type RunbookStatus } from '../contracts';
+import { parseCommandLine, positionals, wholeNumber } from './args';
+import { withTemporal } from './connection';
+import { queryStatus } from './watch';
+import { printTable } from './workflow-commands';
+
+const USAGE = 'usage: runbooks approvals [--json] [--limit <n>]';
+
+/** Runs whose search attribute says their action request waits for reviewers. */
+export const WAITING_QUERY = `${ApprovalStatusKey.name} = 'PENDING_APPROVAL' AND ExecutionStatus = 'Running'`;
+
+/** One runbook waiting for approval, as `--json` prints it. Fields the run could not tell are absent. */
+export interface WaitingApproval {
+  workflowId: string;
+  runId: string;
+  runbook: string;
+  startedAt: string;
+  requestId?: string;
+  /** When the service created the request. */
+  requestedAt?: string;
+  ageSeconds?: number;
+  approvals?: { current: number; required: number };
+  approvalDeadline?: string;
+  /** Set once approved; until then the execution window runs `executionWindowHours` from the approval. */
+  executionDeadline?: string;
+  executionWindowHours?: number;
+  /** False when no worker answered the status query: only the visibility record is known. */
+  answered: boolean;
+}
+
+/** The waiting runs, oldest first, each with the details its status query gives. */
+export async function waitingApprovals(client: Client, limit: number, now = new Date()): Promise<WaitingApproval[]> {
+  const out: WaitingApproval[] = [];
+  for await (const run of client.workflow.list({ query: WAITING_QUERY })) {
+    const status = await queryStatus(client.workflow.getHandle(run.workflowId, run.runId)).catch(() => undefined);
+    out.push({
+      workflowId: run.workflowId,
+      runId: run.runId,
+      runbook: run.type,
+      startedAt: run.startTime.toISOString(),
+      ...details(status, now),
+    });
+    if (out.length >= limit) break;
+  }
+  return out.sort((a, b) => (a.requestedAt ?? a.startedAt).localeCompare(b.requestedAt ?? b.startedAt));
+}
+
+function details(
+  status: RunbookStatus | undefined,
+  now: Date,
+): Omit<WaitingApproval, 'workflowId' | 'runId' | 'runbook' | 'startedAt'> {
+  if (!status) return { answered: false };
+  const approval = status.approval;
+  // A worker older than the approval view reports the request ID and the count of approvals only.
+  const progress = status.progress?.unit === 'approvals' ? status.progress : undefined;
+  const requestedAt = approval?.requestedAt;
+  return {
+    answered: true,
+    requestId: approval?.requestId ?? status.ids?.requestId,
+    requestedAt,
+    ageSeconds: requestedAt ? Math.max(0, Math.round((now.getTime() - Date.parse(requestedAt)) / 1000)) : undefined,
+    approvals: approval?.approvals ?? (progress ? { current: progress.done, required: progress.total } : undefined),
+    approvalDeadline: approval?.approvalDeadline,
+    executionDeadline: approval?.executionDeadline,
+    executionWindowHours: approval?.executionWindowHours,
+  };
+}
+
+/** `45s`, `12m`, `3h 05m`, `2d 4h` */
+export function formatAge(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+export function approvalRows(waiting: WaitingApproval[]): string[][] {
+  const header = ['WORKFLOW ID', 'RUNBOOK', 'REQUEST ID', 'AGE', 'APPROVALS', 'APPROVE BEFORE', 'EXECUTE BEFORE'];
+  const rows = waiting.map((w) => [
+    w.workflowId,
+    w.runbook,
+    w.requestId ?? '?',
+    w.ageSeconds === undefined ? '?' : formatAge(w.ageSeconds),
+    w.approvals ? `${w.approvals.current}/${w.approvals.required}` : '?',
+    w.approvalDeadline ?? '?',
+    w.executionDeadline ?? (w.executionWindowHours === undefined ? '?' : `approval + ${w.executionWindowHours}h`),
+  ]);
+  return [header, ...rows];
+}
+
+export async function approvalsCommand(argv: string[]): Promise<void> {
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '100' } },
+    USAGE,
+  );
+  positionals(rest, [], USAGE);
+  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, USAGE);
+  await withTemporal(async ({ client }) => {
+    const waiting = await waitingApprovals(client, limit);
+    if (values.json) {
+      console.log(JSON.stringify(waiting, null, 2));
+      return;
+    }
+    if (waiting.length === 0) {
+      console.log('no runbooks wait for approval');
+      return;
+    }
+    printTable(approvalRows(waiting));
+    if (waiting.some((w) => !w.answered)) {
+      console.log('? : no worker answered the status query of that run; is `npm start` running?');
+    }
+  });
+}

@@ -1,0 +1,325 @@
+import { activityInfo, Context } from '@temporalio/activity';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { NotFoundError, type InventoryResource, type ResourceFilters } from '../../api';
+import type { ActivityDeps } from '../../runtime/activity-deps';
+import { renameDurably, writeFileAtomic } from '../../runtime/atomic-file';
+import { csvRecord } from '../../runtime/csv';
+import { exportPath, sha256Of } from '../../runtime/export-file';
+import { calling, toFailure } from '../../runtime/failures';
+import { page, section, table, tableRow } from './html';
+import {
+  emptyCounts,
+  NO_ENVIRONMENT,
+  POSTURE_DIMENSIONS,
+  type PostureCounts,
+  type PostureFile,
+  type PostureOffsets,
+  type PostureReportResult,
+} from './report';
+
+export const UNPROTECTED_COLUMNS = [
+  'id',
+  'resourceName',
+  'resourceType',
+  'cloudProvider',
+  'region',
+  'environment',
+  'providerAccountId',
+  'backupStatus',
+] as const;
+
+export const STALE_COLUMNS = [
+  'id',
+  'resourceName',
+  'resourceType',
+  'cloudProvider',
+  'region',
+  'environment',
+  'backupStatus',
+  'newestSnapshotId',
+  'newestSnapshotTime',
+  'ageHours',
+] as const;
+
+const FOLDER = 'posture-reports';
+/** Snapshot look-ups in flight at once: one page's worth finishes in a few round trips without flooding the service. */
+const SNAPSHOT_CONCURRENCY = 8;
+const HOUR_MS = 3_600_000;
+
+export interface PostureScanInput {
+  /** Names the files: `<base>-unprotected.csv`, `<base>-stale.csv`, `<base>.html`. */
+  base: string;
+  filters?: ResourceFilters;
+  protectedStatuses: string[];
+  maxSnapshotAgeHours: number;
+  pageSize: number;
+  /** The page to scan; absent for the first. */
+  pageToken?: string;
+  /** Where the earlier pages ended; absent for the first page, which starts the files. */
+  offsets?: PostureOffsets;
+  /** Fixed by the first page, from the service's clock. */
+  asOf?: string;
+}
+
+export interface PostureScanPage {
+  nextToken: string | null;
+  /** Resources the service says match, for progress. */
+  total?: number;
+  resources: number;
+  unprotected: number;
+  stale: number;
+  counts: PostureCounts;
+  offsets: PostureOffsets;
+  asOf: string;
+  cutoff: string;
+}
+
+export interface PostureWriteInput {
+  base: string;
+  offsets: PostureOffsets;
+  summary: Omit<PostureReportResult, 'files'>;
+  filters?: ResourceFilters;
+}
+
+interface Newest {
+  id?: string;
+  time?: string;
+}
+
+/** The files of a report: the final paths and the partial ones of this run (retries share them, other runs not). */
+function filesOf(outputDir: string, base: string) {
+  const runId = activityInfo().workflowExecution?.runId ?? activityInfo().activityId;
+  const unprotectedCsv = exportPath(outputDir, FOLDER, `${base}-unprotected.csv`);
+  const staleCsv = exportPath(outputDir, FOLDER, `${base}-stale.csv`);
+  const html = exportPath(outputDir, FOLDER, `${base}.html`);
+  return {
+    final: { unprotectedCsv, staleCsv, html },
+    partial: {
+      unprotectedCsv: `${unprotectedCsv}.${runId}.partial`,
+      staleCsv: `${staleCsv}.${runId}.partial`,
+      unprotectedHtml: `${html}.${runId}.unprotected.partial`,
+      staleHtml: `${html}.${runId}.stale.partial`,
+    } satisfies Record<keyof PostureOffsets, string>,
+  };
+}
+
+export function postureActivities({ client, outputDir }: ActivityDeps) {
+  /** The newest snapshot of a resource: one page of one, newest first. A resource gone meanwhile has none. */
+  async function newestSnapshot(resourceId: string, attempt: number): Promise<Newest> {
+    try {
+      const { snapshots } = await client.listSnapshotsPage(
+        resourceId,
+        { sorts: [{ field: 'pointInTime', order: 'DESC' }] },
+        { pageSize: 1 },
+      );
+      const newest = snapshots[0];
+      return newest ? { id: newest.id, time: newest.pointInTime ?? newest.createdTime } : {};
+    } catch (err) {
+      if (err instanceof NotFoundError) return {};
+      throw toFailure(err, attempt);
+    }
+  }
+
+  return {
+    /**
+     * Scans one inventory page: counts it, looks up each resource's newest snapshot and appends the unprotected and
+     * stale rows to the partial files, from the offsets given (so that a retried page writes its rows once).
+     */
+    async scanPosturePage(input: PostureScanInput): Promise<PostureScanPage> {
+      const attempt = activityInfo().attempt;
+      const inventory = await calling(attempt, () =>
+        client.listResourcesPage({ filters: input.filters }, { pageSize: input.pageSize, pageToken: input.pageToken }),
+      );
+      // The service's clock, not the worker's: ages are measured on the clock that stamped the snapshots.
+      const asOf = input.asOf ?? new Date(client.serviceNow()).toISOString();
+      const cutoffMs = Date.parse(asOf) - input.maxSnapshotAgeHours * HOUR_MS;
+      const resources = inventory.resources;
+
+      const newest = await mapLimited(resources, SNAPSHOT_CONCURRENCY, (r) => {
+        Context.current().cancellationSignal.throwIfAborted();
+        return newestSnapshot(r.id, attempt);
+      });
+
+      const counts = emptyCounts();
+      const rows = { unprotectedCsv: '', staleCsv: '', unprotectedHtml: '', staleHtml: '' };
+      let unprotected = 0;
+      let stale = 0;
+      resources.forEach((r, i) => {
+        const environment = environmentOf(r);
+        const values = { ...r, environment };
+        for (const dimension of POSTURE_DIMENSIONS) {
+          const value = String(values[dimension]);
+          counts[dimension][value] = (counts[dimension][value] ?? 0) + 1;
+        }
+        if (!input.protectedStatuses.includes(r.backupStatus)) {
+          unprotected += 1;
+          const cells = UNPROTECTED_COLUMNS.map((c) => values[c]);
+          rows.unprotectedCsv += csvRecord(cells);
+          rows.unprotectedHtml += tableRow(cells);
+        }
+        const snap = newest[i] ?? {};
+        const time = snap.time === undefined ? NaN : Date.parse(snap.time);
+        if (!(time >= cutoffMs)) {
+          stale += 1;
+          const age = Number.isNaN(time) ? undefined : ((Date.parse(asOf) - time) / HOUR_MS).toFixed(2);
+          const cells = [r.id, r.resourceName, r.resourceType, r.cloudProvider, r.region, environment, r.backupStatus];
+          const staleCells = [...cells, snap.id, snap.time, age];
+          rows.staleCsv += csvRecord(staleCells);
+          rows.staleHtml += tableRow(staleCells);
+        }
+      });
+
+      const files = filesOf(outputDir, input.base);
+      const first = input.offsets === undefined;
+      const from: PostureOffsets = input.offsets ?? {
+        unprotectedCsv: 0,
+        staleCsv: 0,
+        unprotectedHtml: 0,
+        staleHtml: 0,
+      };
+      if (first) {
+        rows.unprotectedCsv = csvRecord(UNPROTECTED_COLUMNS) + rows.unprotectedCsv;
+        rows.staleCsv = csvRecord(STALE_COLUMNS) + rows.staleCsv;
+      }
+      await mkdir(dirname(files.partial.unprotectedCsv), { recursive: true });
+      const offsets = { ...from };
+      for (const key of Object.keys(rows) as (keyof PostureOffsets)[]) {
+        offsets[key] = from[key] + (await appendAt(files.partial[key], from[key], rows[key], first));
+      }
+      return {
+        nextToken: inventory.nextToken || null,
+        total: inventory.totalCount,
+        resources: resources.length,
+        unprotected,
+        stale,
+        counts,
+        offsets,
+        asOf,
+        cutoff: new Date(cutoffMs).toISOString(),
+      };
+    },
+
+    /**
+     * Renders the HTML page from the row fragments and moves every file to its final name. A retry after some of it
+     * was done finds the files already final and reports them.
+     */
+    async writePostureFiles(input: PostureWriteInput): Promise<PostureReportResult['files']> {
+      const files = filesOf(outputDir, input.base);
+      const fragment = (path: string, bytes: number) =>
+        readFile(path).then(
+          (data) => data.subarray(0, bytes).toString('utf8'),
+          () => undefined,
+        );
+      const unprotectedRows = await fragment(files.partial.unprotectedHtml, input.offsets.unprotectedHtml);
+      const staleRows = await fragment(files.partial.staleHtml, input.offsets.staleHtml);
+      if (unprotectedRows !== undefined && staleRows !== undefined) {
+        await writeFileAtomic(files.final.html, renderReport(input, unprotectedRows, staleRows));
+      }
+      await finish(files.partial.unprotectedCsv, files.final.unprotectedCsv, input.offsets.unprotectedCsv);
+      await finish(files.partial.staleCsv, files.final.staleCsv, input.offsets.staleCsv);
+      await rm(files.partial.unprotectedHtml, { force: true });
+      await rm(files.partial.staleHtml, { force: true });
+      const { unprotected, stale } = input.summary;
+      return {
+        unprotectedCsv: await describe(files.final.unprotectedCsv, unprotected),
+        staleCsv: await describe(files.final.staleCsv, stale),
+        html: await describe(files.final.html, unprotected + stale),
+      };
+    },
+  };
+}
+
+function environmentOf(r: InventoryResource): string {
+  return r.classifications?.environmentDetails?.environment ?? NO_ENVIRONMENT;
+}
+
+/** Writes `text` at `position` of `path`, cutting off whatever an earlier attempt wrote past it; synced. */
+async function appendAt(path: string, position: number, text: string, create: boolean): Promise<number> {
+  const file = await open(path, create ? 'w' : 'r+');
+  try {
+    await file.truncate(position);
+    const buffer = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < buffer.length) {
+      const { bytesWritten } = await file.write(buffer, written, buffer.length - written, position + written);
+      written += bytesWritten;
+    }
+    await file.datasync();
+    return buffer.length;
+  } finally {
+    await file.close();
+  }
+}
+
+/** Trims a partial CSV to what the scan counted and renames it; already renamed on an earlier attempt is fine. */
+async function finish(partial: string, final: string, bytes: number): Promise<void> {
+  const exists = await stat(partial).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return;
+  const file = await open(partial, 'r+');
+  try {
+    await file.truncate(bytes);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await renameDurably(partial, final);
+}
+
+async function describe(path: string, rows: number): Promise<PostureFile> {
+  return { path, rows, bytes: (await stat(path)).size, sha256: await sha256Of(path) };
+}
+
+function renderReport(input: PostureWriteInput, unprotectedRows: string, staleRows: string): string {
+  const s = input.summary;
+  const overview = table(
+    ['', 'value'],
+    [
+      tableRow(['as of (service clock)', s.asOf]),
+      tableRow(['resources', s.resources]),
+      tableRow(['unprotected', s.unprotected]),
+      tableRow([`no snapshot in the last ${s.maxSnapshotAgeHours} h (since ${s.cutoff})`, s.stale]),
+      tableRow(['inventory filters', input.filters ? JSON.stringify(input.filters) : 'none']),
+    ].join(''),
+    '',
+  );
+  const countTables = POSTURE_DIMENSIONS.map((dimension) =>
+    section(
+      `By ${dimension}`,
+      table(
+        [dimension, 'resources'],
+        Object.entries(s.counts[dimension])
+          .map(([value, n]) => tableRow([value, n]))
+          .join(''),
+        'no resources',
+      ),
+    ),
+  ).join('');
+  return page(
+    'Backup posture',
+    section('Summary', overview) +
+      countTables +
+      section('Unprotected resources', table(UNPROTECTED_COLUMNS, unprotectedRows, 'none')) +
+      section(
+        `Resources with no snapshot newer than ${s.maxSnapshotAgeHours} h`,
+        table(STALE_COLUMNS, staleRows, 'none'),
+      ),
+  );
+}
+
+/** `fn` over every item, at most `limit` at a time, results in the items' order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}

@@ -1,0 +1,54 @@
+/** What a posture report counts and returns. Pure: the workflow merges the counts of each page with it. */
+
+/** The inventory fields a posture report counts resources by. */
+export const POSTURE_DIMENSIONS = ['backupStatus', 'cloudProvider', 'resourceType', 'environment'] as const;
+export type PostureDimension = (typeof POSTURE_DIMENSIONS)[number];
+
+/** Resources per value, for each dimension. */
+export type PostureCounts = Record<PostureDimension, Record<string, number>>;
+
+/** A resource with no environment classification is counted under the enum's own "unspecified" value. */
+export const NO_ENVIRONMENT = 'ENVIRONMENT_UNSPECIFIED';
+
+export function emptyCounts(): PostureCounts {
+  return { backupStatus: {}, cloudProvider: {}, resourceType: {}, environment: {} };
+}
+
+/** The sum of two counts, keys sorted so that a result reads the same whatever order the pages came in. */
+export function mergeCounts(a: PostureCounts, b: PostureCounts): PostureCounts {
+  const out = emptyCounts();
+  for (const dimension of POSTURE_DIMENSIONS) {
+    const sum: Record<string, number> = { ...a[dimension] };
+    for (const [value, n] of Object.entries(b[dimension])) sum[value] = (sum[value] ?? 0) + n;
+    out[dimension] = Object.fromEntries(Object.entries(sum).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+  }
+  return out;
+}
+
+/** Where each file of a report stands in its partial file: bytes written, so that a retried page starts there. */
+export interface PostureOffsets {
+  unprotectedCsv: number;
+  staleCsv: number;
+  unprotectedHtml: number;
+  staleHtml: number;
+}
+
+export interface PostureFile {
+  path: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+export interface PostureReportResult {
+  /** The service's time when the scan began; snapshot ages count from it. */
+  asOf: string;
+  /** Snapshots at or after this point in time count as recent. */
+  cutoff: string;
+  maxSnapshotAgeHours: number;
+  resources: number;
+  counts: PostureCounts;
+  unprotected: number;
+  stale: number;
+  files: { unprotectedCsv: PostureFile; staleCsv: PostureFile; html: PostureFile };
+}
