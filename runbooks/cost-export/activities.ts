@@ -2,6 +2,7 @@ import type { CostDataInput, CostDataRecord } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { csvRecord } from '../../runtime/csv';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
+import { FOCUS_COLUMNS, focusRows } from './focus';
 
 export const COST_COLUMNS = [
   'periodStart',
@@ -20,18 +21,25 @@ export const COST_COLUMNS = [
 
 export function costExportActivities({ client, outputDir }: ActivityDeps) {
   return {
-    /** Writes every cost record of a window to `cost-exports/<fileName>`, one row per record and metering dimension. */
+    /**
+     * Writes every cost record of a window to `cost-exports/<fileName>`, one row per record and metering dimension:
+     * in the project's columns, or with `format: 'focus'` in FinOps FOCUS columns.
+     */
     async exportCostData(input: {
       request: CostDataInput;
       fileName: string;
       pageSize?: number;
+      /** Absent in runs started before the FOCUS format existed: they wrote the project's columns. */
+      format?: 'focus';
     }): Promise<ExportSummary> {
+      const focus = { billingAccountId: client.projectId, timeFrame: input.request.timeFrame };
+      const header = csvRecord(input.format === 'focus' ? FOCUS_COLUMNS : COST_COLUMNS);
       return exportServicePages(
         { outputDir, folder: 'cost-exports', fileName: input.fileName },
         (pageToken) => client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize }),
         (page) => ({
-          header: csvRecord(COST_COLUMNS),
-          records: page.records.flatMap(costRows),
+          header,
+          records: page.records.flatMap((r) => (input.format === 'focus' ? focusRows(r, focus) : costRows(r))),
           nextToken: page.nextToken ?? null,
         }),
       );
