@@ -2,7 +2,8 @@ import type { CostDataInput, CostDataRecord } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { csvRecord } from '../../runtime/csv';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
-import { FOCUS_COLUMNS, focusRows } from './focus';
+import { FOCUS_COLUMNS, focusRows, type FocusContext } from './focus';
+import { FocusNames } from './focus-names';
 
 export const COST_COLUMNS = [
   'periodStart',
@@ -32,14 +33,34 @@ export function costExportActivities({ client, outputDir }: ActivityDeps) {
       /** Absent in runs started before the FOCUS format existed: they wrote the project's columns. */
       format?: 'focus';
     }): Promise<ExportSummary> {
-      const focus = { billingAccountId: client.projectId, timeFrame: input.request.timeFrame };
-      const header = csvRecord(input.format === 'focus' ? FOCUS_COLUMNS : COST_COLUMNS);
+      const request = (pageToken: string | undefined) =>
+        client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize });
+      const file = { outputDir, folder: 'cost-exports', fileName: input.fileName };
+      if (input.format !== 'focus') {
+        return exportServicePages(file, request, (page) => ({
+          header: csvRecord(COST_COLUMNS),
+          records: page.records.flatMap(costRows),
+          nextToken: page.nextToken ?? null,
+        }));
+      }
+      const names = new FocusNames(client);
+      const focus: FocusContext = {
+        billingAccountId: client.projectId,
+        timeFrame: input.request.timeFrame,
+        resourceName: names.resourceName,
+        subAccountName: names.subAccountName,
+      };
       return exportServicePages(
-        { outputDir, folder: 'cost-exports', fileName: input.fileName },
-        (pageToken) => client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize }),
+        file,
+        // Inside the typed-failure wrapper with the page itself: a failed lookup fails the attempt like the page would.
+        async (pageToken) => {
+          const page = await request(pageToken);
+          await names.learn(page.records);
+          return page;
+        },
         (page) => ({
-          header,
-          records: page.records.flatMap((r) => (input.format === 'focus' ? focusRows(r, focus) : costRows(r))),
+          header: csvRecord(FOCUS_COLUMNS),
+          records: page.records.flatMap((r) => focusRows(r, focus)),
           nextToken: page.nextToken ?? null,
         }),
       );

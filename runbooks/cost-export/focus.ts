@@ -41,10 +41,12 @@ export const FOCUS_COLUMNS = [
   'ResourceName',
   'ResourceType',
   'ServiceSubcategory',
+  'SkuId',
+  'SkuMeter',
+  'SkuPriceId',
   'SubAccountId',
   'SubAccountName',
   'x_CostCredits',
-  'x_MeteringDimension',
   'x_CloudProvider',
   'x_ResourceCount',
 ] as const;
@@ -64,7 +66,18 @@ export interface FocusContext {
   billingAccountId: string;
   /** The requested time frame: a record's period is clipped to it, so no charge claims time outside the window. */
   timeFrame: { startTime: string; endTime: string };
+  /** Display names the service gives resources and source accounts; undefined when it has none (or no longer). */
+  resourceName(id: string): string | undefined;
+  subAccountName(providerAccountId: string): string | undefined;
 }
+
+/** What a metering dimension meters: storage, except for the few dimensions that name another function. */
+const SKU_METERS: Record<string, string> = {
+  DATA_TRANSFER_METERING_DIMENSION: 'Data Transfer',
+  CLASSIFICATION_METERING_DIMENSION: 'Classification',
+  STORAGE_GATEWAY_METERING_DIMENSION: 'Storage Gateway',
+  RANSOMWARE_PROTECTED_STORAGE_METERING_DIMENSION: 'Ransomware Protected Storage',
+};
 
 /** One FOCUS row per metering dimension of a record, in FOCUS_COLUMNS. */
 export function focusRows(record: CostDataRecord, context: FocusContext): string[] {
@@ -106,13 +119,17 @@ export function focusRows(record: CostDataRecord, context: FocusContext): string
       ConsumedQuantity: quantity,
       ConsumedUnit: PRICING_UNIT,
       ResourceId: d.resourceId,
-      ResourceName: undefined,
+      ResourceName: d.resourceId === undefined ? undefined : context.resourceName(d.resourceId),
       ResourceType: d.resourceType,
       ServiceSubcategory: 'Backup Storage',
+      // The service prices each metering dimension at one rate: the dimension is the SKU and its price.
+      SkuId: c.meteringDimension,
+      SkuMeter: SKU_METERS[c.meteringDimension] ?? 'Backup Storage',
+      SkuPriceId: c.meteringDimension,
       SubAccountId: d.sourceAccountProviderId,
-      SubAccountName: undefined,
+      SubAccountName:
+        d.sourceAccountProviderId === undefined ? undefined : context.subAccountName(d.sourceAccountProviderId),
       x_CostCredits: decimal(credits),
-      x_MeteringDimension: c.meteringDimension,
       x_CloudProvider: d.cloudProvider,
       x_ResourceCount: record.resourceCount,
     };
