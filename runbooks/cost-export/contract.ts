@@ -11,6 +11,9 @@ export { CostDataInput };
 /** Grouping by resource is the only one `topN` applies to; the service ignores it otherwise. */
 const TOP_N_GROUPS: readonly string[] = ['RESOURCE', 'RESOURCE_AND_VAULT'];
 
+/** Output columns: the project's own (the default), or FinOps FOCUS (see the README's FOCUS section). */
+export const COST_EXPORT_FORMATS = ['project', 'focus'] as const;
+
 export const CostExportInput = strictDeep(
   z.strictObject({
     /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
@@ -23,8 +26,19 @@ export const CostExportInput = strictDeep(
       })
       .default({}),
     pageSize: z.number().int().min(1).max(10_000).optional(),
+    format: z.enum(COST_EXPORT_FORMATS).default('project'),
   }),
-);
+)
+  // A FOCUS charge period lies inside one monthly billing period; a TOTAL record may span several months.
+  .refine((i) => i.format !== 'focus' || i.options.granularity !== 'TOTAL', {
+    message: "format 'focus' needs granularity HOURLY, DAILY or MONTHLY: a TOTAL record can span billing periods",
+    path: ['options', 'granularity'],
+  })
+  // FOCUS quantities add up over rows; mean bytes over a period do not.
+  .refine((i) => i.format !== 'focus' || i.options.usageUnit !== 'BYTES', {
+    message: "format 'focus' needs usageUnit BYTE_MONTHS: mean bytes over a period cannot be summed as a quantity",
+    path: ['options', 'usageUnit'],
+  });
 export type CostExportInput = z.input<typeof CostExportInput>;
 
 export interface CostExportResult {
@@ -37,5 +51,6 @@ export const costExportContract = defineRunbook({
   input: CostExportInput,
   takesInput: true,
   // The workflow computes the same window from its start time; both use UTC.
-  defaultId: (input, { now }) => `cost-export-${costWindow(input.window, now).label}`,
+  defaultId: (input, { now }) =>
+    `cost-export-${costWindow(input.window, now).label}${input.format === 'focus' ? '-focus' : ''}`,
 });

@@ -16,10 +16,13 @@ export async function costExport(raw: CostExportInput): Promise<CostExportResult
   const request = parseInput(CostDataInput, { ...input.options, timeFrame: window.timeFrame });
 
   tracker.phase('exporting cost data', { detail: `${window.timeFrame.startTime} to ${window.timeFrame.endTime}` });
+  const focus = input.format === 'focus';
+  // The default format's activity input is left as it was, so workers of either version run it alike.
   const summary = await heartbeating.exportCostData({
     request,
-    fileName: `cost-export-${window.label}.csv`,
+    fileName: `cost-export-${window.label}${focus ? '.focus' : ''}.csv`,
     pageSize: input.pageSize,
+    ...(focus ? { format: 'focus' as const } : {}),
   });
   tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
   return { window, export: summary };

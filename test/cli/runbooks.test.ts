@@ -33,6 +33,8 @@ describe('deterministic workflow IDs', () => {
     ['drDrill', drill, 'drill-weekly-2026-11-21'],
     ['costExport', { window: 'previous-day' }, 'cost-export-2026-11-20'],
     ['costExport', { window: 'previous-month' }, 'cost-export-2026-10'],
+    // A FOCUS export of a window is its own run, beside the default one.
+    ['costExport', { window: 'previous-day', format: 'focus' }, 'cost-export-2026-11-20-focus'],
     [
       'costExport',
       { window: { startTime: '2026-11-01T00:00:00Z', endTime: '2026-11-08T00:00:00Z' } },
