@@ -20,7 +20,7 @@ interface Metric {
   missing: (r: DrillResourceResult) => string;
 }
 
-const WIDTH = 880;
+const WIDTH = 960;
 const LABEL_W = 230;
 const PLOT_W = 470;
 const ROW_H = 26;
@@ -38,7 +38,7 @@ export function renderChart(report: DrillReport): string {
       value: (r) => r.rpoSeconds,
       met: (r) => r.rpoMet,
       color: '#1565c0',
-      missing: (r) => (r.rpoMet === false ? '✗ no snapshot before the drill' : 'not measured'),
+      missing: (r) => (r.rpoMet === false ? '✗ no prior snapshot' : 'not measured'),
     },
     {
       key: 'rto',

@@ -213,9 +213,14 @@ async function expectPage(path: string, report: DrillReport): Promise<void> {
     }
     const targets = await page.locator('svg.chart text.target-label').allTextContents();
     expect(targets).toHaveLength(2);
-    // Drawn, not merely present: the chart has a size on the page.
+    // Drawn, not merely present: the chart has a size on the page, and no label runs past its edges.
     const box = await page.locator('svg.chart').boundingBox();
     expect(box?.width).toBeGreaterThan(300);
+    for (const label of await page.locator('svg.chart text').all()) {
+      const edges = await label.boundingBox();
+      if (!box || !edges) throw new Error('the chart or one of its labels has no box');
+      expect([edges.x >= box.x, edges.x + edges.width <= box.x + box.width]).toEqual([true, true]);
+    }
     // Self-contained: the page asked for nothing but itself.
     expect(requests).toEqual([url]);
     const shot = process.env.DRILL_REPORT_SCREENSHOT;
