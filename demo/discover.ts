@@ -59,7 +59,10 @@ export async function discoverTargets(client: BackupServiceClient, state: Simula
       resource && vaults.find((v) => v.region === resource.region && v.vaultAttributes.cloudProvider === 'PROVIDER_A');
     if (!resource || !vault) continue;
     const companions = DRILL_COMPANIONS.flatMap((type) => {
-      const found = paResources.find((r) => r.resourceType === type && r.region === resource.region);
+      // Backed up before, so that the drill's RPO has a restore point to measure.
+      const found = paResources.find(
+        (r) => r.resourceType === type && r.region === resource.region && r.latestSnapshotTime !== undefined,
+      );
       return found ? [found] : [];
     }).slice(0, 2);
     if (companions.length < 2) continue;

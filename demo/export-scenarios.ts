@@ -25,7 +25,8 @@ export async function drillScenario(
     vaultId: vault.id,
     restoreAccountId: targets.restoreAccount.id,
     destination: { bucketA: { bucketName: `drill-restores-${vault.region}`, prefix: 'drill/' } },
-    targets: { rpoSeconds: 3_600, rtoSeconds: 900 },
+    // The seeded snapshots are one to two days old: RPO is measured against the newest before the drill.
+    targets: { rpoSeconds: 3 * 86_400, rtoSeconds: 900 },
     retentionDays: 7,
     sqlCheck: {
       databaseName: database.databaseName,
@@ -55,6 +56,15 @@ export async function drillScenario(
     files: [
       { path: result.report.json, rows: report.resources.length, bytes: json.bytes },
       { path: result.report.markdown, rows: report.resources.length, bytes: markdown.bytes },
+      ...(result.report.html
+        ? [
+            {
+              path: result.report.html,
+              rows: report.resources.length,
+              bytes: (await fileFacts(result.report.html)).bytes,
+            },
+          ]
+        : []),
     ],
   };
 }

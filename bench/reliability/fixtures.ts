@@ -73,6 +73,14 @@ export class Fixtures {
     return resource;
   }
 
+  /** A resource no trial has used that was backed up before: a drill measures its RPO against that snapshot. */
+  takeBackedUpResource(): InventoryResource {
+    const index = this.resources.findIndex((r) => r.latestSnapshotTime !== undefined);
+    const [resource] = index < 0 ? [] : this.resources.splice(index, 1);
+    if (!resource) throw new Error('every seeded resource with a snapshot has been used: fewer trials');
+    return resource;
+  }
+
   /** A snapshot of a resource no trial has used. */
   async takeSnapshot(): Promise<SnapshotTarget> {
     for (;;) {

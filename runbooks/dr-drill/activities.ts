@@ -10,7 +10,13 @@ import { calling } from '../../runtime/failures';
 import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
-import type { DrillReport, DrillResourceResult } from './report';
+import { rpoNote, renderHtml } from './render-html';
+import {
+  DRILL_REPORT_SCHEMA_VERSION,
+  type DrillReport,
+  type DrillReportPaths,
+  type DrillResourceResult,
+} from './report';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
 export interface ResourceRef {
@@ -82,23 +88,42 @@ export function drillActivities({ client, outputDir, evidenceKey }: ActivityDeps
       return { id: newest.id, pointInTime: newest.pointInTime, vaultId: newest.vaultId };
     },
 
-    /** Writes the drill's evidence as JSON (for machines) and Markdown (for auditors), each atomically. */
-    async writeDrillReport(input: {
-      report: DrillReport;
-      baseName: string;
-    }): Promise<{ json: string; markdown: string }> {
-      const json = exportPath(outputDir, 'drill-reports', `${input.baseName}.json`);
-      const markdown = exportPath(outputDir, 'drill-reports', `${input.baseName}.md`);
+    /**
+     * The newest snapshot whose point in time is before `before`: the restore point a disaster at that moment would
+     * have had. Snapshots taken since (the drill's own among them) are skipped.
+     */
+    async newestSnapshotBefore(input: { resourceId: string; before: string }): Promise<SnapshotRef | undefined> {
+      const before = Date.parse(input.before);
+      const listing = {
+        filters: { pointInTime: { endDate: input.before.slice(0, 10) } },
+        sorts: [{ field: 'pointInTime' as const, order: 'DESC' as const }],
+      };
+      return calling(activityInfo().attempt, async () => {
+        for await (const s of client.listSnapshots(input.resourceId, listing, { pageSize: 20 })) {
+          if (s.pointInTime && Date.parse(s.pointInTime) < before) {
+            return { id: s.id, pointInTime: s.pointInTime, vaultId: s.vaultId };
+          }
+        }
+        return undefined;
+      });
+    },
+
+    /** Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically. */
+    async writeDrillReport(input: { report: DrillReport; baseName: string }): Promise<DrillReportPaths> {
+      const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...input.report };
+      const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${input.baseName}.${ext}`);
+      const paths = { json: path('json'), markdown: path('md'), html: path('html') };
       await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
-      await writeFileAtomic(json, JSON.stringify(input.report, null, 2) + '\n');
-      await writeFileAtomic(markdown, renderMarkdown(input.report));
+      await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
+      await writeFileAtomic(paths.markdown, renderMarkdown(report));
+      await writeFileAtomic(paths.html, renderHtml(report));
       // Last, once every rendering is written: the seal covers them all and links the report into its drill's chain.
       await sealReport(evidenceKey, {
-        dir: dirname(json),
-        baseName: basename(json, '.json'),
-        ...chainOf(input.report),
+        dir: dirname(paths.json),
+        baseName: basename(paths.json, '.json'),
+        ...chainOf(report),
       });
-      return { json, markdown };
+      return paths;
     },
   };
 }
@@ -119,8 +144,10 @@ export function renderMarkdown(report: DrillReport): string {
     `- Targets: RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`,
     `- Verdict: **${s.verdict}** (${s.passed} passed, ${s.failed} failed of ${s.total})`,
     '',
-    '| Resource | Type | Snapshot point in time | RPO | RTO | Check | Backup job | Restore job | Verdict |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '- RPO: drill start minus the point in time of the newest snapshot taken before the drill began',
+    '',
+    '| Resource | Type | Snapshot point in time | RPO | RPO measured against | RTO | Check | Backup job | Restore job | Verdict |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...report.resources.map(row),
     '',
   ];
@@ -138,6 +165,7 @@ function row(r: DrillResourceResult): string {
     r.resourceType,
     r.snapshotPointInTime ?? 'n/a',
     `${seconds(r.rpoSeconds)} (${mark(r.rpoMet)})`,
+    rpoNote(r),
     `${seconds(r.rtoSeconds)} (${mark(r.rtoMet)})`,
     check,
     r.backupJobId ?? (r.snapshotReused ? 'reused snapshot' : 'n/a'),

@@ -4,7 +4,7 @@ import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
 import { NonBlank, QueryTarget, QueryText, RestoreTarget, strictDeep } from '../../runtime/input-rules';
 import { EXPECTATION } from './expectations';
-import type { DrillSummary } from './report';
+import type { DrillReportPaths, DrillSummary } from './report';
 
 /** The most resources one drill takes, whichever way they are selected. */
 export const MAX_DRILL_RESOURCES = 200;
@@ -64,7 +64,7 @@ export const DrDrillInput = strictDeep(
 export type DrDrillInput = z.input<typeof DrDrillInput>;
 
 export interface DrDrillResult {
-  report: { json: string; markdown: string };
+  report: DrillReportPaths;
   summary: DrillSummary;
 }
 

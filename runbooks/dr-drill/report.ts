@@ -20,8 +20,13 @@ export interface DrillResourceResult {
   backupStatus?: string;
   restoreStatus?: string;
   restoreStatusMessage?: string;
-  /** Drill start minus the snapshot's point in time. */
+  /**
+   * The data-loss window the drill demonstrates: drill start minus `rpoPoint`'s point in time. Runs from before
+   * `rpoPoint` existed measured the drilled snapshot instead, clamped at 0.
+   */
   rpoSeconds?: number;
+  /** The newest snapshot whose point in time is before the drill began: what a disaster then would have restored. */
+  rpoPoint?: { snapshotId: string; pointInTime: string };
   /** Restore start to restore job end. */
   rtoSeconds?: number;
   rpoMet?: boolean;
@@ -40,7 +45,12 @@ export interface DrillSummary {
   worstRtoSeconds?: number;
 }
 
+/** The version of `drill-report.schema.json` the written JSON follows; bump both together. */
+export const DRILL_REPORT_SCHEMA_VERSION = 1;
+
 export interface DrillReport {
+  /** Stamped by the activity that writes the files (runs that started before it existed have none in history). */
+  schemaVersion?: number;
   name: string;
   workflowId: string;
   runId: string;
@@ -49,4 +59,12 @@ export interface DrillReport {
   targets: { rpoSeconds: number; rtoSeconds: number };
   resources: DrillResourceResult[];
   summary: DrillSummary;
+}
+
+/** Where the evidence was written: JSON for machines, Markdown and a self-contained HTML page for people. */
+export interface DrillReportPaths {
+  json: string;
+  markdown: string;
+  /** Absent in results of runs that ended before the page existed. */
+  html?: string;
 }

@@ -1,4 +1,4 @@
-import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ResourceRef } from './activities';
 import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary } from './report';
 import { checkExpectation } from './expectations';
@@ -11,6 +11,9 @@ import { DrDrillInput, type DrDrillResult } from './contract';
 const service = serviceCalls<Activities>();
 const peek = peekCalls<Activities>();
 const heartbeating = heartbeatingCalls<Activities>();
+
+/** Measures RPO against the newest snapshot before the drill began (one lookup per resource), not the drill's own. */
+export const RPO_PRIOR_SNAPSHOT_PATCH = 'drill-rpo-prior-snapshot';
 
 /** A disaster-recovery drill: back up, restore and check each resource, and write the evidence. */
 export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
@@ -66,6 +69,17 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       reasons: [],
     };
     try {
+      const measuresPrior = patched(RPO_PRIOR_SNAPSHOT_PATCH);
+      if (measuresPrior) {
+        const prior = await service.newestSnapshotBefore({ resourceId: resource.id, before: startedAt.toISOString() });
+        if (prior) {
+          result.rpoPoint = { snapshotId: prior.id, pointInTime: prior.pointInTime };
+          result.rpoSeconds = (startedAt.getTime() - Date.parse(prior.pointInTime)) / 1000;
+          result.rpoMet = result.rpoSeconds <= input.targets.rpoSeconds;
+        } else {
+          result.rpoMet = false;
+        }
+      }
       const notBefore = new Date(startedAt.getTime() - input.targets.rpoSeconds * 1000).toISOString();
       const recent = input.reuseRecentSnapshot
         ? await service.latestSnapshot({ resourceId: resource.id, notBefore })
@@ -97,7 +111,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       }
       const snapshotId = result.snapshotId;
       if (!snapshotId) return result;
-      if (result.snapshotPointInTime) {
+      if (!measuresPrior && result.snapshotPointInTime) {
         result.rpoSeconds = Math.max(0, (startedAt.getTime() - Date.parse(result.snapshotPointInTime)) / 1000);
         result.rpoMet = result.rpoSeconds <= input.targets.rpoSeconds;
       }
@@ -137,7 +151,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       if (input.sqlCheck && resource.resourceType === 'PA_RELATIONAL_DB') {
         result.check = await runCheck(snapshotId, input.sqlCheck);
       }
-      if (result.rpoMet === false) result.reasons.push(`RPO ${result.rpoSeconds ?? '?'} s over target`);
+      if (result.rpoMet === false) result.reasons.push(rpoMissed(result, input.targets.rpoSeconds));
       if (result.rtoMet === false) result.reasons.push(`RTO ${result.rtoSeconds ?? '?'} s over target`);
       if (result.check && !result.check.passed) result.reasons.push(`check failed: ${result.check.detail}`);
       const clean = result.rpoMet !== false && result.rtoMet !== false && (result.check?.passed ?? true);
@@ -171,6 +185,12 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       return { ...base, passed: false, detail: err instanceof Error ? err.message : String(err) };
     }
   }
+}
+
+function rpoMissed(r: DrillResourceResult, targetSeconds: number): string {
+  if (r.rpoSeconds === undefined) return 'RPO missed: no restorable snapshot before the drill began';
+  const against = r.rpoPoint ? ` (snapshot ${r.rpoPoint.snapshotId} at ${r.rpoPoint.pointInTime})` : '';
+  return `RPO ${Math.round(r.rpoSeconds)} s over target ${targetSeconds} s${against}`;
 }
 
 function summarize(results: DrillResourceResult[]): DrillSummary {

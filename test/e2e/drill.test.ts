@@ -52,7 +52,10 @@ beforeEach(async () => {
   await fx.control.jobsConfig({ outcomes: {}, backupSeconds: 1 });
 });
 
-function take(type: string, where: (r: InventoryResource) => boolean = () => true): InventoryResource {
+/** Resources backed up before: with none, a drill's RPO is missed whatever its target. */
+const backedUp = (r: InventoryResource) => Object.values(fx.sim.ctx.state.snapshots).some((s) => s.resourceId === r.id);
+
+function take(type: string, where: (r: InventoryResource) => boolean = backedUp): InventoryResource {
   const list = unused.get(type) ?? [];
   const index = list.findIndex(where);
   const [resource] = index < 0 ? [] : list.splice(index, 1);
@@ -76,7 +79,8 @@ function drillInput(ids: string[], overrides: Partial<DrDrillInput> = {}): DrDri
     vaultId,
     restoreAccountId,
     destination: { bucketA: { bucketName: 'dr-drill-restores', prefix: 'drills/' } },
-    targets: { rpoSeconds: 3600, rtoSeconds: 600 },
+    // The seeded snapshots are one to two days old: this RPO target is met by every resource backed up before.
+    targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
     retentionDays: 3,
     parallelism: 2,
     ...overrides,
@@ -154,7 +158,7 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
 
   // The result holds the report's paths and the summary, nothing else.
   expect(Object.keys(result).sort()).toEqual(['report', 'summary']);
-  expect(Object.keys(result.report).sort()).toEqual(['json', 'markdown']);
+  expect(Object.keys(result.report).sort()).toEqual(['html', 'json', 'markdown']);
   expect(result.summary).toMatchObject({ total: 5, passed: 4, failed: 1, verdict: 'FAIL' });
 
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
@@ -167,8 +171,12 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
     expect(row?.backupJobId).toBeTruthy();
     expect(row?.restoreJobId).toBeTruthy();
     expect(row?.snapshotPointInTime).toBeTruthy();
-    expect(row?.rpoSeconds).toBeGreaterThanOrEqual(0);
     expect(row?.rtoSeconds).toBeGreaterThan(0);
+    // RPO is measured against the newest snapshot before the drill began, never the one the drill just took.
+    const prior = newestSnapshotBefore(resource.id, report.startedAt);
+    expect(row?.rpoPoint).toEqual({ snapshotId: prior.id, pointInTime: prior.pointInTime });
+    expect(row?.rpoPoint?.snapshotId).not.toBe(row?.snapshotId);
+    expect(row?.rpoSeconds).toBe((Date.parse(report.startedAt) - Date.parse(prior.pointInTime ?? '')) / 1000);
   }
   expect(byId.get(relational.id)?.check).toMatchObject({ passed: true, expectation: 'rows >= 100' });
   expect(byId.get(relational.id)?.check?.rows).toBeGreaterThanOrEqual(400);
@@ -180,7 +188,9 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
 
   const markdown = await readFile(result.report.markdown, 'utf8');
   expect(markdown).toContain(`# Disaster-recovery drill: ${input.name}`);
-  expect(markdown).toContain('RPO 3600 s, RTO 600 s');
+  expect(markdown).toContain('RPO 259200 s, RTO 600 s');
+  expect(markdown).toContain(`snapshot ${byId.get(vm.id)?.rpoPoint?.snapshotId} at `);
+  expect(markdown).toContain('the newest before the drill');
   expect(markdown).toContain('**FAIL** (4 passed, 1 failed of 5)');
   for (const row of report.resources) {
     expect(markdown).toContain(row.resourceName);
@@ -321,4 +331,12 @@ function unusedHas(resourceId: string): boolean {
 
 function takeById(type: string, id: string): InventoryResource {
   return take(type, (r) => r.id === id);
+}
+
+function newestSnapshotBefore(resourceId: string, before: string) {
+  const prior = Object.values(fx.sim.ctx.state.snapshots)
+    .filter((s) => s.resourceId === resourceId && s.pointInTime !== undefined && s.pointInTime < before)
+    .sort((a, b) => (b.pointInTime ?? '').localeCompare(a.pointInTime ?? ''))[0];
+  if (!prior) throw new Error(`resource ${resourceId} has no snapshot before ${before}`);
+  return prior;
 }
