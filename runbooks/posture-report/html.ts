@@ -1,16 +1,14 @@
 /** A small HTML renderer for the posture report: every text that reaches the page goes through `escapeHtml`. */
+import { escapeHtml } from '../../runtime/escape-html';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string | number | null | undefined): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
+/** A cell's text: empty for a missing value. */
+const cellText = (value: string | number | null | undefined) =>
+  escapeHtml(value === null || value === undefined ? '' : String(value));
 
 /** One table row; `header` makes its cells `th`. */
 export function tableRow(cells: readonly (string | number | null | undefined)[], header = false): string {
   const tag = header ? 'th' : 'td';
-  return `<tr>${cells.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('')}</tr>\n`;
+  return `<tr>${cells.map((c) => `<${tag}>${cellText(c)}</${tag}>`).join('')}</tr>\n`;
 }
 
 /** A table of already rendered rows (from `tableRow`) under a header row. */
