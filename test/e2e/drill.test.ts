@@ -19,6 +19,7 @@ import {
   startWorker,
   teardownE2E,
   type E2E,
+  backedUp,
 } from './helpers';
 
 let fx: E2E;
@@ -52,10 +53,7 @@ beforeEach(async () => {
   await fx.control.jobsConfig({ outcomes: {}, backupSeconds: 1 });
 });
 
-/** Resources backed up before: with none, a drill's RPO is missed whatever its target. */
-const backedUp = (r: InventoryResource) => Object.values(fx.sim.ctx.state.snapshots).some((s) => s.resourceId === r.id);
-
-function take(type: string, where: (r: InventoryResource) => boolean = backedUp): InventoryResource {
+function take(type: string, where = (r: InventoryResource) => backedUp(fx, r.id)): InventoryResource {
   const list = unused.get(type) ?? [];
   const index = list.findIndex(where);
   const [resource] = index < 0 ? [] : list.splice(index, 1);

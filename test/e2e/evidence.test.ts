@@ -11,7 +11,7 @@ import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
 import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { PUBLIC_KEY_FILE, Seal, SEAL_SUFFIX } from '../../runtime/evidence-seal';
 import { runCliFromSource } from '../helpers/cli-from-source';
-import { nudge, setupE2E, teardownE2E, type E2E } from './helpers';
+import { backedUp, nudge, setupE2E, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;
 let scratch: string;
@@ -37,7 +37,8 @@ beforeAll(async () => {
   if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
   const vms = Object.values(state.resources)
     .map((r) => r.resource)
-    .filter((r) => r.resourceType === 'PA_VM')
+    // Backed up before, so that the drills pass their RPO target.
+    .filter((r) => r.resourceType === 'PA_VM' && backedUp(fx, r.id))
     .sort((a, b) => a.id.localeCompare(b.id))
     .slice(0, 4);
   if (vms.length < 4) throw new Error('the seeded simulator has fewer than 4 VMs');
@@ -48,7 +49,7 @@ beforeAll(async () => {
     vaultId: vault.id,
     restoreAccountId: account.id,
     destination: { bucketA: { bucketName: 'dr-drill-restores', prefix: 'evidence/' } },
-    targets: { rpoSeconds: 3600, rtoSeconds: 600 },
+    targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
     retentionDays: 1,
   });
   // Three drills of one name at once (their reports are sealed as they finish, into one chain), and another drill.

@@ -93,6 +93,11 @@ export interface E2E {
 }
 
 /** What the tests' reviewer writes, like a real one would. */
+/** Whether the simulator holds a snapshot of the resource: with none, a drill's RPO is missed whatever its target. */
+export function backedUp(fx: E2E, resourceId: string): boolean {
+  return Object.values(fx.sim.ctx.state.snapshots).some((s) => s.resourceId === resourceId);
+}
+
 export const APPROVAL = { comment: 'looks right' };
 export const DENIAL = { comment: 'not today' };
 
