@@ -1,5 +1,6 @@
 import type { BackupServiceClient } from '../api';
 import type { CredentialsFile } from './credentials-file';
+import type { WebhookTarget } from './webhooks';
 
 /** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
 export interface ActivityDeps {
@@ -8,4 +9,6 @@ export interface ActivityDeps {
   outputDir: string;
   /** File the worker reads its client secret from, when it uses one (rotations write it). */
   credentials?: CredentialsFile;
+  /** Where notifications go; none: the notify activity returns at once. */
+  webhooks?: readonly WebhookTarget[];
 }

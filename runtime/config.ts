@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type CodecKeys } from './codec';
+import { webhookTargetsOf, type WebhookTarget } from './webhooks';
 
 /**
  * The worker's and the CLI's configuration, from the environment only (twelve-factor): every variable is validated
@@ -84,6 +85,8 @@ export interface Config {
   codecKeys?: CodecKeys;
   /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
   versioning?: VersioningConfig;
+  /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
+  webhooks?: WebhookTarget[];
 }
 
 export interface VersioningConfig {
@@ -424,7 +427,8 @@ export function loadConfig(env: Env = process.env): Config {
   const rest = attempt(() => parseEnv(ProcessEnv, env));
   const codec = attempt(() => ({ keys: loadCodecKeys(env) }));
   const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
-  if (!temporal || !service || !rest || !codec || !versioning) throw new ConfigError(issues);
+  const webhooks = attempt(() => loadWebhookTargets(env));
+  if (!temporal || !service || !rest || !codec || !versioning || !webhooks) throw new ConfigError(issues);
   return {
     temporal,
     service,
@@ -435,7 +439,15 @@ export function loadConfig(env: Env = process.env): Config {
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
     codecKeys: codec.keys,
     versioning: versioning.config,
+    webhooks: webhooks.length > 0 ? webhooks : undefined,
   };
+}
+
+/** RUNBOOKS_WEBHOOK_* or RUNBOOKS_WEBHOOKS_FILE; none: an empty list. */
+export function loadWebhookTargets(env: Env = process.env, read?: (path: string) => string): WebhookTarget[] {
+  const { targets, issues } = webhookTargetsOf(env, read);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return targets;
 }
 
 /** Where the data directory is, for the CLI (which needs no other setting of the worker). */

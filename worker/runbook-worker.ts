@@ -7,6 +7,7 @@ import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
 import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
 import type { Tracing } from '../runtime/tracing';
+import type { WebhookTarget } from '../runtime/webhooks';
 import { recordServiceCall } from './metrics';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
 
@@ -52,6 +53,8 @@ export interface RunbookWorkerOptions {
   deploymentVersion?: WorkerDeploymentVersion;
   /** The SDK's default (pid@host) unless given. */
   identity?: string;
+  /** Where notifications go (RUNBOOKS_WEBHOOK_*); none: they are not sent. */
+  webhooks?: readonly WebhookTarget[];
 }
 
 /** A worker that serves every runbook, with activities bound to one service client. */
@@ -76,7 +79,12 @@ export async function createRunbookWorker(
     : undefined;
   // With a file, every new token is asked for with the file's secret, so a rotation by any worker reaches this one.
   const client = new BackupServiceClient({ ...service, credentialsSource: credentials });
-  const activities = createActivities({ client, outputDir: options.outputDir, credentials });
+  const activities = createActivities({
+    client,
+    outputDir: options.outputDir,
+    credentials,
+    webhooks: options.webhooks,
+  });
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
