@@ -15,9 +15,11 @@ export interface ApprovalNotice {
   resourceId: string;
   status: string;
   approvals: { current: number; required: number };
-  /** Reviewers must decide before this; the approved restore must then run before `executionExpirationTime`. */
+  /** Reviewers must decide before this. */
   approvalExpirationTime?: string | null;
+  /** The approved restore must run before this; set once approved, `executionWindowHours` after the approval. */
   executionExpirationTime?: string | null;
+  executionWindowHours?: number;
   resolvedTime?: string | null;
 }
 

@@ -10,6 +10,8 @@ export interface ApprovalState {
   executionExpirationTime?: string | null;
   resolvedTime?: string | null;
   approvals: { current: number; required: number };
+  /** Hours an approved request stays executable; its deadline is only known once approved. */
+  executionWindowHours?: number;
 }
 
 export function approvalActivities({ client }: ActivityDeps) {
@@ -63,6 +65,7 @@ export function approvalActivities({ client }: ActivityDeps) {
 export function stateOf(request: MpaRequest): ApprovalState {
   const current = Math.min(...request.policyDetails.map((d) => d.currentApprovals));
   const required = Math.max(...request.policyDetails.map((d) => d.requiredApprovals));
+  const window = Math.min(...request.policyDetails.map((d) => d.executionWindowHours));
   return {
     requestId: request.id,
     status: request.status,
@@ -73,5 +76,6 @@ export function stateOf(request: MpaRequest): ApprovalState {
       current: Number.isFinite(current) ? current : 0,
       required: Number.isFinite(required) ? required : 0,
     },
+    ...(Number.isFinite(window) ? { executionWindowHours: window } : {}),
   };
 }

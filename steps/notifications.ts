@@ -92,7 +92,7 @@ export function summaryOf(payload: NotificationPayload): string {
   const p = payload;
   switch (p.event) {
     case 'approval.pending': {
-      return `Approval needed: restore of ${p.data.resourceId} waits on action request ${p.data.requestId} (${p.data.approvals.current}/${p.data.approvals.required} approvals); decide before ${p.data.approvalExpirationTime ?? 'its deadline'}, run before ${p.data.executionExpirationTime ?? 'its deadline'}`;
+      return `Approval needed: restore of ${p.data.resourceId} waits on action request ${p.data.requestId} (${p.data.approvals.current}/${p.data.approvals.required} approvals); decide before ${p.data.approvalExpirationTime ?? 'its deadline'}, run within ${p.data.executionExpirationTime ?? `${p.data.executionWindowHours ?? '?'} hours of approval`}`;
     }
     case 'approval.decided': {
       return `Approval ${p.data.decision}: action request ${p.data.requestId} for ${p.data.resourceId} ended ${p.data.status}`;

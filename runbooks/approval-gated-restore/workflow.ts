@@ -147,7 +147,12 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
 
   function approvalNotice(state: ApprovalState): ApprovalNotice {
     const { requestId, status, approvals, approvalExpirationTime, executionExpirationTime, resolvedTime } = state;
-    const times = { approvalExpirationTime, executionExpirationTime, resolvedTime };
+    const times = {
+      approvalExpirationTime,
+      executionExpirationTime,
+      executionWindowHours: state.executionWindowHours,
+      resolvedTime,
+    };
     return { requestId, resourceId: input.resourceId, status, approvals, ...times };
   }
 

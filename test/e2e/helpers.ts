@@ -235,6 +235,8 @@ export interface WorkerOverrides {
   deploymentVersion?: RunbookWorkerOptions['deploymentVersion'];
   /** Tells apart two in-process workers in history. */
   identity?: string;
+  /** Notification targets. */
+  webhooks?: RunbookWorkerOptions['webhooks'];
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -256,6 +258,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     tracing: overrides.tracing,
     deploymentVersion: overrides.deploymentVersion,
     identity: overrides.identity,
+    webhooks: overrides.webhooks,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });
