@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { FailureType, type NotificationOutcome } from '../../contracts';
-import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
+import { approvalGatedRestore, drDrill, queryExport } from '../../runbooks/workflows';
 import { loadWebhookTargets } from '../../runtime/config';
 import type { WebhookTarget } from '../../runtime/webhooks';
 import type { NotificationPayload } from '../../steps/notifications';
@@ -19,6 +19,8 @@ import {
   historyText,
   nudge,
   objectStoreTarget,
+  queryExportInput,
+  queryTarget,
   scanForSecrets,
   setupE2E,
   startWorker,
@@ -36,6 +38,8 @@ interface Received {
 const SECRET = `whsec-${randomUUID()}`;
 const SLACK_TOKEN = `T000-B000-${randomUUID()}`;
 const received: Received[] = [];
+/** Delivery IDs the flaky target has answered 503 to once already. */
+const flaked = new Set<string>();
 let server: Server;
 let configDir: string;
 let webhooks: WebhookTarget[];
@@ -48,8 +52,11 @@ beforeAll(async () => {
     req.on('end', () => {
       const path = req.url ?? '';
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      // One target is gone for good: the runbook must neither retry it nor fail for it.
-      res.statusCode = path === '/gone' ? 410 : 200;
+      // One target is gone for good: the runbook must neither retry it nor fail for it. Another fails each
+      // delivery once, so that the activity retries.
+      const id = String(req.headers['x-runbooks-delivery']);
+      res.statusCode = path === '/gone' ? 410 : path === '/flaky' && !flaked.has(id) ? 503 : 200;
+      if (path === '/flaky') flaked.add(id);
       res.end();
     });
   });
@@ -62,6 +69,7 @@ beforeAll(async () => {
     { name: 'ops', url: `${base}/hook`, secret: SECRET },
     { name: 'chat', url: `${base}/services/${SLACK_TOKEN}`, format: 'slack' },
     { name: 'gone', url: `${base}/gone`, secret: SECRET, events: ['approval.pending'] },
+    { name: 'flaky', url: `${base}/flaky`, secret: SECRET, events: ['export.done'] },
   ];
   await writeFile(file, JSON.stringify(targets));
   webhooks = loadWebhookTargets({ RUNBOOKS_WEBHOOKS_FILE: file });
@@ -188,7 +196,7 @@ test('an approval: one signed approval.pending with both deadlines and one appro
     delivered: ['ops', 'chat'],
     rejected: [{ target: 'gone', status: 410 }],
   });
-  expect(outcomes[1]).toMatchObject({ delivered: ['ops', 'chat'], skipped: ['gone'] });
+  expect(outcomes[1]).toMatchObject({ delivered: ['ops', 'chat'], skipped: ['gone', 'flaky'] });
 
   const texts = slackTextsOf(handle);
   expect(texts).toHaveLength(2);
@@ -254,6 +262,28 @@ test('a failed drill: one signed drill.failed with its counts and report', async
     report: result.report,
   });
   expect(slackTextsOf(handle)).toEqual([expect.stringMatching(new RegExp(`^Drill ${name} FAILED: 0/1`))]);
+});
+
+test('an export: export.done with its file, rows, bytes and sha256; a failing target is retried, the others not resent', async () => {
+  const db = await queryTarget(fx, 'events');
+  const handle = await fx.env.client.workflow.start(queryExport, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `query-export-${randomUUID()}`,
+    args: [queryExportInput(db, 'SELECT id FROM events ORDER BY id')],
+  });
+  const result = await handle.result();
+
+  const done = deliveriesOf(handle);
+  expect(done.map((p) => p.event)).toEqual(['export.done']);
+  const { path, rows, bytes, sha256 } = result.export;
+  expect(done[0]?.data).toEqual({ export: 'query', file: path, rows, bytes, sha256 });
+  // Twice to the flaky target (a 503, then the retry) under one delivery ID; once to the others.
+  const flaky = deliveriesOf(handle, '/flaky');
+  expect(flaky.map((p) => p.id)).toEqual([done[0]?.id, done[0]?.id]);
+  expect(slackTextsOf(handle)).toHaveLength(1);
+  expect(await notifyOutcomes(handle)).toEqual([
+    { deliveryId: done[0]?.id, delivered: ['ops', 'chat', 'flaky'], rejected: [], skipped: ['gone'] },
+  ]);
 });
 
 test('no secret in any payload, header or history: the signing key, the Slack URL, client secrets and tokens', async () => {
