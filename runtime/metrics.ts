@@ -1,5 +1,5 @@
 // Workflow-side runbook metrics. The SDK drops metrics recorded while replaying, and they create no commands, so
-// recording them changes neither history nor replay.
+// recording them changes neither history nor replay. (The runbook.failed notification is a command: it is patched.)
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { isCancellation, metricMeter, workflowInfo } from '@temporalio/workflow';
 import { RunbookMetric } from '../contracts';
