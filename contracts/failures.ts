@@ -11,6 +11,7 @@ export const FailureType = {
   ApprovalCanceled: 'APPROVAL_CANCELED',
   JobFailed: 'JOB_FAILED',
   QueryFailed: 'QUERY_FAILED',
+  NotificationUndelivered: 'NOTIFICATION_UNDELIVERED',
   // The service's, as the client reports them.
   InvalidArgument: 'INVALID_ARGUMENT',
   BadRequest: 'BAD_REQUEST',

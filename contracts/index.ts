@@ -4,3 +4,4 @@ export * from './search-attributes';
 export * from './status';
 export * from './runbook';
 export * from './metrics';
+export * from './notifications';

@@ -2,6 +2,7 @@ import type { ActivityDeps } from '../runtime/activity-deps';
 import { keptAlive } from '../runtime/heartbeat';
 import { approvalActivities } from '../steps/approvals';
 import { jobActivities } from '../steps/jobs';
+import { notificationActivities } from '../steps/notifications';
 import { queryActivities } from '../steps/queries';
 import { costExportActivities } from './cost-export/activities';
 import { drillActivities } from './dr-drill/activities';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...credentialActivities(deps),
     ...accountActivities(deps),
     ...postureActivities(deps),
+    ...notificationActivities(deps),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { BackupServiceClient } from '../api';
 import type { CredentialsFile } from './credentials-file';
 import type { EvidenceKey } from './evidence-key';
+import type { WebhookTarget } from './webhooks';
 
 /** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
 export interface ActivityDeps {
@@ -11,4 +12,6 @@ export interface ActivityDeps {
   credentials?: CredentialsFile;
   /** Seals drill reports (runtime/evidence-seal.ts). */
   evidenceKey: EvidenceKey;
+  /** Where notifications go; none: the notify activity returns at once. */
+  webhooks?: readonly WebhookTarget[];
 }

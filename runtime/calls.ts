@@ -1,10 +1,13 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import {
+  log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   type ActivityInterfaceFor,
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
+import type { NotificationActivities, NotificationEvent } from '../contracts';
 
 // Activity-call presets for workflow code. Each takes the runbook's activity interface as `A`.
 
@@ -101,3 +104,38 @@ export function peekCalls<A extends object>(): LocalActivityInterfaceFor<A> {
 
 /** Long work inside one activity that heartbeats (exports, query polling); a crash resumes from the last beat. */
 export const heartbeatingCalls = <A extends object>() => retriedCalls<A>('2 hours', 20);
+
+/**
+ * Webhooks: six attempts over about two minutes (a 429's Retry-After wins), each bounded; a target that refuses an
+ * event for good returns at once. A notification that never gets through is logged and never fails the runbook.
+ */
+export function notificationCalls(): ActivityInterfaceFor<NotificationActivities> {
+  return proxyActivities<NotificationActivities>({
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: CRASH_DETECTION,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+  });
+}
+
+// Module state is per run in workflow code: these are this run's notifications still on their way.
+const sending: Promise<void>[] = [];
+
+/**
+ * Sends a notification without holding the runbook up; `measured()` waits for all of them before the run ends. Runs
+ * recorded before notifications existed replay without them (the `notifications` patch).
+ */
+export function notify(event: NotificationEvent): void {
+  if (!patched('notifications')) return;
+  const sent = notificationCalls()
+    .notify({ ...event, occurredAt: new Date().toISOString() })
+    .then(
+      () => undefined,
+      (err: unknown) => log.warn('notification not delivered', { event: event.event, error: String(err) }),
+    );
+  sending.push(sent);
+}
+
+/** Settles once every notification sent so far is delivered or given up on. */
+export async function notificationsSettled(): Promise<void> {
+  while (sending.length > 0) await Promise.all(sending.splice(0));
+}

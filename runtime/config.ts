@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type CodecKeys } from './codec';
 import { EvidenceKeyError, parseEvidenceKey } from './evidence-key';
+import { webhookTargetsOf, type WebhookTarget } from './webhooks';
 
 /**
  * The worker's and the CLI's configuration, from the environment only (twelve-factor): every variable is validated
@@ -87,6 +88,8 @@ export interface Config {
   versioning?: VersioningConfig;
   /** PKCS#8 PEM Ed25519 key that seals drill reports; unset: one generated in the data dir. */
   evidenceKeyFile?: string;
+  /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
+  webhooks?: WebhookTarget[];
 }
 
 export interface VersioningConfig {
@@ -428,7 +431,8 @@ export function loadConfig(env: Env = process.env): Config {
   const codec = attempt(() => ({ keys: loadCodecKeys(env) }));
   const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
   const evidence = attempt(() => ({ keyFile: loadEvidenceKeyFile(env) }));
-  if (!temporal || !service || !rest || !codec || !versioning || !evidence) throw new ConfigError(issues);
+  const webhooks = attempt(() => loadWebhookTargets(env));
+  if (!temporal || !service || !rest || !codec || !versioning || !evidence || !webhooks) throw new ConfigError(issues);
   return {
     temporal,
     service,
@@ -440,6 +444,7 @@ export function loadConfig(env: Env = process.env): Config {
     codecKeys: codec.keys,
     versioning: versioning.config,
     evidenceKeyFile: evidence.keyFile,
+    webhooks: webhooks.length > 0 ? webhooks : undefined,
   };
 }
 
@@ -457,6 +462,13 @@ export function loadEvidenceKeyFile(env: Env = process.env, read = (path: string
     throw new ConfigError([{ variable: 'RUNBOOKS_EVIDENCE_KEY_FILE', message }]);
   }
   return path;
+}
+
+/** RUNBOOKS_WEBHOOK_* or RUNBOOKS_WEBHOOKS_FILE; none: an empty list. */
+export function loadWebhookTargets(env: Env = process.env, read?: (path: string) => string): WebhookTarget[] {
+  const { targets, issues } = webhookTargetsOf(env, read);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return targets;
 }
 
 /** Where the data directory is, for the CLI (which needs no other setting of the worker). */

@@ -8,6 +8,7 @@ import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credent
 import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
 import type { EvidenceKey } from '../runtime/evidence-key';
 import type { Tracing } from '../runtime/tracing';
+import type { WebhookTarget } from '../runtime/webhooks';
 import { recordServiceCall } from './metrics';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
 
@@ -55,6 +56,8 @@ export interface RunbookWorkerOptions {
   deploymentVersion?: WorkerDeploymentVersion;
   /** The SDK's default (pid@host) unless given. */
   identity?: string;
+  /** Where notifications go (RUNBOOKS_WEBHOOK_*); none: they are not sent. */
+  webhooks?: readonly WebhookTarget[];
 }
 
 /** A worker that serves every runbook, with activities bound to one service client. */
@@ -84,6 +87,7 @@ export async function createRunbookWorker(
     outputDir: options.outputDir,
     credentials,
     evidenceKey: options.evidenceKey,
+    webhooks: options.webhooks,
   });
   const worker = await Worker.create({
     connection: options.connection,

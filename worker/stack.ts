@@ -140,6 +140,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       dataConverter,
       tracing,
       deploymentVersion,
+      webhooks: config.webhooks,
     });
     cleanups.push(() => closeHttpPools());
 
@@ -197,6 +198,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
         outputDir: resolve(config.outputDir),
         encryptedHistory: config.codecKeys ? { currentKey: config.codecKeys.current } : false,
         deploymentVersion: deploymentVersion ?? 'unversioned',
+        webhooks: config.webhooks?.map((t) => `${t.name} (${t.format})`),
       },
       'worker running',
     );

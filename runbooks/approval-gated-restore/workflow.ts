@@ -1,11 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
-import { peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { notify, peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { ApprovalStatusKey, FailureType, type RunbookApproval } from '../../contracts';
+import { ApprovalStatusKey, FailureType, type ApprovalNotice, type RunbookApproval } from '../../contracts';
 import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
 
 const REFUSALS: Record<string, FailureType> = {
@@ -16,6 +16,12 @@ const REFUSALS: Record<string, FailureType> = {
   CANCELED_APPROVED: FailureType.ApprovalCanceled,
   DISCARDED: FailureType.ApprovalCanceled,
 };
+
+function decisionOf(state: ApprovalState): 'approved' | 'denied' | 'expired' | 'canceled' {
+  if (state.status === 'APPROVED') return 'approved';
+  if (state.status === 'DENIED') return 'denied';
+  return state.status.startsWith('EXPIRED') ? 'expired' : 'canceled';
+}
 
 const service = serviceCalls<Activities>();
 const quick = quickCalls<Activities>();
@@ -64,6 +70,8 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       const submittedAt = Date.now();
       approval = await quick.submitForApproval({ requestId, comment: input.comment });
       tracker.tag(ApprovalStatusKey, approval.status);
+      const undecided = approval.status === 'PENDING_APPROVAL' || approval.status === 'CREATED';
+      if (undecided) notify({ event: 'approval.pending', data: approvalNotice(approval) });
 
       const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
       // Each look returns when the count of approvals moves, so that the status always shows the current one.
@@ -81,6 +89,9 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         );
       }
       tracker.tag(ApprovalStatusKey, approval.status);
+      if (undecided) {
+        notify({ event: 'approval.decided', data: { ...approvalNotice(approval), decision: decisionOf(approval) } });
+      }
       recordApprovalWait((Date.now() - submittedAt) / 1000, approval.status);
       refuseUnlessApproved(approval);
       approvedAt = new Date().toISOString();
@@ -134,6 +145,17 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
     possibleLeftoverRequests,
     timings: { startedAt, approvedAt, restoreStartedAt, finishedAt: new Date().toISOString() },
   };
+
+  function approvalNotice(state: ApprovalState): ApprovalNotice {
+    const { requestId, status, approvals, approvalExpirationTime, executionExpirationTime, resolvedTime } = state;
+    const times = {
+      approvalExpirationTime,
+      executionExpirationTime,
+      executionWindowHours: state.executionWindowHours,
+      resolvedTime,
+    };
+    return { requestId, resourceId: input.resourceId, status, approvals, ...times };
+  }
 
   function refuseUnlessApproved(state: ApprovalState): void {
     if (state.status === 'APPROVED') return;

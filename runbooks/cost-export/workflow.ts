@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { heartbeatingCalls } from '../../runtime/calls';
+import { heartbeatingCalls, notify } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { costWindow } from './windows';
@@ -25,5 +25,7 @@ export async function costExport(raw: CostExportInput): Promise<CostExportResult
     ...(focus ? { format: 'focus' as const } : {}),
   });
   tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
+  const { path: file, rows, bytes, sha256 } = summary;
+  notify({ event: 'export.done', data: { export: 'cost', file, rows, bytes, sha256 } });
   return { window, export: summary };
 }

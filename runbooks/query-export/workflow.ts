@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { heartbeatingCalls, serviceCalls } from '../../runtime/calls';
+import { heartbeatingCalls, notify, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { QueryExportInput, type QueryExportResult } from './contract';
@@ -23,5 +23,7 @@ export async function queryExport(raw: QueryExportInput): Promise<QueryExportRes
   const summary = await heartbeating.exportQueryResults({ queryId, fileName, pageSize: input.pageSize });
 
   tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
+  const { path: file, rows, bytes, sha256 } = summary;
+  notify({ event: 'export.done', data: { export: 'query', file, rows, bytes, sha256 } });
   return { queryId, export: summary, outputLocations: outcome.outputLocations, runningTimeMs: outcome.runningTimeMs };
 }

@@ -143,10 +143,10 @@ describe('runbooks started straight through Temporal', () => {
       `invalid input resources.maxResources: the filters match ${matching} resources, more than maxResources (${bound})`,
     );
     expect(failure.message).toContain('raise resources.maxResources (at most 200)');
-    // Only the selection was read: no snapshot, no restore.
+    // Only the selection was read: no snapshot, no restore (then the runbook.failed notification).
     const { events } = await handle.fetchHistory();
     const scheduled = (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(scheduled).toEqual(['resolveResources']);
+    expect(scheduled).toEqual(['resolveResources', 'notify']);
     expect(await observed({ workflows: false })).toEqual(before);
   });
 });

@@ -68,8 +68,10 @@ async function readablePayloads(workflowId: string, known: string[]): Promise<st
   // Input, activity arguments and results, result: at least those four.
   expect(found.length).toBeGreaterThanOrEqual(4);
   return found
-    .filter(({ payload }) => {
+    .filter(({ path, payload }) => {
       const data = text(payload.data);
+      // The SDK's core writes patch markers past the codec; they hold only the patch's name.
+      if (path.includes('.patch-data.') && /^\{"id":"[\w-]+","deprecated":(true|false)\}$/.test(data)) return false;
       return (
         text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING ||
         text(payload.metadata?.[KEY_ID_METADATA]) !== 'e2e-1' ||

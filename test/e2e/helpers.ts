@@ -243,6 +243,8 @@ export interface WorkerOverrides {
   identity?: string;
   /** Seals drill reports; default: a key made once in the fixture's output dir, as a worker makes one in its data dir. */
   evidenceKey?: EvidenceKey;
+  /** Notification targets. */
+  webhooks?: RunbookWorkerOptions['webhooks'];
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -266,6 +268,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     tracing: overrides.tracing,
     deploymentVersion: overrides.deploymentVersion,
     identity: overrides.identity,
+    webhooks: overrides.webhooks,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });
@@ -338,14 +341,16 @@ export async function failureOf(handle: WorkflowHandle): Promise<ApplicationFail
   return err.cause;
 }
 
-/** A run refused for its input: InvalidInput naming `text`, non-retryable, before any activity was scheduled. */
+/** A run refused for its input: InvalidInput naming `text`, non-retryable, before any service call was scheduled. */
 export async function expectRefusedInput(handle: WorkflowHandle, text: string): Promise<ApplicationFailure> {
   const failure = await failureOf(handle);
   expect(failure.type).toBe(FailureType.InvalidInput);
   expect(failure.nonRetryable).toBe(true);
   expect(failure.message).toContain(text);
   const { events } = await handle.fetchHistory();
-  expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
+  // Only the runbook.failed notification may run: no call to the service.
+  const scheduled = (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  expect(scheduled.filter((name) => name !== 'notify')).toEqual([]);
   return failure;
 }
 

@@ -1,0 +1,131 @@
+import { activityInfo, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { redact } from '../api';
+import { FailureType, type NotificationOutcome, type TimedNotificationEvent } from '../contracts';
+import type { ActivityDeps } from '../runtime/activity-deps';
+import { checkpoint } from '../runtime/heartbeat';
+import { deliver, deliveryIdOf } from '../runtime/webhooks';
+
+/** What a JSON target receives (and what the signature covers, byte for byte). */
+export type NotificationPayload = {
+  /** The delivery ID: the same on every retry of this event of this run. */
+  id: string;
+  runbook: string;
+  workflowId: string;
+  runId: string;
+} & TimedNotificationEvent;
+
+/** Targets done in earlier attempts, so that a retry for one failing target does not resend to the others. */
+type Progress = Pick<NotificationOutcome, 'delivered' | 'rejected'>;
+
+export function notificationActivities({ webhooks = [] }: ActivityDeps) {
+  return {
+    /**
+     * Sends one event to every target that takes it. A target that refuses it for good (4xx other than 408/429) is
+     * recorded in the outcome; one that is unreachable or busy makes the attempt fail, retryable, after the others.
+     */
+    async notify(event: TimedNotificationEvent): Promise<NotificationOutcome> {
+      const info = activityInfo();
+      // Standalone activities have no run to name; this one is only ever called by runbooks.
+      const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
+      const deliveryId = deliveryIdOf(workflowId, runId, event.event);
+      const wanted = webhooks.filter((t) => !t.events || t.events.includes(event.event));
+      const outcome: NotificationOutcome = {
+        deliveryId,
+        delivered: [],
+        rejected: [],
+        skipped: webhooks.filter((t) => !wanted.includes(t)).map((t) => t.name),
+      };
+      if (wanted.length === 0) return outcome;
+
+      const payload: NotificationPayload = {
+        id: deliveryId,
+        ...scrubbed(event),
+        runbook: info.workflowType ?? '',
+        workflowId,
+        runId,
+      };
+      const earlier = info.heartbeatDetails as Progress | undefined;
+      outcome.delivered.push(...(earlier?.delivered ?? []));
+      outcome.rejected.push(...(earlier?.rejected ?? []));
+      const done = (name: string) =>
+        outcome.delivered.includes(name) || outcome.rejected.some((r) => r.target === name);
+      const failures: string[] = [];
+      let retryAfterSeconds: number | undefined;
+      for (const target of wanted.filter((t) => !done(t.name))) {
+        const body = JSON.stringify(target.format === 'slack' ? slackMessage(payload) : payload);
+        const result = await deliver(target, { event: event.event, deliveryId, body });
+        if (result.kind === 'retry') {
+          failures.push(`${target.name}: ${result.reason}`);
+          retryAfterSeconds = Math.max(retryAfterSeconds ?? 0, result.retryAfterSeconds ?? 0) || undefined;
+          continue;
+        }
+        if (result.kind === 'delivered') outcome.delivered.push(target.name);
+        else {
+          log.warn('webhook refused a notification; not retried', { target: target.name, status: result.status });
+          outcome.rejected.push({ target: target.name, status: result.status });
+        }
+        checkpoint({ delivered: outcome.delivered, rejected: outcome.rejected } satisfies Progress);
+      }
+      if (failures.length > 0) {
+        throw ApplicationFailure.create({
+          type: FailureType.NotificationUndelivered,
+          message: `${event.event} not delivered to ${failures.join(', ')}`,
+          ...(retryAfterSeconds ? { nextRetryDelay: `${retryAfterSeconds}s` } : {}),
+        });
+      }
+      return outcome;
+    },
+  };
+}
+
+/** Every string passes through the project's redaction: no credential, token or webhook secret leaves in a payload. */
+function scrubbed<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v))) as T;
+}
+
+// Slack's mrkdwn treats these three as control characters.
+const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** One line a person reads first, for every event. */
+export function summaryOf(payload: NotificationPayload): string {
+  const p = payload;
+  switch (p.event) {
+    case 'approval.pending': {
+      return `Approval needed: restore of ${p.data.resourceId} waits on action request ${p.data.requestId} (${p.data.approvals.current}/${p.data.approvals.required} approvals); decide before ${p.data.approvalExpirationTime ?? 'its deadline'}, run within ${p.data.executionExpirationTime ?? `${p.data.executionWindowHours ?? '?'} hours of approval`}`;
+    }
+    case 'approval.decided': {
+      return `Approval ${p.data.decision}: action request ${p.data.requestId} for ${p.data.resourceId} ended ${p.data.status}`;
+    }
+    case 'drill.passed':
+    case 'drill.failed': {
+      return `Drill ${p.data.name} ${p.data.verdict === 'PASS' ? 'passed' : 'FAILED'}: ${p.data.passed}/${p.data.total} resources passed; report ${p.data.report.markdown}`;
+    }
+    case 'export.done': {
+      return `Export done (${p.data.export}): ${p.data.rows} rows, ${p.data.bytes} bytes to ${p.data.file} (sha256 ${p.data.sha256})`;
+    }
+    case 'runbook.failed': {
+      return `Runbook ${p.runbook} failed (${p.data.failureType}): ${p.data.message}`;
+    }
+  }
+}
+
+/** A Slack incoming-webhook message: `text` for notifications and clients without blocks, and the same in blocks. */
+export function slackMessage(payload: NotificationPayload) {
+  const text = escape(summaryOf(payload));
+  return {
+    text,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      {
+        type: 'context',
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: escape(`${payload.event} · ${payload.runbook} · ${payload.workflowId} · delivery ${payload.id}`),
+          },
+        ],
+      },
+    ],
+  };
+}
