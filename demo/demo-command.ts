@@ -8,7 +8,7 @@ import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
 import { CliError, RunFailedError } from '../cli/errors';
 import { formatDuration } from '../cli/progress';
 import { discoverTargets } from './discover';
-import { costScenario, drillScenario, queryScenario } from './export-scenarios';
+import { costScenario, postureScenario, drillScenario, queryScenario } from './export-scenarios';
 import { Deadline } from './follow';
 import { printStep, printSummary, type StepReport } from './report';
 import { restoreScenario } from './restore-scenario';
@@ -99,5 +99,6 @@ async function runScenarios(stack: Stack, deadline: Deadline, outputDir: string,
   );
   await run('3. Query export from a database snapshot', () => queryScenario(client, taskQueue, targets, deadline));
   await run('4. Cost export for the previous day', () => costScenario(client, taskQueue, deadline));
+  await run('5. Backup posture of the inventory', () => postureScenario(client, taskQueue, deadline));
   printSummary(steps, outputDir, Date.now() - began);
 }

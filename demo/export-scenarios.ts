@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { CostExportInput, CostExportResult } from '../runbooks/cost-export/contract';
 import type { DrDrillInput, DrDrillResult } from '../runbooks/dr-drill/contract';
 import type { DrillReport, DrillResourceResult } from '../runbooks/dr-drill/report';
+import type { PostureReportInput } from '../runbooks/posture-report/contract';
+import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
+import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
 import type { DemoTargets } from './discover';
 import { runToEnd, type Deadline } from './follow';
 import { exportedFile, fileFacts, type StepReport } from './report';
@@ -43,8 +47,10 @@ export async function drillScenario(
   const { result, ...run } = await runToEnd<DrDrillResult>(client, taskQueue, 'drDrill', input, deadline);
 
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
-  const [json, markdown] = await Promise.all([fileFacts(result.report.json), fileFacts(result.report.markdown)]);
+  const sealPath = result.report.json.replace(/\.json$/, SEAL_SUFFIX);
+  const seal = Seal.parse(JSON.parse(await readFile(sealPath, 'utf8')));
   const s = result.summary;
+  const paths = [result.report.json, result.report.markdown, ...(result.report.html ? [result.report.html] : [])];
   return {
     title: 'DR drill',
     ...run,
@@ -52,19 +58,14 @@ export async function drillScenario(
     lines: [
       ...report.resources.map(resourceLine),
       `worst RPO ${seconds(s.worstRpoSeconds)}, worst RTO ${seconds(s.worstRtoSeconds)} (targets ${seconds(report.targets.rpoSeconds)} / ${seconds(report.targets.rtoSeconds)})`,
+      `sealed as report ${seal.sequence} of the '${seal.chain}' chain (Ed25519 key ${seal.keyId}); ` +
+        `check with: runbooks evidence verify ${dirname(sealPath)}`,
     ],
     files: [
-      { path: result.report.json, rows: report.resources.length, bytes: json.bytes },
-      { path: result.report.markdown, rows: report.resources.length, bytes: markdown.bytes },
-      ...(result.report.html
-        ? [
-            {
-              path: result.report.html,
-              rows: report.resources.length,
-              bytes: (await fileFacts(result.report.html)).bytes,
-            },
-          ]
-        : []),
+      ...(await Promise.all(
+        paths.map(async (path) => ({ path, rows: report.resources.length, bytes: (await fileFacts(path)).bytes })),
+      )),
+      { path: sealPath, bytes: (await fileFacts(sealPath)).bytes },
     ],
   };
 }
@@ -123,5 +124,20 @@ export async function costScenario(client: Client, taskQueue: string, deadline: 
     outcome: `${e.rows} rows for ${result.window.label}`,
     lines: [`window ${result.window.timeFrame.startTime} to ${result.window.timeFrame.endTime}, ${e.pages} pages`],
     files: [exportedFile(e)],
+  };
+}
+
+/** What is not protected, and what has no snapshot in the last two days, over the whole inventory. */
+export async function postureScenario(client: Client, taskQueue: string, deadline: Deadline): Promise<StepReport> {
+  const input: PostureReportInput = { maxSnapshotAgeHours: 48 };
+  console.log('  whole inventory; stale: no snapshot in the last 48 h');
+  const { result, ...run } = await runToEnd<PostureReportResult>(client, taskQueue, 'postureReport', input, deadline);
+  const byStatus = Object.entries(result.counts.backupStatus).map(([status, n]) => `${status} ${n}`);
+  return {
+    title: 'Posture report',
+    ...run,
+    outcome: `${result.unprotected} unprotected, ${result.stale} stale of ${result.resources}`,
+    lines: [`by backup status: ${byStatus.join(', ')}`, `as of ${result.asOf}`],
+    files: [result.files.unprotectedCsv, result.files.staleCsv, result.files.html],
   };
 }
