@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { TokenProvider } from './auth';
+import { decode } from './decode';
 import { errorForStatus, InvalidResponseError, UnexpectedStatusError } from './errors';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http';
 import { ErrorBody } from './schemas';
@@ -32,7 +33,7 @@ export class ServiceCaller {
   async call<S extends z.ZodType>(call: Call<S>): Promise<{ status: number; data: z.output<S> }> {
     const res = await this.sendAuthorised(call);
     if (!call.ok.includes(res.status)) throw this.errorOf(call, res);
-    const decoded = call.schema.safeParse(res.body ?? {});
+    const decoded = decode(call.schema, res.body ?? {});
     if (!decoded.success) {
       const issue = decoded.error.issues[0];
       throw new InvalidResponseError(
