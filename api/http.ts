@@ -77,6 +77,56 @@ export function pathOf(strings: TemplateStringsArray, ...params: string[]): stri
   );
 }
 
+/** A call's deadline: undici aborts the call when it emits `abort`. */
+class Deadline extends EventEmitter {
+  expired = false;
+  constructor(readonly at: number) {
+    super();
+  }
+}
+
+/**
+ * The deadlines of a transport's calls in flight. They share one duration, so the order they start in is the order
+ * they end in: one timer serves them all and is re-armed only when it fires, where a timer set and cleared per call
+ * cost more than the rest of the transport.
+ */
+class Deadlines {
+  private readonly pending = new Set<Deadline>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly ms: number) {}
+
+  start(): Deadline {
+    const deadline = new Deadline(performance.now() + this.ms);
+    this.pending.add(deadline);
+    this.timer ??= this.arm(this.ms);
+    return deadline;
+  }
+
+  end(deadline: Deadline): void {
+    this.pending.delete(deadline);
+  }
+
+  private arm(ms: number): NodeJS.Timeout {
+    // Unreferenced: a call in flight holds the process open by its socket, an idle transport must not.
+    return setTimeout(() => this.fire(), Math.max(1, Math.ceil(ms))).unref();
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const deadline of this.pending) {
+      if (deadline.at > now) {
+        this.timer = this.arm(deadline.at - now);
+        return;
+      }
+      this.pending.delete(deadline);
+      deadline.expired = true;
+      deadline.emit('abort');
+    }
+  }
+}
+
 export class HttpTransport {
   private readonly origin: string;
   private readonly prefix: string;
@@ -84,6 +134,7 @@ export class HttpTransport {
   private readonly dispatcher: Dispatcher;
   private readonly onCall?: (call: CallRecord) => void;
   private readonly around?: HttpOptions['around'];
+  private readonly deadlines: Deadlines;
 
   constructor(options: HttpOptions) {
     this.onCall = options.onCall;
@@ -92,6 +143,7 @@ export class HttpTransport {
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.deadlines = new Deadlines(this.timeoutMs);
     this.dispatcher = options.dispatcher ?? poolFor(this.origin);
   }
 
@@ -99,15 +151,17 @@ export class HttpTransport {
     return this.origin + this.prefix;
   }
 
-  async send(req: HttpRequest): Promise<HttpResponse> {
+  /** Sends one request; `authorization` joins its headers (the caller's token, without copying the request). */
+  send(req: HttpRequest, authorization?: string): Promise<HttpResponse> {
     // The template is worked out once per call, and only when a hook will read it.
     const endpoint = this.around || this.onCall ? endpointOf(req) : '';
-    if (!this.around) return this.exchange(req, endpoint);
-    return this.around({ method: req.method, endpoint }, () => this.exchange(req, endpoint));
+    if (!this.around) return this.exchange(req, endpoint, authorization);
+    return this.around({ method: req.method, endpoint }, () => this.exchange(req, endpoint, authorization));
   }
 
-  private async exchange(req: HttpRequest, endpoint: string): Promise<HttpResponse> {
+  private async exchange(req: HttpRequest, endpoint: string, authorization?: string): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+    if (authorization !== undefined) headers.authorization = authorization;
     let body: string | undefined;
     if (req.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -116,13 +170,8 @@ export class HttpTransport {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.json);
     }
-    // A plain emitter and one timer: an AbortSignal.timeout per call cost more than the rest of the transport.
-    const deadline = new EventEmitter();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      deadline.emit('abort');
-    }, this.timeoutMs);
+    // A plain emitter: an AbortSignal per call cost more than the rest of the transport.
+    const deadline = this.deadlines.start();
     const began = performance.now();
     const record = (status: CallRecord['status']) =>
       this.onCall?.({ method: req.method, endpoint, status, durationMs: performance.now() - began });
@@ -142,11 +191,12 @@ export class HttpTransport {
       record(res.statusCode);
       return { status: res.statusCode, headers: flatten(res.headers), body: parseJson(text) };
     } catch (err) {
+      const timedOut = deadline.expired;
       record(timedOut ? 'timeout' : 'error');
       const cause = timedOut ? `no answer within ${this.timeoutMs} ms` : errorText(err);
       throw new NetworkError({ method: req.method, path: req.path }, cause, timedOut);
     } finally {
-      clearTimeout(timer);
+      this.deadlines.end(deadline);
     }
   }
 }
@@ -181,7 +231,10 @@ function queryString(query: HttpRequest['query']): string {
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const k in headers) {
+    const v = headers[k];
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
   return out;
 }
 

@@ -22,6 +22,7 @@ import {
   recordingServerForSuite,
   apiCredentials,
   closedPort,
+  delay,
   failureOf,
   makeClient,
   mpaRequest,
@@ -200,6 +201,25 @@ describe('network failures', () => {
     expect(elapsed).toBeGreaterThanOrEqual(150);
     expect(elapsed).toBeLessThan(3000);
     expect(server.apiRequests).toHaveLength(1);
+  });
+
+  test('the calls of a transport share one deadline timer: a hang after answered calls still times out', async () => {
+    let calls = 0;
+    server.handler = async () => {
+      calls += 1;
+      if (calls === 3) return 'hang';
+      await delay(50);
+      return { status: 200, json: { vault: vault() } };
+    };
+    const client = makeClient(server, { timeoutMs: 200 });
+    await client.getVault('vault-1');
+    await client.getVault('vault-1');
+    // Two at once: whichever reaches the server first hangs, the other is answered within the deadline.
+    const settled = await Promise.allSettled([client.getVault('vault-1'), client.getVault('vault-1')]);
+
+    expect(settled.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const hung = settled.find((r) => r.status === 'rejected');
+    expect(hung?.reason).toMatchObject({ timedOut: true, retryable: true });
   });
 });
 
