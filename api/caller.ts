@@ -16,6 +16,8 @@ export interface Call<S extends z.ZodType> extends HttpRequest {
 export class ServiceCaller {
   /** The service's clock minus ours, from the last `Date` header; undefined until one is seen. */
   private clockOffsetMs?: number;
+  private dateHeader?: string;
+  private dateMs = NaN;
 
   constructor(
     readonly transport: HttpTransport,
@@ -45,17 +47,22 @@ export class ServiceCaller {
   }
 
   private async sendAuthorised(req: HttpRequest): Promise<HttpResponse> {
-    const token = await this.tokens.getToken();
-    const res = this.observeClock(await this.transport.send(withToken(req, token)));
+    const token = this.tokens.freshToken() ?? (await this.tokens.getToken());
+    const res = this.observeClock(await this.transport.send(req, `Bearer ${token}`));
     if (res.status !== 401) return res;
     // The token may have been revoked or expired early: one fresh token, one more try.
     const fresh = await this.tokens.refresh(token);
-    return this.observeClock(await this.transport.send(withToken(req, fresh)));
+    return this.observeClock(await this.transport.send(req, `Bearer ${fresh}`));
   }
 
   private observeClock(res: HttpResponse): HttpResponse {
-    const date = Date.parse(res.headers.date ?? '');
-    if (Number.isFinite(date)) this.clockOffsetMs = date - Date.now();
+    const header = res.headers.date ?? '';
+    // The header changes once a second: parse it only then.
+    if (header !== this.dateHeader) {
+      this.dateHeader = header;
+      this.dateMs = Date.parse(header);
+    }
+    if (Number.isFinite(this.dateMs)) this.clockOffsetMs = this.dateMs - Date.now();
     return res;
   }
 
@@ -65,8 +72,4 @@ export class ServiceCaller {
     if (res.status >= 200 && res.status < 300) return new UnexpectedStatusError(res.status, context);
     return errorForStatus(res.status, context, res.headers['retry-after']);
   }
-}
-
-function withToken(req: HttpRequest, token: string): HttpRequest {
-  return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
 }
