@@ -100,18 +100,24 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 function objectCheck(def: Def): Check | undefined {
   const catchall = def.catchall as z.core.$ZodType | undefined;
   if (catchall?._zod.def.type !== 'unknown') return undefined;
-  const fields: [string, Check, boolean][] = [];
+  const keys: string[] = [];
+  const checks: Check[] = [];
+  const optional: boolean[] = [];
   for (const [key, field] of Object.entries(def.shape as Record<string, z.core.$ZodType>)) {
     const check = compile(field);
     if (!check) return undefined;
-    fields.push([key, check, field._zod.def.type === 'optional']);
+    keys.push(key);
+    checks.push(check);
+    optional.push(field._zod.def.type === 'optional');
   }
+  // Parallel arrays and an index loop: this runs for every object of every page.
+  const n = keys.length;
   return (v) => {
     if (!isObject(v)) return false;
-    for (const [key, check, optional] of fields) {
-      const value = v[key];
+    for (let i = 0; i < n; i++) {
+      const value = v[keys[i] as string];
       // A missing key passes only an optional field (zod refuses it even for z.unknown()).
-      if (value === undefined ? !optional : !check(value)) return false;
+      if (value === undefined ? !optional[i] : !(checks[i] as Check)(value)) return false;
     }
     return true;
   };
