@@ -118,8 +118,13 @@ export const clientBenchmark: Benchmark = {
       for (const op of ops) for (const v of variants) await timeBlock(v[op], quick ? 200 : 500, []);
       for (let round = 0; round < rounds; round++) {
         // Interleaved blocks (raw, typed, hooked, raw, …): drift on a shared machine lands on every variant alike.
+        // Each round starts one variant later, so that none always runs right after the same other.
         for (const [o, op] of ops.entries()) {
-          for (const [i, v] of variants.entries()) await timeBlock(v[op], BLOCK, samples[o]?.[i] ?? []);
+          for (let k = 0; k < variants.length; k++) {
+            const i = (round + k) % variants.length;
+            const v = variants[i];
+            if (v) await timeBlock(v[op], BLOCK, samples[o]?.[i] ?? []);
+          }
         }
       }
 
