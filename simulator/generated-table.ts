@@ -34,10 +34,20 @@ const KINDS = ['page_view', 'login', 'logout', 'add_to_cart', 'checkout', 'searc
 const PAGES = ['/', '/cart', '/checkout', '/search?q=a,b', '/products/42', '/account'];
 const EPOCH = Date.UTC(2023, 0, 1);
 
+/** A 32-bit integer hash (murmur3's finaliser): one per row, without building strings as `stableHash` does. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
 /** Row `index` (0-based; its id is index + 1), every value as text like a SQL result. */
 export function generatedRow(seed: number, index: number): string[] {
   const id = index + 1;
-  const r = new Random(stableHash(seed, GENERATED_TABLE, id));
+  const r = new Random(mix(Math.imul(id, 0x9e3779b1) ^ tableSeed(seed)));
   const kind = r.pick(KINDS);
   const customer = r.chance(0.8) ? String(r.int(1, 400)) : '';
   const payload =
@@ -46,6 +56,12 @@ export function generatedRow(seed: number, index: number): string[] {
       : `{"page":"${r.pick(PAGES)}"}`;
   const at = new Date(EPOCH + id * 60_000 + r.int(0, 59_999)).toISOString();
   return [String(id), at, kind, customer, payload];
+}
+
+let seeded: { seed: number; hash: number } | undefined;
+function tableSeed(seed: number): number {
+  if (seeded?.seed !== seed) seeded = { seed, hash: stableHash(seed, GENERATED_TABLE) };
+  return seeded.hash;
 }
 
 /** Rows [offset, offset + count), bounded by the table's size. */
