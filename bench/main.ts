@@ -7,7 +7,9 @@ import { parseArgs } from 'node:util';
 import type { Benchmark, Measurement } from './measure';
 
 /** Each benchmark lives in its own folder and is loaded only when it runs. */
-const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {};
+const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
+  export: () => import('./export/benchmark.js').then((m) => m.exportBenchmark),
+};
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
 
