@@ -278,3 +278,37 @@ describe('syncing on checkpoint boundaries', () => {
     expect(summary).toEqual({ ...expected.summary, path: join(dir, 'costs.csv') });
   });
 });
+
+describe('tokens read ahead', () => {
+  /** The source, with each page's next token announced before the page resolves: right, or wrong when asked. */
+  function hinting(wrong = false) {
+    const { asked, fetchPage } = source();
+    const hinted: (string | null)[] = [];
+    const fetchAhead = async (token: string | undefined, tokenAhead?: (next: string | null) => void) => {
+      const page = await fetchPage(token);
+      const hint = wrong && page.nextToken !== null ? 't0' : page.nextToken;
+      hinted.push(hint);
+      tokenAhead?.(hint);
+      // The parsed page arrives a little after its hint.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return page;
+    };
+    return { asked, hinted, fetchAhead };
+  }
+
+  test('a right hint starts the next page before this one is parsed; every page is fetched once', async () => {
+    const { asked, fetchAhead } = hinting();
+    const summary = await (await attempt(join(dir, 'costs.csv'), fetchAhead)).result;
+    expect(summary).toEqual({ ...expected.summary, path: join(dir, 'costs.csv') });
+    expect(asked).toEqual([undefined, 't1', 't2', 't3', 't4']);
+    expect((await readFile(join(dir, 'costs.csv'))).equals(expected.content)).toBe(true);
+  });
+
+  test('a wrong hint is dropped with what it fetched: the file is the same', async () => {
+    const { asked, fetchAhead } = hinting(true);
+    const summary = await (await attempt(join(dir, 'costs.csv'), fetchAhead)).result;
+    expect(summary).toEqual({ ...expected.summary, path: join(dir, 'costs.csv') });
+    expect(asked.filter((t) => t !== 't0')).toEqual([undefined, 't1', 't2', 't3', 't4']);
+    expect((await readFile(join(dir, 'costs.csv'))).equals(expected.content)).toBe(true);
+  });
+});

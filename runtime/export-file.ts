@@ -68,7 +68,7 @@ export function exportPath(outputDir: string, folder: string, fileName: string):
  */
 export async function exportPages(
   path: string,
-  fetchPage: (pageToken: string | undefined) => Promise<PageOfRecords>,
+  fetchPage: FetchPage,
   sync: SyncPolicy = DEFAULT_SYNC,
 ): Promise<ExportSummary> {
   // Per run: two runs of one window (a schedule's and a manual one) must not write one file. Retries share it.
@@ -85,17 +85,12 @@ export async function exportPages(
     if (resumed) await hashPrefix(partial, bytes, hash);
     const first = !resumed;
     if (first || nextToken !== null) {
-      let pending: Promise<PageOfRecords> | undefined = prefetch(
-        fetchPage,
-        first ? undefined : (nextToken ?? undefined),
-      );
+      const ahead = new PagesAhead(fetchPage, first ? undefined : (nextToken ?? undefined));
       let synced = { bytes, at: Date.now() };
-      while (pending) {
-        const page: PageOfRecords = await pending;
+      for (let page = await ahead.next(); page; page = await ahead.next()) {
         // An attempt Temporal gave up on must stop writing: its retry owns the file now.
         Context.current().cancellationSignal.throwIfAborted();
         nextToken = page.nextToken || null;
-        pending = nextToken === null ? undefined : prefetch(fetchPage, nextToken);
         const body = 'text' in page ? page.text : page.records.join('');
         const buffer = Buffer.from((pages === 0 && page.header ? page.header : '') + body, 'utf8');
         await append(file, bytes, buffer);
@@ -120,14 +115,69 @@ export async function exportPages(
   return { path, rows, bytes, sha256: hash.digest('hex'), pages, resumed: resumed !== undefined };
 }
 
-/** Starts fetching a page; a failure surfaces where the page is awaited, not as an unhandled rejection meanwhile. */
-function prefetch(
-  fetchPage: (pageToken: string | undefined) => Promise<PageOfRecords>,
-  token: string | undefined,
-): Promise<PageOfRecords> {
-  const page = fetchPage(token);
-  page.catch(() => undefined);
-  return page;
+/**
+ * Fetches a page; `tokenAhead` may be told the next page's token before the page is parsed (a hint, checked against
+ * the page's own `nextToken`).
+ */
+export type FetchPage = (
+  pageToken: string | undefined,
+  tokenAhead?: (nextToken: string | null) => void,
+) => Promise<PageOfRecords>;
+
+/** Pages fetched or being fetched but not yet written: the one awaited and one beyond, so memory stays bounded. */
+const MAX_AHEAD = 2;
+
+interface InFlight {
+  token: string | undefined;
+  page: Promise<PageOfRecords>;
+  /** The next token this page's body announced early. */
+  hint?: string | null;
+}
+
+/**
+ * Pages in order, each fetched while the previous ones are written: the next page is asked for as soon as a page's
+ * token is known, from the early hint when there is one (the next request then overlaps this page's parsing too),
+ * else from the parsed page. A hint that the parsed page contradicts is dropped with what it fetched.
+ */
+class PagesAhead {
+  private readonly queue: InFlight[] = [];
+
+  constructor(
+    private readonly fetchPage: FetchPage,
+    token: string | undefined,
+  ) {
+    this.start(token);
+  }
+
+  private start(token: string | undefined): void {
+    const entry: InFlight = { token, page: Promise.resolve({ records: [], nextToken: null }) };
+    this.queue.push(entry);
+    entry.page = this.fetchPage(token, (hint) => {
+      entry.hint = hint;
+      this.followHint();
+    });
+    // A failure surfaces where the page is awaited, not as an unhandled rejection meanwhile.
+    entry.page.catch(() => undefined);
+  }
+
+  private followHint(): void {
+    const last = this.queue.at(-1);
+    if (last?.hint && this.queue.length < MAX_AHEAD) this.start(last.hint);
+  }
+
+  /** The next page in order, or undefined after the last. */
+  async next(): Promise<PageOfRecords | undefined> {
+    const head = this.queue[0];
+    if (!head) return undefined;
+    const page = await head.page;
+    this.queue.shift();
+    const token = page.nextToken || null;
+    // A contradicted hint: what it fetched is not the next page.
+    if (this.queue[0] && this.queue[0].token !== token) this.queue.length = 0;
+    if (token !== null && this.queue.length === 0) this.start(token);
+    else this.followHint();
+    return page;
+  }
 }
 
 async function hashPrefix(path: string, bytes: number, hash: Hash): Promise<void> {
@@ -141,12 +191,12 @@ async function hashPrefix(path: string, bytes: number, hash: Hash): Promise<void
  */
 export function exportServicePages<P>(
   file: { outputDir: string; folder: string; fileName: string },
-  fetch: (pageToken: string | undefined) => Promise<P>,
+  fetch: (pageToken: string | undefined, tokenAhead?: (nextToken: string | null) => void) => Promise<P>,
   toRecords: (page: P) => PageOfRecords,
 ): Promise<ExportSummary> {
   const attempt = activityInfo().attempt;
-  return exportPages(exportPath(file.outputDir, file.folder, file.fileName), async (pageToken) =>
-    toRecords(await calling(attempt, () => fetch(pageToken))),
+  return exportPages(exportPath(file.outputDir, file.folder, file.fileName), async (pageToken, tokenAhead) =>
+    toRecords(await calling(attempt, () => fetch(pageToken, tokenAhead))),
   );
 }
 

@@ -9,8 +9,12 @@ export function queryExportActivities({ client, outputDir }: ActivityDeps) {
     async exportQueryResults(input: { queryId: string; fileName: string; pageSize?: number }): Promise<ExportSummary> {
       return exportServicePages(
         { outputDir, folder: 'query-exports', fileName: input.fileName },
-        (pageToken) =>
-          client.getQueryResultsPage(input.queryId, { pageToken, pageSize: input.pageSize ?? QUERY_EXPORT_PAGE_SIZE }),
+        (pageToken, tokenAhead) =>
+          client.getQueryResultsPage(
+            input.queryId,
+            { pageToken, pageSize: input.pageSize ?? QUERY_EXPORT_PAGE_SIZE },
+            tokenAhead,
+          ),
         (page) => ({
           header: csvRecord(page.columns),
           text: csvRecords(page.records),

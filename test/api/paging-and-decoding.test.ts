@@ -408,6 +408,21 @@ describe('query results decoding', () => {
   });
 });
 
+describe('the results token read ahead', () => {
+  test('a body ending in its nextToken announces it before parsing; one ending otherwise announces nothing', async () => {
+    const heard: (string | null)[] = [];
+    server.reply(200, { columns: ['a'], records: [['1']], nextToken: 'n/2' });
+    const page = await client().getQueryResultsPage('q-1', {}, (token) => heard.push(token));
+    expect(heard).toEqual([page.nextToken]);
+    server.reply(200, { columns: ['a'], records: [], nextToken: null });
+    await client().getQueryResultsPage('q-1', {}, (token) => heard.push(token));
+    expect(heard).toEqual(['n/2', null]);
+    server.reply(200, { nextToken: 'first', columns: ['a'], records: [] });
+    await client().getQueryResultsPage('q-1', {}, (token) => heard.push(token));
+    expect(heard).toHaveLength(2);
+  });
+});
+
 describe('fixtures satisfy the schemas', () => {
   const fixtures: [string, z.ZodType, unknown][] = [
     ['ApiCredentials', s.ApiCredentials, apiCredentials()],
