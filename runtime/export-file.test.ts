@@ -268,6 +268,18 @@ describe('syncing on checkpoint boundaries', () => {
     expect((await readFile(join(dir, 'costs.csv'))).equals(expected.content)).toBe(true);
   });
 
+  test('pages given as bytes count their rows like pages of records', async () => {
+    const asBytes = async (token: string | undefined): Promise<PageOfRecords> => {
+      const page = await source().fetchPage(token);
+      if (!('records' in page)) throw new Error('the source serves records');
+      const bytes = Buffer.from(page.records.join(''), 'utf8');
+      return { header: page.header, nextToken: page.nextToken, bytes, rows: page.records.length };
+    };
+    const summary = await (await attempt(join(dir, 'costs.csv'), asBytes)).result;
+    expect(summary).toEqual({ ...expected.summary, path: join(dir, 'costs.csv') });
+    expect((await readFile(join(dir, 'costs.csv'))).equals(expected.content)).toBe(true);
+  });
+
   test('pages given as joined text count their rows like pages of records', async () => {
     const joined = async (token: string | undefined): Promise<PageOfRecords> => {
       const page = await source().fetchPage(token);

@@ -32,7 +32,7 @@ export type PageOfRecords = {
   /** CSV text of the header, written once before the first rows. */
   header?: string;
   nextToken: string | null;
-} & ({ records: string[] } | { text: string; rows: number });
+} & ({ records: string[] } | { text: string; rows: number } | { bytes: Buffer; rows: number });
 
 /**
  * How often the partial file is synced, and so checkpointed: after this many bytes or milliseconds, and after the
@@ -91,12 +91,17 @@ export async function exportPages(
         // An attempt Temporal gave up on must stop writing: its retry owns the file now.
         Context.current().cancellationSignal.throwIfAborted();
         nextToken = page.nextToken || null;
-        const body = 'text' in page ? page.text : page.records.join('');
-        const buffer = Buffer.from((pages === 0 && page.header ? page.header : '') + body, 'utf8');
+        const header = pages === 0 && page.header ? page.header : '';
+        const buffer =
+          'bytes' in page
+            ? header
+              ? Buffer.concat([Buffer.from(header, 'utf8'), page.bytes])
+              : page.bytes
+            : Buffer.from(header + ('text' in page ? page.text : page.records.join('')), 'utf8');
         await append(file, bytes, buffer);
         hash.update(buffer);
         bytes += buffer.length;
-        rows += 'text' in page ? page.rows : page.records.length;
+        rows += 'records' in page ? page.records.length : page.rows;
         pages += 1;
         if (nextToken === null || bytes - synced.bytes >= sync.bytes || Date.now() - synced.at >= sync.ms) {
           // The data is on disk before the checkpoint that covers it is sent.

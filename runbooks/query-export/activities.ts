@@ -1,4 +1,4 @@
-import { csvRecord, csvRecords } from '../../runtime/csv';
+import { csvRecord, csvRecordsBuffer } from '../../runtime/csv';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
 import { QUERY_EXPORT_PAGE_SIZE } from './contract';
@@ -17,7 +17,7 @@ export function queryExportActivities({ client, outputDir }: ActivityDeps) {
           ),
         (page) => ({
           header: csvRecord(page.columns),
-          text: csvRecords(page.records),
+          bytes: csvRecordsBuffer(page.records),
           rows: page.records.length,
           nextToken: page.nextToken,
         }),
