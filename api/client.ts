@@ -359,11 +359,20 @@ export class BackupServiceClient {
     const path = this.project`/queries/${requireId(queryId, 'queryId')}/status`;
     return this.data({ method: 'GET', path, ok: [200], schema: s.QueryStatusBody });
   }
-  /** One page of results; only once the query is COMPLETED. */
-  async getQueryResultsPage(queryId: string, page: ListOptions = {}): Promise<s.QueryResults> {
+  /**
+   * One page of results; only once the query is COMPLETED. `tokenAhead` is told the next page's token as soon as the
+   * body has arrived, before it is parsed and checked, when the token is the body's last field (see `trailingToken`):
+   * a hint to start fetching the next page early, which the caller must check against the page's `nextToken`.
+   */
+  async getQueryResultsPage(
+    queryId: string,
+    page: ListOptions = {},
+    tokenAhead?: (nextToken: string | null) => void,
+  ): Promise<s.QueryResults> {
     const path = this.project`/queries/${requireId(queryId, 'queryId')}/results`;
     const query = validate(s.PageParams, page, 'page');
-    return this.data({ method: 'GET', path, query, ok: [200], schema: s.QueryResults });
+    const onText = tokenAhead && ((text: string) => trailingToken(text, tokenAhead));
+    return this.data({ method: 'GET', path, query, ok: [200], schema: s.QueryResults, ...(onText ? { onText } : {}) });
   }
   queryResultPages(queryId: string, options: ListOptions = {}): AsyncGenerator<s.QueryResults> {
     requireId(queryId, 'queryId');
@@ -401,4 +410,13 @@ function pagesOf<P extends Page>(
 function keepSecret(credentials: s.ApiCredentials): s.ApiCredentials {
   registerSecret(credentials.clientSecret);
   return credentials;
+}
+
+// `"nextToken":null}` or `"nextToken":"<token>"}` closing the body; a token with an escape is left to the parser.
+const TRAILING_TOKEN = /"nextToken"\s*:\s*(?:null|"([^"\\]*)")\s*\}\s*$/;
+
+/** Tells `found` the token a results body ends with, read from its last bytes; nothing when it ends otherwise. */
+export function trailingToken(text: string, found: (nextToken: string | null) => void): void {
+  const match = TRAILING_TOKEN.exec(text.slice(-1024));
+  if (match) found(match[1] ?? null);
 }

@@ -11,6 +11,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   json?: unknown;
   form?: Record<string, string>;
+  /** Sees a 2xx body's text before it is parsed (a read-ahead of what the next call needs); it must not throw. */
+  onText?: (text: string) => void;
 }
 
 export interface HttpResponse {
@@ -186,6 +188,7 @@ export class HttpTransport {
         signal: deadline,
       });
       const text = await res.body.text();
+      if (req.onText && res.statusCode >= 200 && res.statusCode < 300) req.onText(text);
       // undici frees the connection a turn after the body ends: without this, a call made at once opens a second one.
       await nextTurn();
       record(res.statusCode);

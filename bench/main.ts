@@ -8,6 +8,7 @@ import type { Benchmark, Measurement } from './measure';
 
 /** Each benchmark lives in its own folder and is loaded only when it runs. */
 const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
+  export: () => import('./export/benchmark.js').then((m) => m.exportBenchmark),
   client: () => import('./client/benchmark.js').then((m) => m.clientBenchmark),
 };
 

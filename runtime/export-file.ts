@@ -1,5 +1,5 @@
 import { activityInfo, Context } from '@temporalio/activity';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -27,12 +27,23 @@ export interface ExportSummary {
   resumed: boolean;
 }
 
-export interface PageOfRecords {
+/** One page as CSV: its records one by one, or already joined with their count. */
+export type PageOfRecords = {
   /** CSV text of the header, written once before the first rows. */
   header?: string;
-  records: string[];
   nextToken: string | null;
+} & ({ records: string[] } | { text: string; rows: number } | { bytes: Buffer; rows: number });
+
+/**
+ * How often the partial file is synced, and so checkpointed: after this many bytes or milliseconds, and after the
+ * last page. A datasync per page cost as much as formatting it; a crash now refetches at most one interval.
+ */
+export interface SyncPolicy {
+  bytes: number;
+  ms: number;
 }
+
+export const DEFAULT_SYNC: SyncPolicy = { bytes: 8 * 1024 * 1024, ms: 1_000 };
 
 /** Counts a finished export once, whole: a resumed attempt's rows were written by its earlier attempts too. */
 function countExport(rows: number, bytes: number): void {
@@ -49,14 +60,16 @@ export function exportPath(outputDir: string, folder: string, fileName: string):
 }
 
 /**
- * Streams every page into a partial file of this run's own, heartbeating a checkpoint after each page, then renames
- * it to `path`.
+ * Streams every page into a partial file of this run's own, then renames it to `path`. The next page is fetched
+ * while the current one is written. The file is synced on checkpoint boundaries (`sync`), and a checkpoint is
+ * heartbeated only once every byte it covers is synced.
  * A retry after a crash truncates the partial file to the checkpoint's size and continues from its token, so no row
  * is lost or written twice. Only the summary is returned: rows never enter workflow history.
  */
 export async function exportPages(
   path: string,
-  fetchPage: (pageToken: string | undefined) => Promise<PageOfRecords>,
+  fetchPage: FetchPage,
+  sync: SyncPolicy = DEFAULT_SYNC,
 ): Promise<ExportSummary> {
   // Per run: two runs of one window (a schedule's and a manual one) must not write one file. Retries share it.
   const info = activityInfo();
@@ -65,30 +78,116 @@ export async function exportPages(
   const resumed = await resumableCheckpoint(partial);
   let { nextToken, rows, bytes, pages } = resumed ?? { nextToken: null, rows: 0, bytes: 0, pages: 0 };
   const file = await open(partial, resumed ? 'r+' : 'w');
+  // Hashed as written; a resumed attempt hashes the part its predecessors wrote first.
+  const hash = createHash('sha256');
   try {
     await file.truncate(bytes);
-    let first = !resumed;
-    while (first || nextToken !== null) {
-      // An attempt Temporal gave up on must stop writing: its retry owns the file now.
-      Context.current().cancellationSignal.throwIfAborted();
-      const page = await fetchPage(first ? undefined : (nextToken ?? undefined));
-      const text = (first && page.header ? page.header : '') + page.records.join('');
-      bytes += await append(file, bytes, text);
-      rows += page.records.length;
-      pages += 1;
-      nextToken = page.nextToken || null;
-      first = false;
-      // The data is on disk before the checkpoint that covers it is sent.
-      await file.datasync();
-      checkpoint({ nextToken, rows, bytes, pages } satisfies ExportCheckpoint);
+    if (resumed) await hashPrefix(partial, bytes, hash);
+    const first = !resumed;
+    if (first || nextToken !== null) {
+      const ahead = new PagesAhead(fetchPage, first ? undefined : (nextToken ?? undefined));
+      let synced = { bytes, at: Date.now() };
+      for (let page = await ahead.next(); page; page = await ahead.next()) {
+        // An attempt Temporal gave up on must stop writing: its retry owns the file now.
+        Context.current().cancellationSignal.throwIfAborted();
+        nextToken = page.nextToken || null;
+        const header = pages === 0 && page.header ? page.header : '';
+        const buffer =
+          'bytes' in page
+            ? header
+              ? Buffer.concat([Buffer.from(header, 'utf8'), page.bytes])
+              : page.bytes
+            : Buffer.from(header + ('text' in page ? page.text : page.records.join('')), 'utf8');
+        await append(file, bytes, buffer);
+        hash.update(buffer);
+        bytes += buffer.length;
+        rows += 'records' in page ? page.records.length : page.rows;
+        pages += 1;
+        if (nextToken === null || bytes - synced.bytes >= sync.bytes || Date.now() - synced.at >= sync.ms) {
+          // The data is on disk before the checkpoint that covers it is sent.
+          await file.datasync();
+          synced = { bytes, at: Date.now() };
+          checkpoint({ nextToken, rows, bytes, pages } satisfies ExportCheckpoint);
+        }
+      }
     }
   } finally {
     await file.close();
   }
-  // Every page was synced before its checkpoint: only the new name is left to make durable.
+  // The last page was synced before its checkpoint: only the new name is left to make durable.
   await renameDurably(partial, path);
   countExport(rows, bytes);
-  return { path, rows, bytes, sha256: await sha256Of(path), pages, resumed: resumed !== undefined };
+  return { path, rows, bytes, sha256: hash.digest('hex'), pages, resumed: resumed !== undefined };
+}
+
+/**
+ * Fetches a page; `tokenAhead` may be told the next page's token before the page is parsed (a hint, checked against
+ * the page's own `nextToken`).
+ */
+export type FetchPage = (
+  pageToken: string | undefined,
+  tokenAhead?: (nextToken: string | null) => void,
+) => Promise<PageOfRecords>;
+
+/** Pages fetched or being fetched but not yet written: the one awaited and one beyond, so memory stays bounded. */
+const MAX_AHEAD = 2;
+
+interface InFlight {
+  token: string | undefined;
+  page: Promise<PageOfRecords>;
+  /** The next token this page's body announced early. */
+  hint?: string | null;
+}
+
+/**
+ * Pages in order, each fetched while the previous ones are written: the next page is asked for as soon as a page's
+ * token is known, from the early hint when there is one (the next request then overlaps this page's parsing too),
+ * else from the parsed page. A hint that the parsed page contradicts is dropped with what it fetched.
+ */
+class PagesAhead {
+  private readonly queue: InFlight[] = [];
+
+  constructor(
+    private readonly fetchPage: FetchPage,
+    token: string | undefined,
+  ) {
+    this.start(token);
+  }
+
+  private start(token: string | undefined): void {
+    const entry: InFlight = { token, page: Promise.resolve({ records: [], nextToken: null }) };
+    this.queue.push(entry);
+    entry.page = this.fetchPage(token, (hint) => {
+      entry.hint = hint;
+      this.followHint();
+    });
+    // A failure surfaces where the page is awaited, not as an unhandled rejection meanwhile.
+    entry.page.catch(() => undefined);
+  }
+
+  private followHint(): void {
+    const last = this.queue.at(-1);
+    if (last?.hint && this.queue.length < MAX_AHEAD) this.start(last.hint);
+  }
+
+  /** The next page in order, or undefined after the last. */
+  async next(): Promise<PageOfRecords | undefined> {
+    const head = this.queue[0];
+    if (!head) return undefined;
+    const page = await head.page;
+    this.queue.shift();
+    const token = page.nextToken || null;
+    // A contradicted hint: what it fetched is not the next page.
+    if (this.queue[0] && this.queue[0].token !== token) this.queue.length = 0;
+    if (token !== null && this.queue.length === 0) this.start(token);
+    else this.followHint();
+    return page;
+  }
+}
+
+async function hashPrefix(path: string, bytes: number, hash: Hash): Promise<void> {
+  if (bytes === 0) return;
+  for await (const chunk of createReadStream(path, { start: 0, end: bytes - 1 })) hash.update(chunk as Buffer);
 }
 
 /**
@@ -97,12 +196,12 @@ export async function exportPages(
  */
 export function exportServicePages<P>(
   file: { outputDir: string; folder: string; fileName: string },
-  fetch: (pageToken: string | undefined) => Promise<P>,
+  fetch: (pageToken: string | undefined, tokenAhead?: (nextToken: string | null) => void) => Promise<P>,
   toRecords: (page: P) => PageOfRecords,
 ): Promise<ExportSummary> {
   const attempt = activityInfo().attempt;
-  return exportPages(exportPath(file.outputDir, file.folder, file.fileName), async (pageToken) =>
-    toRecords(await calling(attempt, () => fetch(pageToken))),
+  return exportPages(exportPath(file.outputDir, file.folder, file.fileName), async (pageToken, tokenAhead) =>
+    toRecords(await calling(attempt, () => fetch(pageToken, tokenAhead))),
   );
 }
 
@@ -117,14 +216,12 @@ async function resumableCheckpoint(partial: string): Promise<ExportCheckpoint | 
   return size >= details.bytes ? details : undefined;
 }
 
-async function append(file: FileHandle, position: number, text: string): Promise<number> {
-  const buffer = Buffer.from(text, 'utf8');
+async function append(file: FileHandle, position: number, buffer: Buffer): Promise<void> {
   let written = 0;
   while (written < buffer.length) {
     const { bytesWritten } = await file.write(buffer, written, buffer.length - written, position + written);
     written += bytesWritten;
   }
-  return buffer.length;
 }
 
 export async function sha256Of(path: string): Promise<string> {

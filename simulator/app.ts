@@ -47,6 +47,10 @@ export function buildSimulator(options: BuildOptions): SimulatorApp {
   // Latency once the whole request has arrived: the route then runs even if the client stops waiting, as the
   // service would (before the body is read, a client that leaves would abort the request unhandled).
   app.addHook('preHandler', async (req) => {
+    const latency = ctx.state.latencyMs;
+    if (latency && !req.url.slice(prefix.length).startsWith('/_simulator/')) {
+      await new Promise((resolve) => setTimeout(resolve, latency));
+    }
     const fault = faulted.get(req);
     if (fault?.kind === 'latency') await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   });

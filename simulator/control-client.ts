@@ -135,6 +135,16 @@ export class SimulatorControlClient {
     return this.call('POST', '/clock/advance', { seconds });
   }
 
+  /** Delay every `/v1` request by `ms` (0 removes it). */
+  latency(ms: number): Promise<{ ms: number }> {
+    return this.call('PUT', '/latency', { ms });
+  }
+
+  /** The row count of the generated `events_large` table, for queries submitted from now on. */
+  generatedTable(rows: number): Promise<{ table: string; rows: number }> {
+    return this.call('PUT', '/tables/events_large', { rows });
+  }
+
   faults(config: FaultConfig): Promise<{ faults: FaultConfig }> {
     return this.call('PUT', '/faults', config);
   }

@@ -106,6 +106,8 @@ export interface QueryRecord {
   outputLocation?: string;
   /** Which version of the seeded database was queried (seed-databases.ts), so results survive snapshot deletion. */
   growthDays?: number;
+  /** Rows of `events_large` when the query read it (generated-table.ts): its results are generated, not stored. */
+  generatedRows?: number;
 }
 
 export interface JobsConfig {
@@ -155,6 +157,10 @@ export interface SimState {
   queries: Record<string, QueryRecord>;
   jobsConfig: JobsConfig;
   faults?: FaultConfig;
+  /** Delay before every `/v1` request's route runs: the network and service latency a benchmark plays. */
+  latencyMs?: number;
+  /** Rows of the generated `events_large` table; DEFAULT_GENERATED_ROWS when unset. */
+  generatedTableRows?: number;
   /** Restore account ID → its declared buckets; an account without an entry accepts any valid bucket name. */
   restoreAccountBuckets?: Record<string, DeclaredBucket[]>;
 }

@@ -11,7 +11,22 @@ export function paginate<T>(
   defaultSize: number,
   query: unknown,
 ): { items: T[]; totalCount: number; nextToken: string | null } {
-  const size = params.pageSize ?? defaultSize;
+  const { offset, size, nextToken } = pageWindow(items.length, params, defaultSize, query);
+  return { items: items.slice(offset, offset + size), totalCount: items.length, nextToken };
+}
+
+/**
+ * The window of one page over `total` items, without the items: for results generated on demand. Asks for more than
+ * `maxSize` get `maxSize` items and a token for the rest.
+ */
+export function pageWindow(
+  total: number,
+  params: { pageToken?: string; pageSize?: number },
+  defaultSize: number,
+  query: unknown,
+  maxSize = Infinity,
+): { offset: number; size: number; nextToken: string | null } {
+  const size = Math.min(params.pageSize ?? defaultSize, maxSize);
   const fingerprint = createHash('sha256')
     .update(JSON.stringify(query ?? {}))
     .digest('hex')
@@ -24,11 +39,10 @@ export function paginate<T>(
     }
     offset = decoded.o;
   }
-  const page = items.slice(offset, offset + size);
   const next = offset + size;
   const nextToken =
-    next < items.length ? Buffer.from(JSON.stringify({ o: next, f: fingerprint })).toString('base64url') : null;
-  return { items: page, totalCount: items.length, nextToken };
+    next < total ? Buffer.from(JSON.stringify({ o: next, f: fingerprint })).toString('base64url') : null;
+  return { offset, size, nextToken };
 }
 
 function decodeToken(token: string): { o: number; f: string } | undefined {

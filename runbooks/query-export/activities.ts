@@ -1,6 +1,7 @@
-import { csvRecord } from '../../runtime/csv';
+import { csvRecord, csvRecordsBuffer } from '../../runtime/csv';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
+import { QUERY_EXPORT_PAGE_SIZE } from './contract';
 
 export function queryExportActivities({ client, outputDir }: ActivityDeps) {
   return {
@@ -8,10 +9,16 @@ export function queryExportActivities({ client, outputDir }: ActivityDeps) {
     async exportQueryResults(input: { queryId: string; fileName: string; pageSize?: number }): Promise<ExportSummary> {
       return exportServicePages(
         { outputDir, folder: 'query-exports', fileName: input.fileName },
-        (pageToken) => client.getQueryResultsPage(input.queryId, { pageToken, pageSize: input.pageSize }),
+        (pageToken, tokenAhead) =>
+          client.getQueryResultsPage(
+            input.queryId,
+            { pageToken, pageSize: input.pageSize ?? QUERY_EXPORT_PAGE_SIZE },
+            tokenAhead,
+          ),
         (page) => ({
           header: csvRecord(page.columns),
-          records: page.records.map((r) => csvRecord(r)),
+          bytes: csvRecordsBuffer(page.records),
+          rows: page.records.length,
           nextToken: page.nextToken,
         }),
       );

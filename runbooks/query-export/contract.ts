@@ -4,6 +4,12 @@ import { defineRunbook } from '../../contracts/runbook';
 import type { ExportSummary } from '../../runtime/export-file';
 import { NonBlank, QueryTarget, QueryText, strictDeep } from '../../runtime/input-rules';
 
+/**
+ * Rows per results page, by default and at most: the largest page the simulated service serves (the specification
+ * states no maximum). Fewer pages mean fewer round trips; the bound keeps a page, and so the worker's memory, small.
+ */
+export const QUERY_EXPORT_PAGE_SIZE = 10_000;
+
 export const QueryExportInput = strictDeep(
   z.strictObject({
     snapshotId: NonBlank,
@@ -13,7 +19,7 @@ export const QueryExportInput = strictDeep(
       .string()
       .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
       .optional(),
-    pageSize: z.number().int().min(1).max(10_000).optional(),
+    pageSize: z.number().int().min(1).max(QUERY_EXPORT_PAGE_SIZE).optional(),
   }),
 );
 export type QueryExportInput = z.input<typeof QueryExportInput>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { SimModule } from '../context';
 import { SimError, parse } from '../errors';
 import { FAULT_KINDS } from '../faults';
+import { DEFAULT_GENERATED_ROWS, GENERATED_TABLE, MAX_GENERATED_ROWS } from '../generated-table';
 import { ALL_PERMISSIONS, type PermissionType } from '../permissions';
 
 const CredentialsInput = z.strictObject({
@@ -12,6 +13,8 @@ export const MAX_ADVANCE_SECONDS = 315_360_000;
 const AdvanceInput = z.strictObject({ seconds: z.number().min(0).max(MAX_ADVANCE_SECONDS) });
 /** The latest instant an HTTP-date (four-digit year) and every ISO field can show. */
 const LATEST_MS = Date.parse('9999-12-31T23:59:59Z');
+const LatencyInput = z.strictObject({ ms: z.number().int().min(0).max(60_000) });
+const GeneratedTableInput = z.strictObject({ rows: z.number().int().min(0).max(MAX_GENERATED_ROWS) });
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** `PUT /_simulator/faults` and the `--fault-*` flags. Another tool's harness depends on these names. */
@@ -86,6 +89,28 @@ export function controlModule(modules: () => readonly SimModule[]): SimModule {
 
       // What is configured now: `times` counts down, and the configuration is gone once it reaches 0.
       app.get('/_simulator/faults', async () => ({ faults: ctx.state.faults ?? null }));
+
+      // Every `/v1` request waits this long before its route runs: a network's round trip, for benchmarks.
+      app.put('/_simulator/latency', async (req) => {
+        const { ms } = parse(LatencyInput, req.body, 'body');
+        if (ms === 0) delete ctx.state.latencyMs;
+        else ctx.state.latencyMs = ms;
+        return { ms };
+      });
+
+      app.get('/_simulator/latency', async () => ({ ms: ctx.state.latencyMs ?? 0 }));
+
+      // The generated table's size for queries submitted from now on (generated-table.ts).
+      app.put(`/_simulator/tables/${GENERATED_TABLE}`, async (req) => {
+        const { rows } = parse(GeneratedTableInput, req.body, 'body');
+        ctx.state.generatedTableRows = rows;
+        return { table: GENERATED_TABLE, rows };
+      });
+
+      app.get(`/_simulator/tables/${GENERATED_TABLE}`, async () => ({
+        table: GENERATED_TABLE,
+        rows: ctx.state.generatedTableRows ?? DEFAULT_GENERATED_ROWS,
+      }));
 
       app.delete('/_simulator/faults', async (_req, reply) => {
         delete ctx.state.faults;

@@ -380,6 +380,49 @@ describe('action requests in both dialects', () => {
   });
 });
 
+describe('query results decoding', () => {
+  test('rows of strings pass as they are, with unknown fields kept', async () => {
+    const page = {
+      columns: ['a', 'b'],
+      records: [
+        ['1', ''],
+        ['2', 'x,y'],
+      ],
+      nextToken: null,
+      extra: 1,
+    };
+    server.reply(200, page);
+    await expect(client().getQueryResultsPage('q-1')).resolves.toEqual(page);
+  });
+
+  test.each([
+    ['a row that is not a list', ['1']],
+    ['a value that is not a string', [['1', 2]]],
+    ['a null value', [[null]]],
+    ['records that are not a list', { 0: ['1'] }],
+  ])('%s is an InvalidResponseError naming records', async (_name, records) => {
+    server.reply(200, { columns: ['a'], records, nextToken: null });
+    const failure = client().getQueryResultsPage('q-1');
+    await expect(failure).rejects.toMatchObject({ code: 'INVALID_RESPONSE' });
+    await expect(failure).rejects.toThrow(/records/);
+  });
+});
+
+describe('the results token read ahead', () => {
+  test('a body ending in its nextToken announces it before parsing; one ending otherwise announces nothing', async () => {
+    const heard: (string | null)[] = [];
+    server.reply(200, { columns: ['a'], records: [['1']], nextToken: 'n/2' });
+    const page = await client().getQueryResultsPage('q-1', {}, (token) => heard.push(token));
+    expect(heard).toEqual([page.nextToken]);
+    server.reply(200, { columns: ['a'], records: [], nextToken: null });
+    await client().getQueryResultsPage('q-1', {}, (token) => heard.push(token));
+    expect(heard).toEqual(['n/2', null]);
+    server.reply(200, { nextToken: 'first', columns: ['a'], records: [] });
+    await client().getQueryResultsPage('q-1', {}, (token) => heard.push(token));
+    expect(heard).toHaveLength(2);
+  });
+});
+
 describe('fixtures satisfy the schemas', () => {
   const fixtures: [string, z.ZodType, unknown][] = [
     ['ApiCredentials', s.ApiCredentials, apiCredentials()],

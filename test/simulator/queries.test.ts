@@ -414,3 +414,60 @@ describe('with a data directory', () => {
     }
   });
 });
+
+describe('the generated events_large table', () => {
+  const setRows = async (rows: number) =>
+    expect((await call('PUT', '/_simulator/tables/events_large', { body: { rows }, auth: null })).status).toBe(200);
+
+  test('serves the row count set on the control API, pages capped at 10,000, the same rows for every query', async () => {
+    await setRows(25_003);
+    const id = await completed('select *  from events_large order by id;');
+    const { rows, pages } = await allRows(id, 50_000);
+    expect(pages).toBe(3);
+    expect(rows).toHaveLength(25_003);
+    expect(rows.map((r) => Number(r[0]))).toEqual(Array.from({ length: 25_003 }, (_, i) => i + 1));
+    expect(rows.every((r) => r.length === 5 && r.every((v) => typeof v === 'string'))).toBe(true);
+    // Rows come from the seed and their index: another query, paged otherwise, sees the same ones.
+    const again = await completed('SELECT * FROM events_large');
+    expect((await allRows(again, 777)).rows).toEqual(rows);
+  });
+
+  test('its CSV in the bucket holds the header and every row', async () => {
+    await setRows(1_234);
+    const id = await completed('SELECT * FROM events_large');
+    const status = QueryStatusBody.parse((await call('GET', statusPath(id))).body);
+    const key = (status.outputLocations?.[0] ?? '').replace('bucketa://', '');
+    const summary = (await call('GET', '/_simulator/state', { auth: null })).body as { bucketsDir: string };
+    const csv = parseCsv(readFileSync(join(summary.bucketsDir, ...key.split('/')), 'utf8'));
+    expect(csv[0]).toEqual(['id', 'occurred_at', 'kind', 'customer_id', 'payload']);
+    expect(csv.slice(1)).toEqual((await allRows(id, 10_000)).rows);
+  });
+
+  test('a query keeps the row count it was submitted with; any other use of the table FAILS with a message', async () => {
+    await setRows(10);
+    const id = await completed('SELECT * FROM events_large');
+    await setRows(20);
+    expect((await allRows(id, 500)).rows).toHaveLength(10);
+    const other = await completed('SELECT count(*) FROM events_large');
+    const status = QueryStatusBody.parse((await call('GET', statusPath(other))).body);
+    expect(status.status).toBe('FAILED');
+    expect(status.errorMessage).toContain('SELECT * FROM events_large');
+  });
+});
+
+describe('PUT /_simulator/latency', () => {
+  test('delays every /v1 request by the set milliseconds, and 0 removes it', async () => {
+    const timed = async () => {
+      const began = performance.now();
+      await call('GET', `${project()}/queries/${encodeURIComponent('a:b')}/status`);
+      return performance.now() - began;
+    };
+    expect((await call('PUT', '/_simulator/latency', { body: { ms: 120 }, auth: null })).status).toBe(200);
+    // A lower bound only: a delay cannot be shorter than asked.
+    expect(await timed()).toBeGreaterThanOrEqual(115);
+    expect((await call('GET', '/_simulator/latency', { auth: null })).body).toEqual({ ms: 120 });
+    await call('PUT', '/_simulator/latency', { body: { ms: 0 }, auth: null });
+    expect((await call('GET', '/_simulator/latency', { auth: null })).body).toEqual({ ms: 0 });
+    expect((await call('PUT', '/_simulator/latency', { body: { ms: -1 }, auth: null })).status).toBe(400);
+  });
+});
