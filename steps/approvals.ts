@@ -2,6 +2,7 @@ import { activityInfo } from '@temporalio/activity';
 import { ConflictError, type MpaRequest } from '../api';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { calling, notYet, toFailure } from '../runtime/failures';
+import { approvalPollDelayMs } from '../runtime/poll-delays';
 
 export interface ApprovalState {
   requestId: string;
@@ -40,7 +41,15 @@ export function approvalActivities({ client }: ActivityDeps) {
       const state = stateOf(request);
       const undecided = request.status === 'PENDING_APPROVAL' || request.status === 'CREATED';
       if (undecided && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
-        throw notYet(`action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`);
+        const now = client.serviceNow();
+        const nextLook = approvalPollDelayMs(
+          now - Date.parse(request.createdTime),
+          Date.parse(request.approvalExpirationTime ?? '') - now,
+        );
+        throw notYet(
+          `action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`,
+          Number.isFinite(nextLook) ? nextLook : undefined,
+        );
       }
       return state;
     },
