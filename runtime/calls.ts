@@ -7,7 +7,7 @@ import {
   type ActivityInterfaceFor,
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
-import type { NotificationActivities, NotificationEvent } from '../contracts';
+import type { NotificationActivities, NotificationEvent, SentNotification } from '../contracts';
 
 // Activity-call presets for workflow code. Each takes the runbook's activity interface as `A`.
 
@@ -133,6 +133,34 @@ export function notify(event: NotificationEvent): void {
       (err: unknown) => log.warn('notification not delivered', { event: event.event, error: String(err) }),
     );
   sending.push(sent);
+}
+
+/**
+ * Notifications ride on the activities that already run (submitting a request, the look that sees its decision, the
+ * drill's report, the export), so that an event costs no activity of its own. Runs recorded before, with their
+ * `notify` activities, replay without it. Ask once per run and keep the answer: while replaying, the patch reads
+ * false until the run's history shows its marker.
+ */
+export const NOTIFY_INLINE = 'notifications-inline';
+
+export function notifiesInline(): boolean {
+  return patched(NOTIFY_INLINE);
+}
+
+/**
+ * After an activity sent a notification itself: the targets it could not reach get the event from the `notify`
+ * activity (with its retries), the others are not sent it again. Nothing to do on the happy path.
+ */
+export function resend(sent: SentNotification | undefined): void {
+  if (!sent?.retry) return;
+  const event = sent.retry;
+  const retried = notificationCalls()
+    .notify(event, { delivered: sent.delivered, rejected: sent.rejected })
+    .then(
+      () => undefined,
+      (err: unknown) => log.warn('notification not delivered', { event: event.event, error: String(err) }),
+    );
+  sending.push(retried);
 }
 
 /** Settles once every notification sent so far is delivered or given up on. */

@@ -1,11 +1,20 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
-import { notify, peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { notifiesInline, notify, peekCalls, quickCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { ApprovalStatusKey, FailureType, type ApprovalNotice, type RunbookApproval } from '../../contracts';
+import {
+  ApprovalStatusKey,
+  approvalNoticeOf,
+  decisionOf,
+  FailureType,
+  type ApprovalNotice,
+  type Notified,
+  type RunbookApproval,
+  type SentNotification,
+} from '../../contracts';
 import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
 
 const REFUSALS: Record<string, FailureType> = {
@@ -17,10 +26,10 @@ const REFUSALS: Record<string, FailureType> = {
   DISCARDED: FailureType.ApprovalCanceled,
 };
 
-function decisionOf(state: ApprovalState): 'approved' | 'denied' | 'expired' | 'canceled' {
-  if (state.status === 'APPROVED') return 'approved';
-  if (state.status === 'DENIED') return 'denied';
-  return state.status.startsWith('EXPIRED') ? 'expired' : 'canceled';
+/** The request's state without the notification an activity sent along with it, which stays out of the result. */
+function withoutNotice(state: ApprovalState & Notified): ApprovalState {
+  const { notified: _sent, ...rest } = state;
+  return rest;
 }
 
 const service = serviceCalls<Activities>();
@@ -57,6 +66,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   let jobId: string;
   let approval: ApprovalState | undefined;
   let approvedAt: string | undefined;
+  let decided: SentNotification | undefined;
   if (first.kind === 'started') {
     jobId = first.jobId;
   } else {
@@ -68,10 +78,19 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         detail: `action request ${requestId}${leftovers}`,
       });
       const submittedAt = Date.now();
-      approval = await quick.submitForApproval({ requestId, comment: input.comment });
+      // Asked once: the activities send the approval notifications themselves (see `notifiesInline`).
+      const inline = notifiesInline();
+      const announce = inline ? { resourceId: input.resourceId } : undefined;
+      const submitted = await quick.submitForApproval({
+        requestId,
+        comment: input.comment,
+        ...(announce ? { announce } : {}),
+      });
+      approval = withoutNotice(submitted);
       tracker.tag(ApprovalStatusKey, approval.status);
       const undecided = approval.status === 'PENDING_APPROVAL' || approval.status === 'CREATED';
-      if (undecided) notify({ event: 'approval.pending', data: approvalNotice(approval) });
+      if (undecided && inline) resend(submitted.notified);
+      else if (undecided) notify({ event: 'approval.pending', data: approvalNotice(approval) });
 
       const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
       // Each look returns when the count of approvals moves, so that the status always shows the current one.
@@ -83,14 +102,20 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
           approval: approvalView(approval),
         });
         const seen: number = approval.approvals.current;
-        approval = await tracker.waitNudgeable(
-          () => wait.checkApproval(requestId, seen),
-          () => peek.checkApproval(requestId, seen),
+        const looked = await tracker.waitNudgeable(
+          () => wait.checkApproval(requestId, seen, announce),
+          () => peek.checkApproval(requestId, seen, announce),
         );
+        approval = withoutNotice(looked);
+        decided = looked.notified;
       }
       tracker.tag(ApprovalStatusKey, approval.status);
-      if (undecided) {
-        notify({ event: 'approval.decided', data: { ...approvalNotice(approval), decision: decisionOf(approval) } });
+      if (undecided && inline) resend(decided);
+      else if (undecided) {
+        notify({
+          event: 'approval.decided',
+          data: { ...approvalNotice(approval), decision: decisionOf(approval.status) },
+        });
       }
       recordApprovalWait((Date.now() - submittedAt) / 1000, approval.status);
       refuseUnlessApproved(approval);
@@ -147,14 +172,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   };
 
   function approvalNotice(state: ApprovalState): ApprovalNotice {
-    const { requestId, status, approvals, approvalExpirationTime, executionExpirationTime, resolvedTime } = state;
-    const times = {
-      approvalExpirationTime,
-      executionExpirationTime,
-      executionWindowHours: state.executionWindowHours,
-      resolvedTime,
-    };
-    return { requestId, resourceId: input.resourceId, status, approvals, ...times };
+    return approvalNoticeOf(state, input.resourceId);
   }
 
   function refuseUnlessApproved(state: ApprovalState): void {

@@ -1,12 +1,19 @@
 import { csvRecord } from '../../runtime/csv';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
+import type { Notified } from '../../contracts';
+import { exportDone } from '../../steps/notifications';
 
-export function queryExportActivities({ client, outputDir }: ActivityDeps) {
+export function queryExportActivities({ client, outputDir, webhooks }: ActivityDeps) {
   return {
-    /** Writes every result page of a completed query to `query-exports/<fileName>` as CSV. */
-    async exportQueryResults(input: { queryId: string; fileName: string; pageSize?: number }): Promise<ExportSummary> {
-      return exportServicePages(
+    /** Writes every result page of a completed query to `query-exports/<fileName>` as CSV; `announce`: export.done. */
+    async exportQueryResults(input: {
+      queryId: string;
+      fileName: string;
+      pageSize?: number;
+      announce?: boolean;
+    }): Promise<ExportSummary & Notified> {
+      const summary = await exportServicePages(
         { outputDir, folder: 'query-exports', fileName: input.fileName },
         (pageToken) => client.getQueryResultsPage(input.queryId, { pageToken, pageSize: input.pageSize }),
         (page) => ({
@@ -15,6 +22,7 @@ export function queryExportActivities({ client, outputDir }: ActivityDeps) {
           nextToken: page.nextToken,
         }),
       );
+      return input.announce ? { ...summary, notified: await exportDone(webhooks, 'query', summary) } : summary;
     },
   };
 }
