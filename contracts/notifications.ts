@@ -80,7 +80,7 @@ export interface NotificationActivities {
 }
 
 /**
- * A notification sent from inside the activity that saw its event (the `notifications-inline` patch), so that it costs
+ * A notification sent from inside the activity that saw its event (the `lean-history` patch), so that it costs
  * no activity of its own. `retry` is set when a target could not be reached: the runbook resends it with `notify`.
  */
 export interface SentNotification extends NotificationOutcome {

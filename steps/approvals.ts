@@ -19,7 +19,7 @@ export interface ApprovalState {
   executionWindowHours?: number;
 }
 
-/** Set by runs that send their approval notifications from these activities (`notifications-inline`). */
+/** Set by runs that send their approval notifications from these activities (`lean-history`). */
 export interface Announce {
   resourceId: string;
 }

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
-import { notifiesInline, notify, peekCalls, quickCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
@@ -67,6 +67,8 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   let approval: ApprovalState | undefined;
   let approvedAt: string | undefined;
   let decided: SentNotification | undefined;
+  let lean = false;
+  let executed = false;
   if (first.kind === 'started') {
     jobId = first.jobId;
   } else {
@@ -78,9 +80,9 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         detail: `action request ${requestId}${leftovers}`,
       });
       const submittedAt = Date.now();
-      // Asked once: the activities send the approval notifications themselves (see `notifiesInline`).
-      const inline = notifiesInline();
-      const announce = inline ? { resourceId: input.resourceId } : undefined;
+      // Asked once: the activities send the approval notifications themselves (see `leanHistory`).
+      lean = leanHistory();
+      const announce = lean ? { resourceId: input.resourceId } : undefined;
       const submitted = await quick.submitForApproval({
         requestId,
         comment: input.comment,
@@ -89,7 +91,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       approval = withoutNotice(submitted);
       tracker.tag(ApprovalStatusKey, approval.status);
       const undecided = approval.status === 'PENDING_APPROVAL' || approval.status === 'CREATED';
-      if (undecided && inline) resend(submitted.notified);
+      if (undecided && lean) resend(submitted.notified);
       else if (undecided) notify({ event: 'approval.pending', data: approvalNotice(approval) });
 
       const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
@@ -109,8 +111,9 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         approval = withoutNotice(looked);
         decided = looked.notified;
       }
-      tracker.tag(ApprovalStatusKey, approval.status);
-      if (undecided && inline) resend(decided);
+      // Lean runs tag an approval EXECUTED once its restore starts, a moment later; APPROVED only if it cannot start.
+      if (!(lean && approval.status === 'APPROVED')) tracker.tag(ApprovalStatusKey, approval.status);
+      if (undecided && lean) resend(decided);
       else if (undecided) {
         notify({
           event: 'approval.decided',
@@ -131,7 +134,11 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       }
       jobId = repeat.jobId;
       tracker.tag(ApprovalStatusKey, 'EXECUTED');
+      executed = true;
     } catch (err) {
+      if (lean && approval?.status === 'APPROVED' && !executed && !isCancellation(err)) {
+        tracker.tag(ApprovalStatusKey, 'APPROVED');
+      }
       if (isCancellation(err)) {
         // The run is going away: leave no request behind that someone could still approve.
         await CancellationScope.nonCancellable(async () => {

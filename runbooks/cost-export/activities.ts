@@ -73,7 +73,7 @@ export function costExportActivities({ client, outputDir, webhooks }: ActivityDe
       pageSize?: number;
       /** Absent in runs started before the FOCUS format existed: they wrote the project's columns. */
       format?: 'focus';
-      /** Sends export.done once written (`notifications-inline`). */
+      /** Sends export.done once written (`lean-history`). */
       announce?: boolean;
     }): Promise<ExportSummary & Notified> {
       const summary = await writeCostData(input);

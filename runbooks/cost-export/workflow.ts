@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { heartbeatingCalls, notifiesInline, notify, resend } from '../../runtime/calls';
+import { heartbeatingCalls, leanHistory, notify, resend } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { costWindow } from './windows';
@@ -18,8 +18,8 @@ export async function costExport(raw: CostExportInput): Promise<CostExportResult
   tracker.phase('exporting cost data', { detail: `${window.timeFrame.startTime} to ${window.timeFrame.endTime}` });
   const focus = input.format === 'focus';
   // The default format's activity input is left as it was, so workers of either version run it alike.
-  // The export's activity sends export.done itself (see `notifiesInline`).
-  const inline = notifiesInline();
+  // The export's activity sends export.done itself (see `leanHistory`).
+  const inline = leanHistory();
   const { notified, ...summary } = await heartbeating.exportCostData({
     request,
     fileName: `cost-export-${window.label}${focus ? '.focus' : ''}.csv`,

@@ -4,7 +4,7 @@ import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary }
 import { checkExpectation } from './expectations';
 import {
   heartbeatingCalls,
-  notifiesInline,
+  leanHistory,
   notify,
   peekCalls,
   resend,
@@ -62,8 +62,8 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
     resources: results,
     summary,
   };
-  // The report's activity sends drill.passed or drill.failed itself (see `notifiesInline`).
-  const inline = notifiesInline();
+  // The report's activity sends drill.passed or drill.failed itself (see `leanHistory`).
+  const inline = leanHistory();
   const written = await service.writeDrillReport({
     report,
     baseName: workflowInfo().workflowId,

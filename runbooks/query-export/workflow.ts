@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { heartbeatingCalls, notifiesInline, notify, resend, serviceCalls } from '../../runtime/calls';
+import { heartbeatingCalls, leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { QueryExportInput, type QueryExportResult } from './contract';
@@ -20,8 +20,8 @@ export async function queryExport(raw: QueryExportInput): Promise<QueryExportRes
 
   tracker.phase('exporting results', { detail: `query ${queryId}` });
   const fileName = input.fileName ?? `${workflowInfo().workflowId}.csv`;
-  // The export's activity sends export.done itself (see `notifiesInline`).
-  const inline = notifiesInline();
+  // The export's activity sends export.done itself (see `leanHistory`).
+  const inline = leanHistory();
   const { notified, ...summary } = await heartbeating.exportQueryResults({
     queryId,
     fileName,
