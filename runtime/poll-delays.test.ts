@@ -15,10 +15,12 @@ test('the look after the approval deadline comes right after it', () => {
   expect(approvalPollDelayMs(6 * HOUR, Number.NaN)).toBe(MAX_APPROVAL_POLL_MS);
 });
 
-test('a job is looked at every second while young, then at a tenth of its age up to a minute', () => {
-  expect(jobPollDelayMs(0)).toBe(1_000);
-  expect(jobPollDelayMs(9_000)).toBe(1_000);
+test('a job is looked at every quarter second while young, then at a tenth of its age up to a minute', () => {
+  expect(jobPollDelayMs(0)).toBe(250);
+  expect(jobPollDelayMs(2_000)).toBe(250);
+  expect(jobPollDelayMs(9_000)).toBe(900);
   expect(jobPollDelayMs(100_000)).toBe(10_000);
   expect(jobPollDelayMs(HOUR)).toBe(60_000);
   expect(Number.isNaN(jobPollDelayMs(Number.NaN))).toBe(true);
+  expect(looksDuring(HOUR, jobPollDelayMs)).toBeLessThanOrEqual(120);
 });
