@@ -207,7 +207,7 @@ export class Stack {
 }
 
 /** The dev server on a db file (it survives kill -9), with the runbooks' search attributes; not started yet. */
-async function devServer(dir: string): Promise<{ temporal: ManagedProcess; temporalAddress: string }> {
+export async function devServer(dir: string): Promise<{ temporal: ManagedProcess; temporalAddress: string }> {
   const port = await freePort();
   const temporalAddress = `127.0.0.1:${port}`;
   const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
