@@ -89,9 +89,16 @@ export async function approvalWaits(
         await stack.control.approve(waiting.requestId);
         await waiting.handle.signal(nudgeSignal);
         await waiting.handle.result();
-        const count = (await waiting.handle.fetchHistory()).events?.length ?? 0;
-        events[kind].push(count);
-        log(`round ${round + 1}: ${kind} wait, ${count} history events`);
+        const history = (await waiting.handle.fetchHistory()).events ?? [];
+        events[kind].push(history.length);
+        // The events by type, so that a longer history shows what it spent them on.
+        const types = history.map((e) =>
+          String(e.eventType)
+            .replace(/^EVENT_TYPE_/, '')
+            .toLowerCase(),
+        );
+        const tally = [...new Set(types)].map((t) => `${t} ${types.filter((x) => x === t).length}`).join(', ');
+        log(`round ${round + 1}: ${kind} wait, ${history.length} history events (${tally})`);
       }
     }
 

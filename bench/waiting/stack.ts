@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import { SimulatorControlClient } from '../../simulator/control-client';
+import { writeWorkflowBundle } from '../../worker/bundle-workflows';
 import { freePort } from '../../worker/dev-server';
 import { LossyProxy, type SeenRequest } from '../http-proxy';
 import { ensureBuilt } from '../reliability/build';
@@ -29,6 +30,8 @@ export class BenchStack {
     readonly service: BackupServiceClient,
     readonly projectId: string,
     private readonly workerCredentials: { clientId: string; clientSecret: string },
+    /** Bundled once, as a deployment does (`npm run build:bundle`): webpack in a worker would hold its memory. */
+    private readonly workflowBundle: string,
   ) {}
 
   static async start(dir: string, log: (line: string) => void): Promise<BenchStack> {
@@ -47,7 +50,11 @@ export class BenchStack {
       probe: () => control.healthy(),
     });
     simulator.spec.args.push('--data-dir', simulatorDir(dir), '--seed', '7');
-    await Promise.all([temporal.start(), simulator.start()]);
+    const [workflowBundle] = await Promise.all([
+      writeWorkflowBundle(join(dir, 'workflow-bundle.js')),
+      temporal.start(),
+      simulator.start(),
+    ]);
     const proxy = new LossyProxy(simUrl, { injector: 'the benchmark', connections: 64 });
     await proxy.listen();
     const connection = await Connection.connect({ address: temporalAddress });
@@ -68,6 +75,7 @@ export class BenchStack {
       service,
       projectId,
       await control.credentials(),
+      workflowBundle,
     );
     proxy.watch((request) => stack.seen.push({ at: request.at, method: request.method, path: request.path }));
     return stack;
@@ -98,6 +106,7 @@ export class BenchStack {
         BACKUP_CLIENT_ID: this.workerCredentials.clientId,
         BACKUP_CLIENT_SECRET: this.workerCredentials.clientSecret,
         RUNBOOKS_DATA_DIR: join(this.dir, `${name}-data`),
+        RUNBOOKS_WORKFLOW_BUNDLE: this.workflowBundle,
         // The ready line is logged at info.
         LOG_LEVEL: 'info',
         ...env,
