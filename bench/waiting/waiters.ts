@@ -10,6 +10,8 @@ const UNBOUNDED = 100_000;
 const SUBMIT = /\/action-approvals\/my-requests\/[^/]+\/submit$/;
 
 interface Sample {
+  /** Before any run: what the process holds for itself (Node, the SDK's core, the workflow bundle's context). */
+  idleRssMb: number;
   startSeconds: number;
   peakRssMb: number;
   waitRssMb: number;
@@ -30,6 +32,8 @@ async function oneRound(
   if (pid === undefined || simPid === undefined) throw new Error('no worker or simulator process');
   try {
     const { targets, restoreAccountId } = await restoreTargets(stack);
+    await sleep(2_000);
+    const idleRssMb = processUsage(pid).rssMb;
     let peakRssMb = 0;
     const sampler = setInterval(() => {
       peakRssMb = Math.max(peakRssMb, processUsage(pid).rssMb);
@@ -63,6 +67,7 @@ async function oneRound(
       const after = processUsage(pid);
       const simAfter = processUsage(simPid);
       return {
+        idleRssMb,
         startSeconds,
         peakRssMb,
         waitRssMb: Math.max(...rss),
@@ -109,6 +114,7 @@ export async function manyWaiters(
       notes,
     );
   return [
+    metric('worker RSS before any run', 'idleRssMb', 'MB'),
     metric('time to start them', 'startSeconds', 's'),
     metric('worker peak RSS while starting', 'peakRssMb', 'MB'),
     metric('worker RSS while they wait', 'waitRssMb', 'MB', { text: '≤600 MB', max: 600 }),
