@@ -4,7 +4,8 @@ const HOUR = 3600_000;
 
 test('a 12-hour approval wait takes at most 150 looks, and a young request is looked at within a minute', () => {
   expect(looksDuring(12 * HOUR, (age) => approvalPollDelayMs(age))).toBeLessThanOrEqual(150);
-  expect(approvalPollDelayMs(0)).toBe(1_000);
+  expect(approvalPollDelayMs(0)).toBe(30_000);
+  expect(approvalPollDelayMs(4 * 60_000)).toBe(30_000);
   expect(approvalPollDelayMs(8 * 60_000)).toBeLessThanOrEqual(60_000);
   expect(approvalPollDelayMs(24 * HOUR)).toBe(MAX_APPROVAL_POLL_MS);
 });

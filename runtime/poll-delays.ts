@@ -6,7 +6,12 @@ const MINUTE = 60 * SECOND;
 
 /** The shortest gap between two looks: the service is asked at most once a second per wait. */
 export const MIN_POLL_MS = SECOND;
-/** Looks at an approval at most this far apart; a `nudge` looks at once whatever the schedule. */
+/**
+ * Looks at an approval at least this far apart: a thousand runs waiting on one worker then make about 33 looks a
+ * second between them, not hundreds; a `nudge` looks at once whatever the schedule.
+ */
+export const MIN_APPROVAL_POLL_MS = 30 * SECOND;
+/** Looks at an approval at most this far apart. */
 export const MAX_APPROVAL_POLL_MS = 10 * MINUTE;
 /** A young job is looked at this often: a drill's steps follow each other within a quarter second of the service. */
 export const MIN_JOB_POLL_MS = 250;
@@ -17,12 +22,13 @@ const clamp = (ms: number, max: number, min = MIN_POLL_MS) => Math.round(Math.mi
 
 /**
  * The gap before the next look at an undecided action request, from its age and its deadline (service clock). Reviewers
- * mostly answer soon after a request is made, so a young request is looked at often (an eighth of its age: within 8 s
- * at one minute, within a minute at eight) and an old one rarely (at most every ten minutes), which keeps a 12-hour
- * wait near 130 calls. The look after the approval deadline comes at once, so an expiry is reported when it happens.
+ * mostly answer soon after a request is made, so a young request is looked at every 30 s (an approval is noticed
+ * within 30 s for its first four minutes), an older one at an eighth of its age (within a minute at eight minutes) up
+ * to every ten minutes, which keeps a 12-hour wait near 100 calls. The look after the approval deadline comes right
+ * after it, so an expiry is reported when it happens.
  */
 export function approvalPollDelayMs(ageMs: number, untilDeadlineMs?: number): number {
-  const byAge = clamp(ageMs / 8, MAX_APPROVAL_POLL_MS);
+  const byAge = clamp(ageMs / 8, MAX_APPROVAL_POLL_MS, MIN_APPROVAL_POLL_MS);
   if (untilDeadlineMs === undefined || !Number.isFinite(untilDeadlineMs) || untilDeadlineMs < 0) return byAge;
   return Math.min(byAge, clamp(untilDeadlineMs + SECOND, MAX_APPROVAL_POLL_MS));
 }
