@@ -104,8 +104,7 @@ type Env = Record<string, string | undefined>;
 
 /**
  * Runs a worker keeps in memory (~1.9 MB each). Waiting runs wake rarely, and replaying one from its short history
- * costs milliseconds, so 100 holds 1,000 waiting restores in under 600 MB where the SDK's default (sized from the heap)
- * grew past 2 GB.
+ * costs milliseconds, so they need not stay cached; the SDK's default, sized from the heap, kept every one of them.
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
