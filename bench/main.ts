@@ -10,6 +10,8 @@ import type { Benchmark, Measurement } from './measure';
 const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   export: () => import('./export/benchmark.js').then((m) => m.exportBenchmark),
   client: () => import('./client/benchmark.js').then((m) => m.clientBenchmark),
+  waiting: () => import('./waiting/benchmark.js').then((m) => m.waitingBenchmark),
+  drill: () => import('./drill/benchmark.js').then((m) => m.drillBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));

@@ -71,6 +71,43 @@ export interface NotificationOutcome {
 /** An event with the moment it happened (workflow time). */
 export type TimedNotificationEvent = NotificationEvent & { occurredAt: string };
 
+/** Targets a delivery is done with: sent, or refused for good. */
+export type NotificationProgress = Pick<NotificationOutcome, 'delivered' | 'rejected'>;
+
 export interface NotificationActivities {
-  notify(event: TimedNotificationEvent): Promise<NotificationOutcome>;
+  /** `earlier`: targets an activity already sent this event to (see `SentNotification`), which are not sent it again. */
+  notify(event: TimedNotificationEvent, earlier?: NotificationProgress): Promise<NotificationOutcome>;
+}
+
+/**
+ * A notification sent from inside the activity that saw its event (the `lean-history` patch), so that it costs
+ * no activity of its own. `retry` is set when a target could not be reached: the runbook resends it with `notify`.
+ */
+export interface SentNotification extends NotificationOutcome {
+  retry?: TimedNotificationEvent;
+}
+
+/** What an activity that may send a notification returns besides its own result. */
+export interface Notified {
+  notified?: SentNotification;
+}
+
+/** The request's fields a notification carries. */
+export type ApprovalNoticeSource = Omit<ApprovalNotice, 'resourceId'> & { requestId: string };
+
+export function approvalNoticeOf(state: ApprovalNoticeSource, resourceId: string): ApprovalNotice {
+  const { requestId, status, approvals, approvalExpirationTime, executionExpirationTime, resolvedTime } = state;
+  const times = {
+    approvalExpirationTime,
+    executionExpirationTime,
+    executionWindowHours: state.executionWindowHours,
+    resolvedTime,
+  };
+  return { requestId, resourceId, status, approvals, ...times };
+}
+
+export function decisionOf(status: string): 'approved' | 'denied' | 'expired' | 'canceled' {
+  if (status === 'APPROVED') return 'approved';
+  if (status === 'DENIED') return 'denied';
+  return status.startsWith('EXPIRED') ? 'expired' : 'canceled';
 }

@@ -7,7 +7,7 @@ import {
   type ActivityInterfaceFor,
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
-import type { NotificationActivities, NotificationEvent } from '../contracts';
+import type { NotificationActivities, NotificationEvent, SentNotification } from '../contracts';
 
 // Activity-call presets for workflow code. Each takes the runbook's activity interface as `A`.
 
@@ -133,6 +133,36 @@ export function notify(event: NotificationEvent): void {
       (err: unknown) => log.warn('notification not delivered', { event: event.event, error: String(err) }),
     );
   sending.push(sent);
+}
+
+/**
+ * The patch for histories that stay short: notifications ride on the activities that already run (submitting a
+ * request, the look that sees its decision, the drill's report, the export), so that an event costs no activity of its
+ * own, and an approved restore is tagged EXECUTED without an APPROVED tag before it (see the approval runbook). Runs
+ * recorded before, with their `notify` activities, replay without it. Ask once per run and keep the answer: while
+ * replaying, a patch reads false until the run's history shows its marker. The marker costs two events (the marker
+ * and Temporal's TemporalChangeVersion search attribute).
+ */
+export const LEAN_HISTORY = 'lean-history';
+
+export function leanHistory(): boolean {
+  return patched(LEAN_HISTORY);
+}
+
+/**
+ * After an activity sent a notification itself: the targets it could not reach get the event from the `notify`
+ * activity (with its retries), the others are not sent it again. Nothing to do on the happy path.
+ */
+export function resend(sent: SentNotification | undefined): void {
+  if (!sent?.retry) return;
+  const event = sent.retry;
+  const retried = notificationCalls()
+    .notify(event, { delivered: sent.delivered, rejected: sent.rejected })
+    .then(
+      () => undefined,
+      (err: unknown) => log.warn('notification not delivered', { event: event.event, error: String(err) }),
+    );
+  sending.push(retried);
 }
 
 /** Settles once every notification sent so far is delivered or given up on. */

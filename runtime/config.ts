@@ -82,6 +82,8 @@ export interface Config {
   workflowBundle?: string;
   /** host:port of the Runtime's Prometheus endpoint (`/metrics`); unset: no endpoint. */
   metricsAddress?: string;
+  /** Runs kept in the worker's sticky cache; the others (mostly runs that only wait) are evicted and replay on wake. */
+  maxCachedWorkflows?: number;
   /** Payload encryption keys; undefined: history is plain JSON, as Temporal writes it by default. */
   codecKeys?: CodecKeys;
   /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
@@ -99,6 +101,12 @@ export interface VersioningConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * Runs a worker keeps in memory (~1.9 MB each). Waiting runs wake rarely, and replaying one from its short history
+ * costs milliseconds, so they need not stay cached; the SDK's default, sized from the heap, kept every one of them.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
 // Empty values count as unset, as they do in most `.env` tooling.
 const present = (env: Env): Record<string, string> =>
@@ -152,6 +160,12 @@ const ProcessEnv = z.object({
     .default('info'),
   RUNBOOKS_WORKFLOW_BUNDLE: text.regex(/\.c?js$/, 'must name a .js file written by npm run build:bundle').optional(),
   RUNBOOKS_METRICS_ADDRESS: text.regex(HOST_PORT, 'must be host:port, e.g. 0.0.0.0:9464').optional(),
+  RUNBOOKS_MAX_CACHED_WORKFLOWS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of runs')
+    .transform(Number)
+    .pipe(z.number().int().max(100_000, 'must be at most 100000'))
+    .default(DEFAULT_MAX_CACHED_WORKFLOWS),
 });
 
 // Temporal joins the two as `<deploymentName>.<buildId>` in its older APIs and UI, so a name holds no dot.
@@ -441,6 +455,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: rest.LOG_LEVEL,
     workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
+    maxCachedWorkflows: rest.RUNBOOKS_MAX_CACHED_WORKFLOWS,
     codecKeys: codec.keys,
     versioning: versioning.config,
     evidenceKeyFile: evidence.keyFile,

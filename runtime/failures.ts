@@ -63,11 +63,13 @@ export async function calling<T>(attempt: number, fn: () => Promise<T>): Promise
  * "Not yet": the thing waited for has not happened. Retrying is the poll, scheduled by the activity's retry policy,
  * and attempts are not written to history. Benign, so it is logged at debug level only.
  */
-export function notYet(message: string): ApplicationFailure {
+export function notYet(message: string, nextLookMs?: number): ApplicationFailure {
   return ApplicationFailure.create({
     message,
     type: FailureType.NotYet,
     category: ApplicationFailureCategory.BENIGN,
+    // The waiting step's own schedule (runtime/poll-delays.ts) instead of the retry policy's backoff.
+    ...(nextLookMs === undefined ? {} : { nextRetryDelay: nextLookMs }),
   });
 }
 

@@ -1,7 +1,10 @@
 import { activityInfo } from '@temporalio/activity';
 import { ConflictError, type MpaRequest } from '../api';
+import { approvalNoticeOf, decisionOf, type Notified } from '../contracts';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { calling, notYet, toFailure } from '../runtime/failures';
+import { approvalPollDelayMs } from '../runtime/poll-delays';
+import { notifyFromActivity } from './notifications';
 
 export interface ApprovalState {
   requestId: string;
@@ -16,10 +19,24 @@ export interface ApprovalState {
   executionWindowHours?: number;
 }
 
-export function approvalActivities({ client }: ActivityDeps) {
+/** Set by runs that send their approval notifications from these activities (`lean-history`). */
+export interface Announce {
+  resourceId: string;
+}
+
+const undecided = (status: string) => status === 'PENDING_APPROVAL' || status === 'CREATED';
+
+export function approvalActivities({ client, webhooks }: ActivityDeps) {
   return {
-    /** Submits a CREATED request for approval (CONFIRM) with the user's comment. */
-    async submitForApproval(input: { requestId: string; comment?: string }): Promise<ApprovalState> {
+    /**
+     * Submits a CREATED request for approval (CONFIRM) with the user's comment; with `announce`, sends
+     * approval.pending when the request waits on reviewers.
+     */
+    async submitForApproval(input: {
+      requestId: string;
+      comment?: string;
+      announce?: Announce;
+    }): Promise<ApprovalState & Notified> {
       const attempt = activityInfo().attempt;
       try {
         await client.submitActionRequest(input.requestId, { action: 'CONFIRM', comment: input.comment });
@@ -28,21 +45,39 @@ export function approvalActivities({ client }: ActivityDeps) {
         // restarts at attempt 1 after a worker crash). The runbook goes on from the request's state as it is now.
         if (!(err instanceof ConflictError)) throw toFailure(err, attempt);
       }
-      return stateOf(await calling(attempt, () => client.getActionRequest(input.requestId)));
+      const state = stateOf(await calling(attempt, () => client.getActionRequest(input.requestId)));
+      if (!input.announce || !undecided(state.status)) return state;
+      const data = approvalNoticeOf(state, input.announce.resourceId);
+      return { ...state, notified: await notifyFromActivity(webhooks, { event: 'approval.pending', data }) };
     },
 
     /**
      * One look at a request: "not yet" while reviewers decide and no approval came since `seenApprovals`; its state
-     * once decided, or as soon as the count of approvals moved, so that the runbook's status shows it.
+     * once decided, or as soon as the count of approvals moved, so that the runbook's status shows it. With
+     * `announce`, the look that sees the decision sends approval.decided.
      */
-    async checkApproval(requestId: string, seenApprovals?: number): Promise<ApprovalState> {
+    async checkApproval(
+      requestId: string,
+      seenApprovals?: number,
+      announce?: Announce,
+    ): Promise<ApprovalState & Notified> {
       const request = await calling(activityInfo().attempt, () => client.getActionRequest(requestId));
       const state = stateOf(request);
-      const undecided = request.status === 'PENDING_APPROVAL' || request.status === 'CREATED';
-      if (undecided && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
-        throw notYet(`action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`);
+      const pending = undecided(request.status);
+      if (pending && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
+        const now = client.serviceNow();
+        const nextLook = approvalPollDelayMs(
+          now - Date.parse(request.createdTime),
+          Date.parse(request.approvalExpirationTime ?? '') - now,
+        );
+        throw notYet(
+          `action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`,
+          Number.isFinite(nextLook) ? nextLook : undefined,
+        );
       }
-      return state;
+      if (!announce || pending) return state;
+      const data = { ...approvalNoticeOf(state, announce.resourceId), decision: decisionOf(state.status) };
+      return { ...state, notified: await notifyFromActivity(webhooks, { event: 'approval.decided', data }) };
     },
 
     /** Withdraws a request the runbook no longer wants: discards it when CREATED, cancels it when pending or approved. */

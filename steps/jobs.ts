@@ -12,6 +12,7 @@ import {
 } from '../api';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { calling, isAmbiguous, notYet, toFailure } from '../runtime/failures';
+import { jobPollDelayMs } from '../runtime/poll-delays';
 
 /**
  * Margin below the start of an attempt chain, on the service's clock: its `Date` header has whole seconds, and the
@@ -219,12 +220,12 @@ export function jobActivities({ client }: ActivityDeps) {
     /** One look at a backup job: "not yet" while it runs, its summary once it has ended. */
     async checkBackupJob(jobId: string): Promise<JobSummary> {
       const job = await calling(activityInfo().attempt, () => client.getBackupJob(jobId));
-      return settled(summarize(job));
+      return settled(summarize(job), client.serviceNow());
     },
 
     async checkRestoreJob(jobId: string): Promise<JobSummary> {
       const job = await calling(activityInfo().attempt, () => client.getRestoreJob(jobId));
-      return settled(summarize(job));
+      return settled(summarize(job), client.serviceNow());
     },
   };
 }
@@ -294,9 +295,11 @@ function outcomeOf(status: string): JobOutcome {
   return 'UNKNOWN';
 }
 
-function settled(summary: JobSummary): JobSummary {
+/** The summary of a job that has ended, or "not yet" with the time of the next look (`serviceNow`: service clock). */
+function settled(summary: JobSummary, serviceNow: number): JobSummary {
   if ((JOB_ACTIVE_STATUSES as readonly string[]).includes(summary.status)) {
-    throw notYet(`job ${summary.jobId} is ${summary.status}`);
+    const nextLook = jobPollDelayMs(serviceNow - Date.parse(summary.createdTime));
+    throw notYet(`job ${summary.jobId} is ${summary.status}`, Number.isFinite(nextLook) ? nextLook : undefined);
   }
   if (summary.outcome === 'UNKNOWN' && Date.now() - activityInfo().scheduledTimestampMs < UNKNOWN_STATUS_DEADLINE_MS) {
     throw notYet(`job ${summary.jobId} has status ${summary.status}, which this client does not know yet`);

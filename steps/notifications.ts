@@ -1,10 +1,18 @@
 import { activityInfo, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { redact } from '../api';
-import { FailureType, type NotificationOutcome, type TimedNotificationEvent } from '../contracts';
+import {
+  FailureType,
+  type NotificationEvent,
+  type NotificationOutcome,
+  type NotificationProgress,
+  type SentNotification,
+  type TimedNotificationEvent,
+} from '../contracts';
 import type { ActivityDeps } from '../runtime/activity-deps';
+import type { ExportSummary } from '../runtime/export-file';
 import { checkpoint } from '../runtime/heartbeat';
-import { deliver, deliveryIdOf } from '../runtime/webhooks';
+import { deliver, deliveryIdOf, type WebhookTarget } from '../runtime/webhooks';
 
 /** What a JSON target receives (and what the signature covers, byte for byte). */
 export type NotificationPayload = {
@@ -16,7 +24,114 @@ export type NotificationPayload = {
 } & TimedNotificationEvent;
 
 /** Targets done in earlier attempts, so that a retry for one failing target does not resend to the others. */
-type Progress = Pick<NotificationOutcome, 'delivered' | 'rejected'>;
+type Progress = NotificationProgress;
+
+interface Sent {
+  outcome: NotificationOutcome;
+  /** Targets that could not be reached (busy, down): worth another try. */
+  failures: string[];
+  retryAfterSeconds?: number;
+}
+
+/** One event to every target that takes it, skipping those in `earlier`; `beat` checkpoints each target done. */
+async function send(
+  webhooks: readonly WebhookTarget[],
+  event: TimedNotificationEvent,
+  earlier: Progress | undefined,
+  beat: boolean,
+): Promise<Sent> {
+  const info = activityInfo();
+  // Standalone activities have no run to name; this one is only ever called by runbooks.
+  const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
+  const deliveryId = deliveryIdOf(workflowId, runId, event.event);
+  const wanted = webhooks.filter((t) => !t.events || t.events.includes(event.event));
+  const outcome: NotificationOutcome = {
+    deliveryId,
+    delivered: [],
+    rejected: [],
+    skipped: webhooks.filter((t) => !wanted.includes(t)).map((t) => t.name),
+  };
+  if (wanted.length === 0) return { outcome, failures: [] };
+
+  const payload: NotificationPayload = {
+    id: deliveryId,
+    ...scrubbed(event),
+    runbook: info.workflowType ?? '',
+    workflowId,
+    runId,
+  };
+  outcome.delivered.push(...(earlier?.delivered ?? []));
+  outcome.rejected.push(...(earlier?.rejected ?? []));
+  const done = (name: string) => outcome.delivered.includes(name) || outcome.rejected.some((r) => r.target === name);
+  const failures: string[] = [];
+  let retryAfterSeconds: number | undefined;
+  for (const target of wanted.filter((t) => !done(t.name))) {
+    const body = JSON.stringify(target.format === 'slack' ? slackMessage(payload) : payload);
+    const result = await deliver(target, { event: event.event, deliveryId, body });
+    if (result.kind === 'retry') {
+      failures.push(`${target.name}: ${result.reason}`);
+      retryAfterSeconds = Math.max(retryAfterSeconds ?? 0, result.retryAfterSeconds ?? 0) || undefined;
+      continue;
+    }
+    if (result.kind === 'delivered') outcome.delivered.push(target.name);
+    else {
+      log.warn('webhook refused a notification; not retried', { target: target.name, status: result.status });
+      outcome.rejected.push({ target: target.name, status: result.status });
+    }
+    if (beat) checkpoint({ delivered: outcome.delivered, rejected: outcome.rejected } satisfies Progress);
+  }
+  return { outcome, failures, retryAfterSeconds };
+}
+
+/**
+ * Deliveries this process made lately, by delivery ID: a poll and a nudged look that both see a decision send it once.
+ * Bounded by age and count; a repeat after that (another worker, a retry much later) carries the same delivery ID.
+ */
+const sentHere = new Map<string, { at: number; sent: Promise<Sent> }>();
+const REMEMBERED_MS = 10 * 60_000;
+
+function remembered(deliveryId: string, sendIt: () => Promise<Sent>): Promise<Sent> {
+  const now = Date.now();
+  const known = sentHere.get(deliveryId);
+  if (known && now - known.at < REMEMBERED_MS) return known.sent;
+  for (const [id, entry] of sentHere) if (now - entry.at >= REMEMBERED_MS || sentHere.size > 1_000) sentHere.delete(id);
+  const sent = sendIt();
+  sentHere.set(deliveryId, { at: now, sent });
+  return sent;
+}
+
+/**
+ * Sends a notification from inside the activity that saw its event, once per attempt: each target once, no retry
+ * here. A target that could not be reached is named in the outcome with the event as `retry`, and the runbook hands it
+ * to the `notify` activity, which retries it alone. Never throws: a notification never fails the step it rides on.
+ */
+export async function notifyFromActivity(
+  webhooks: readonly WebhookTarget[] | undefined,
+  event: NotificationEvent,
+): Promise<SentNotification> {
+  const timed = { ...event, occurredAt: new Date().toISOString() };
+  const info = activityInfo();
+  const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
+  const deliveryId = deliveryIdOf(workflowId, runId, event.event);
+  try {
+    const { outcome, failures } = await remembered(deliveryId, () => send(webhooks ?? [], timed, undefined, false));
+    if (failures.length > 0) log.warn('notification not delivered yet; the runbook retries it', { failures });
+    return failures.length > 0 ? { ...outcome, retry: timed } : outcome;
+  } catch (err) {
+    log.warn('notification not sent; the runbook retries it', { event: event.event, error: String(err) });
+    return { deliveryId, delivered: [], rejected: [], skipped: [], retry: timed };
+  }
+}
+
+/** export.done for a file an export activity has just written. */
+export function exportDone(
+  webhooks: readonly WebhookTarget[] | undefined,
+  kind: 'query' | 'cost',
+  summary: ExportSummary,
+): Promise<SentNotification> {
+  const { path: file, rows, bytes, sha256 } = summary;
+  return notifyFromActivity(webhooks, { event: 'export.done', data: { export: kind, file, rows, bytes, sha256 } });
+}
 
 export function notificationActivities({ webhooks = [] }: ActivityDeps) {
   return {
@@ -24,49 +139,10 @@ export function notificationActivities({ webhooks = [] }: ActivityDeps) {
      * Sends one event to every target that takes it. A target that refuses it for good (4xx other than 408/429) is
      * recorded in the outcome; one that is unreachable or busy makes the attempt fail, retryable, after the others.
      */
-    async notify(event: TimedNotificationEvent): Promise<NotificationOutcome> {
-      const info = activityInfo();
-      // Standalone activities have no run to name; this one is only ever called by runbooks.
-      const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
-      const deliveryId = deliveryIdOf(workflowId, runId, event.event);
-      const wanted = webhooks.filter((t) => !t.events || t.events.includes(event.event));
-      const outcome: NotificationOutcome = {
-        deliveryId,
-        delivered: [],
-        rejected: [],
-        skipped: webhooks.filter((t) => !wanted.includes(t)).map((t) => t.name),
-      };
-      if (wanted.length === 0) return outcome;
-
-      const payload: NotificationPayload = {
-        id: deliveryId,
-        ...scrubbed(event),
-        runbook: info.workflowType ?? '',
-        workflowId,
-        runId,
-      };
-      const earlier = info.heartbeatDetails as Progress | undefined;
-      outcome.delivered.push(...(earlier?.delivered ?? []));
-      outcome.rejected.push(...(earlier?.rejected ?? []));
-      const done = (name: string) =>
-        outcome.delivered.includes(name) || outcome.rejected.some((r) => r.target === name);
-      const failures: string[] = [];
-      let retryAfterSeconds: number | undefined;
-      for (const target of wanted.filter((t) => !done(t.name))) {
-        const body = JSON.stringify(target.format === 'slack' ? slackMessage(payload) : payload);
-        const result = await deliver(target, { event: event.event, deliveryId, body });
-        if (result.kind === 'retry') {
-          failures.push(`${target.name}: ${result.reason}`);
-          retryAfterSeconds = Math.max(retryAfterSeconds ?? 0, result.retryAfterSeconds ?? 0) || undefined;
-          continue;
-        }
-        if (result.kind === 'delivered') outcome.delivered.push(target.name);
-        else {
-          log.warn('webhook refused a notification; not retried', { target: target.name, status: result.status });
-          outcome.rejected.push({ target: target.name, status: result.status });
-        }
-        checkpoint({ delivered: outcome.delivered, rejected: outcome.rejected } satisfies Progress);
-      }
+    async notify(event: TimedNotificationEvent, earlier?: Progress): Promise<NotificationOutcome> {
+      // This attempt's predecessors checkpointed what they did; the activity that sent it first says what it did.
+      const progress = (activityInfo().heartbeatDetails as Progress | undefined) ?? earlier;
+      const { outcome, failures, retryAfterSeconds } = await send(webhooks, event, progress, true);
       if (failures.length > 0) {
         throw ApplicationFailure.create({
           type: FailureType.NotificationUndelivered,

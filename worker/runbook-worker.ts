@@ -5,7 +5,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
-import { ConfigError, DEFAULT_TASK_QUEUE } from '../runtime/config';
+import { ConfigError, DEFAULT_MAX_CACHED_WORKFLOWS, DEFAULT_TASK_QUEUE } from '../runtime/config';
 import type { EvidenceKey } from '../runtime/evidence-key';
 import type { Tracing } from '../runtime/tracing';
 import type { WebhookTarget } from '../runtime/webhooks';
@@ -58,6 +58,8 @@ export interface RunbookWorkerOptions {
   identity?: string;
   /** Where notifications go (RUNBOOKS_WEBHOOK_*); none: they are not sent. */
   webhooks?: readonly WebhookTarget[];
+  /** The sticky cache's size (RUNBOOKS_MAX_CACHED_WORKFLOWS); 0 turns the cache off. */
+  maxCachedWorkflows?: number;
 }
 
 /** A worker that serves every runbook, with activities bound to one service client. */
@@ -116,6 +118,10 @@ export async function createRunbookWorker(
     // Checkpoints reach Temporal within a second (not 80% of the heartbeat timeout), so a crash loses about a second
     // of an export's pages.
     maxHeartbeatThrottleInterval: '1 second',
+    // A bounded cache: runs that only wait are evicted (least recently used first) and replayed when they wake.
+    maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    // One V8 context per thread, shared by every cached run (the SDK's default; stated because memory depends on it).
+    reuseV8Context: true,
   });
   return { worker, client };
 }

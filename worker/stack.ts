@@ -141,6 +141,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       tracing,
       deploymentVersion,
       webhooks: config.webhooks,
+      maxCachedWorkflows: config.maxCachedWorkflows,
     });
     cleanups.push(() => closeHttpPools());
 

@@ -1,11 +1,20 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
-import { notify, peekCalls, quickCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { ApprovalStatusKey, FailureType, type ApprovalNotice, type RunbookApproval } from '../../contracts';
+import {
+  ApprovalStatusKey,
+  approvalNoticeOf,
+  decisionOf,
+  FailureType,
+  type ApprovalNotice,
+  type Notified,
+  type RunbookApproval,
+  type SentNotification,
+} from '../../contracts';
 import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
 
 const REFUSALS: Record<string, FailureType> = {
@@ -17,10 +26,10 @@ const REFUSALS: Record<string, FailureType> = {
   DISCARDED: FailureType.ApprovalCanceled,
 };
 
-function decisionOf(state: ApprovalState): 'approved' | 'denied' | 'expired' | 'canceled' {
-  if (state.status === 'APPROVED') return 'approved';
-  if (state.status === 'DENIED') return 'denied';
-  return state.status.startsWith('EXPIRED') ? 'expired' : 'canceled';
+/** The request's state without the notification an activity sent along with it, which stays out of the result. */
+function withoutNotice(state: ApprovalState & Notified): ApprovalState {
+  const { notified: _sent, ...rest } = state;
+  return rest;
 }
 
 const service = serviceCalls<Activities>();
@@ -57,6 +66,9 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   let jobId: string;
   let approval: ApprovalState | undefined;
   let approvedAt: string | undefined;
+  let decided: SentNotification | undefined;
+  let lean = false;
+  let executed = false;
   if (first.kind === 'started') {
     jobId = first.jobId;
   } else {
@@ -68,10 +80,19 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         detail: `action request ${requestId}${leftovers}`,
       });
       const submittedAt = Date.now();
-      approval = await quick.submitForApproval({ requestId, comment: input.comment });
+      // Asked once: the activities send the approval notifications themselves (see `leanHistory`).
+      lean = leanHistory();
+      const announce = lean ? { resourceId: input.resourceId } : undefined;
+      const submitted = await quick.submitForApproval({
+        requestId,
+        comment: input.comment,
+        ...(announce ? { announce } : {}),
+      });
+      approval = withoutNotice(submitted);
       tracker.tag(ApprovalStatusKey, approval.status);
       const undecided = approval.status === 'PENDING_APPROVAL' || approval.status === 'CREATED';
-      if (undecided) notify({ event: 'approval.pending', data: approvalNotice(approval) });
+      if (undecided && lean) resend(submitted.notified);
+      else if (undecided) notify({ event: 'approval.pending', data: approvalNotice(approval) });
 
       const waitingFor = `approval of action request ${requestId} before ${approval.approvalExpirationTime ?? 'its deadline'}`;
       // Each look returns when the count of approvals moves, so that the status always shows the current one.
@@ -83,14 +104,21 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
           approval: approvalView(approval),
         });
         const seen: number = approval.approvals.current;
-        approval = await tracker.waitNudgeable(
-          () => wait.checkApproval(requestId, seen),
-          () => peek.checkApproval(requestId, seen),
+        const looked = await tracker.waitNudgeable(
+          () => wait.checkApproval(requestId, seen, announce),
+          () => peek.checkApproval(requestId, seen, announce),
         );
+        approval = withoutNotice(looked);
+        decided = looked.notified;
       }
-      tracker.tag(ApprovalStatusKey, approval.status);
-      if (undecided) {
-        notify({ event: 'approval.decided', data: { ...approvalNotice(approval), decision: decisionOf(approval) } });
+      // Lean runs tag an approval EXECUTED once its restore starts, a moment later; APPROVED only if it cannot start.
+      if (!(lean && approval.status === 'APPROVED')) tracker.tag(ApprovalStatusKey, approval.status);
+      if (undecided && lean) resend(decided);
+      else if (undecided) {
+        notify({
+          event: 'approval.decided',
+          data: { ...approvalNotice(approval), decision: decisionOf(approval.status) },
+        });
       }
       recordApprovalWait((Date.now() - submittedAt) / 1000, approval.status);
       refuseUnlessApproved(approval);
@@ -106,7 +134,11 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
       }
       jobId = repeat.jobId;
       tracker.tag(ApprovalStatusKey, 'EXECUTED');
+      executed = true;
     } catch (err) {
+      if (lean && approval?.status === 'APPROVED' && !executed && !isCancellation(err)) {
+        tracker.tag(ApprovalStatusKey, 'APPROVED');
+      }
       if (isCancellation(err)) {
         // The run is going away: leave no request behind that someone could still approve.
         await CancellationScope.nonCancellable(async () => {
@@ -147,14 +179,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   };
 
   function approvalNotice(state: ApprovalState): ApprovalNotice {
-    const { requestId, status, approvals, approvalExpirationTime, executionExpirationTime, resolvedTime } = state;
-    const times = {
-      approvalExpirationTime,
-      executionExpirationTime,
-      executionWindowHours: state.executionWindowHours,
-      resolvedTime,
-    };
-    return { requestId, resourceId: input.resourceId, status, approvals, ...times };
+    return approvalNoticeOf(state, input.resourceId);
   }
 
   function refuseUnlessApproved(state: ApprovalState): void {

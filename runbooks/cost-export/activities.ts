@@ -2,6 +2,8 @@ import type { CostDataInput, CostDataRecord } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { csvRecord } from '../../runtime/csv';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
+import type { Notified } from '../../contracts';
+import { exportDone } from '../../steps/notifications';
 import { FOCUS_COLUMNS, focusRows, type FocusContext } from './focus';
 import { FocusNames } from './focus-names';
 
@@ -20,7 +22,46 @@ export const COST_COLUMNS = [
   'sourceAccountProviderId',
 ] as const;
 
-export function costExportActivities({ client, outputDir }: ActivityDeps) {
+export function costExportActivities({ client, outputDir, webhooks }: ActivityDeps) {
+  async function writeCostData(input: {
+    request: CostDataInput;
+    fileName: string;
+    pageSize?: number;
+    format?: 'focus';
+  }): Promise<ExportSummary> {
+    const request = (pageToken: string | undefined) =>
+      client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize });
+    const file = { outputDir, folder: 'cost-exports', fileName: input.fileName };
+    if (input.format !== 'focus') {
+      return exportServicePages(file, request, (page) => ({
+        header: csvRecord(COST_COLUMNS),
+        records: page.records.flatMap(costRows),
+        nextToken: page.nextToken ?? null,
+      }));
+    }
+    const names = new FocusNames(client);
+    const focus: FocusContext = {
+      billingAccountId: client.projectId,
+      timeFrame: input.request.timeFrame,
+      resourceName: names.resourceName,
+      subAccountName: names.subAccountName,
+    };
+    return exportServicePages(
+      file,
+      // Inside the typed-failure wrapper with the page itself: a failed lookup fails the attempt like the page would.
+      async (pageToken) => {
+        const page = await request(pageToken);
+        await names.learn(page.records);
+        return page;
+      },
+      (page) => ({
+        header: csvRecord(FOCUS_COLUMNS),
+        records: page.records.flatMap((r) => focusRows(r, focus)),
+        nextToken: page.nextToken ?? null,
+      }),
+    );
+  }
+
   return {
     /**
      * Writes every cost record of a window to `cost-exports/<fileName>`, one row per record and metering dimension:
@@ -32,38 +73,11 @@ export function costExportActivities({ client, outputDir }: ActivityDeps) {
       pageSize?: number;
       /** Absent in runs started before the FOCUS format existed: they wrote the project's columns. */
       format?: 'focus';
-    }): Promise<ExportSummary> {
-      const request = (pageToken: string | undefined) =>
-        client.getCostDataPage(input.request, { pageToken, pageSize: input.pageSize });
-      const file = { outputDir, folder: 'cost-exports', fileName: input.fileName };
-      if (input.format !== 'focus') {
-        return exportServicePages(file, request, (page) => ({
-          header: csvRecord(COST_COLUMNS),
-          records: page.records.flatMap(costRows),
-          nextToken: page.nextToken ?? null,
-        }));
-      }
-      const names = new FocusNames(client);
-      const focus: FocusContext = {
-        billingAccountId: client.projectId,
-        timeFrame: input.request.timeFrame,
-        resourceName: names.resourceName,
-        subAccountName: names.subAccountName,
-      };
-      return exportServicePages(
-        file,
-        // Inside the typed-failure wrapper with the page itself: a failed lookup fails the attempt like the page would.
-        async (pageToken) => {
-          const page = await request(pageToken);
-          await names.learn(page.records);
-          return page;
-        },
-        (page) => ({
-          header: csvRecord(FOCUS_COLUMNS),
-          records: page.records.flatMap((r) => focusRows(r, focus)),
-          nextToken: page.nextToken ?? null,
-        }),
-      );
+      /** Sends export.done once written (`lean-history`). */
+      announce?: boolean;
+    }): Promise<ExportSummary & Notified> {
+      const summary = await writeCostData(input);
+      return input.announce ? { ...summary, notified: await exportDone(webhooks, 'cost', summary) } : summary;
     },
   };
 }

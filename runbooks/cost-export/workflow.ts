@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { heartbeatingCalls, notify } from '../../runtime/calls';
+import { heartbeatingCalls, leanHistory, notify, resend } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { costWindow } from './windows';
@@ -18,14 +18,18 @@ export async function costExport(raw: CostExportInput): Promise<CostExportResult
   tracker.phase('exporting cost data', { detail: `${window.timeFrame.startTime} to ${window.timeFrame.endTime}` });
   const focus = input.format === 'focus';
   // The default format's activity input is left as it was, so workers of either version run it alike.
-  const summary = await heartbeating.exportCostData({
+  // The export's activity sends export.done itself (see `leanHistory`).
+  const inline = leanHistory();
+  const { notified, ...summary } = await heartbeating.exportCostData({
     request,
     fileName: `cost-export-${window.label}${focus ? '.focus' : ''}.csv`,
     pageSize: input.pageSize,
     ...(focus ? { format: 'focus' as const } : {}),
+    ...(inline ? { announce: true } : {}),
   });
   tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
   const { path: file, rows, bytes, sha256 } = summary;
-  notify({ event: 'export.done', data: { export: 'cost', file, rows, bytes, sha256 } });
+  if (inline) resend(notified);
+  else notify({ event: 'export.done', data: { export: 'cost', file, rows, bytes, sha256 } });
   return { window, export: summary };
 }

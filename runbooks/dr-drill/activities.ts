@@ -4,7 +4,8 @@ import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { collect, type ResourceFilters } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
-import { FailureType } from '../../contracts';
+import { FailureType, type Notified } from '../../contracts';
+import { notifyFromActivity } from '../../steps/notifications';
 import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
 import { sealReport } from '../../runtime/evidence-seal';
@@ -33,7 +34,7 @@ export interface SnapshotRef {
   vaultId?: string;
 }
 
-export function drillActivities({ client, outputDir, evidenceKey }: ActivityDeps) {
+export function drillActivities({ client, outputDir, evidenceKey, webhooks }: ActivityDeps) {
   return {
     /**
      * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
@@ -109,7 +110,12 @@ export function drillActivities({ client, outputDir, evidenceKey }: ActivityDeps
     },
 
     /** Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically. */
-    async writeDrillReport(input: { report: DrillReport; baseName: string }): Promise<DrillReportPaths> {
+    /** Writes and seals the report; with `announce`, then sends drill.passed or drill.failed. */
+    async writeDrillReport(input: {
+      report: DrillReport;
+      baseName: string;
+      announce?: boolean;
+    }): Promise<DrillReportPaths & Notified> {
       const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...input.report };
       const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${input.baseName}.${ext}`);
       const paths = { json: path('json'), markdown: path('md'), html: path('html') };
@@ -123,7 +129,11 @@ export function drillActivities({ client, outputDir, evidenceKey }: ActivityDeps
         baseName: basename(paths.json, '.json'),
         ...chainOf(report),
       });
-      return paths;
+      if (!input.announce) return paths;
+      const { summary, name } = report;
+      const event = summary.verdict === 'PASS' ? ('drill.passed' as const) : ('drill.failed' as const);
+      const data = { name, ...summary, report: paths };
+      return { ...paths, notified: await notifyFromActivity(webhooks, { event, data }) };
     },
   };
 }

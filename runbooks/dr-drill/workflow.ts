@@ -2,7 +2,15 @@ import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ResourceRef } from './activities';
 import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary } from './report';
 import { checkExpectation } from './expectations';
-import { heartbeatingCalls, notify, peekCalls, serviceCalls, waitingCalls } from '../../runtime/calls';
+import {
+  heartbeatingCalls,
+  leanHistory,
+  notify,
+  peekCalls,
+  resend,
+  serviceCalls,
+  waitingCalls,
+} from '../../runtime/calls';
 import { recordDrill } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
@@ -54,12 +62,22 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
     resources: results,
     summary,
   };
-  const paths = await service.writeDrillReport({ report, baseName: workflowInfo().workflowId });
-  tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
-  notify({
-    event: summary.verdict === 'PASS' ? 'drill.passed' : 'drill.failed',
-    data: { name: input.name, ...summary, report: paths },
+  // The report's activity sends drill.passed or drill.failed itself (see `leanHistory`).
+  const inline = leanHistory();
+  const written = await service.writeDrillReport({
+    report,
+    baseName: workflowInfo().workflowId,
+    ...(inline ? { announce: true } : {}),
   });
+  const { notified, ...paths } = written;
+  tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
+  if (inline) resend(notified);
+  else {
+    notify({
+      event: summary.verdict === 'PASS' ? 'drill.passed' : 'drill.failed',
+      data: { name: input.name, ...summary, report: paths },
+    });
+  }
   return { report: paths, summary };
 
   /** One resource, start to end; its failure is recorded, never thrown, so the others go on. */

@@ -2,12 +2,19 @@ import { csvRecord, csvRecordsBuffer } from '../../runtime/csv';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
 import { QUERY_EXPORT_PAGE_SIZE } from './contract';
+import type { Notified } from '../../contracts';
+import { exportDone } from '../../steps/notifications';
 
-export function queryExportActivities({ client, outputDir }: ActivityDeps) {
+export function queryExportActivities({ client, outputDir, webhooks }: ActivityDeps) {
   return {
-    /** Writes every result page of a completed query to `query-exports/<fileName>` as CSV. */
-    async exportQueryResults(input: { queryId: string; fileName: string; pageSize?: number }): Promise<ExportSummary> {
-      return exportServicePages(
+    /** Writes every result page of a completed query to `query-exports/<fileName>` as CSV; `announce`: export.done. */
+    async exportQueryResults(input: {
+      queryId: string;
+      fileName: string;
+      pageSize?: number;
+      announce?: boolean;
+    }): Promise<ExportSummary & Notified> {
+      const summary = await exportServicePages(
         { outputDir, folder: 'query-exports', fileName: input.fileName },
         (pageToken, tokenAhead) =>
           client.getQueryResultsPage(
@@ -22,6 +29,7 @@ export function queryExportActivities({ client, outputDir }: ActivityDeps) {
           nextToken: page.nextToken,
         }),
       );
+      return input.announce ? { ...summary, notified: await exportDone(webhooks, 'query', summary) } : summary;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { workflowInfo } from '@temporalio/workflow';
-import { heartbeatingCalls, notify, serviceCalls } from '../../runtime/calls';
+import { heartbeatingCalls, leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { QueryExportInput, type QueryExportResult } from './contract';
@@ -20,10 +20,18 @@ export async function queryExport(raw: QueryExportInput): Promise<QueryExportRes
 
   tracker.phase('exporting results', { detail: `query ${queryId}` });
   const fileName = input.fileName ?? `${workflowInfo().workflowId}.csv`;
-  const summary = await heartbeating.exportQueryResults({ queryId, fileName, pageSize: input.pageSize });
+  // The export's activity sends export.done itself (see `leanHistory`).
+  const inline = leanHistory();
+  const { notified, ...summary } = await heartbeating.exportQueryResults({
+    queryId,
+    fileName,
+    pageSize: input.pageSize,
+    ...(inline ? { announce: true } : {}),
+  });
 
   tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
   const { path: file, rows, bytes, sha256 } = summary;
-  notify({ event: 'export.done', data: { export: 'query', file, rows, bytes, sha256 } });
+  if (inline) resend(notified);
+  else notify({ event: 'export.done', data: { export: 'query', file, rows, bytes, sha256 } });
   return { queryId, export: summary, outputLocations: outcome.outputLocations, runningTimeMs: outcome.runningTimeMs };
 }

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { FailureType, type NotificationOutcome } from '../../contracts';
+import { FailureType, type NotificationOutcome, type Notified } from '../../contracts';
 import { approvalGatedRestore, drDrill, queryExport } from '../../runbooks/workflows';
 import { loadWebhookTargets } from '../../runtime/config';
 import type { WebhookTarget } from '../../runtime/webhooks';
@@ -134,20 +134,34 @@ function startRestore() {
   });
 }
 
-/** The results of the run's notify activities, as history recorded them. */
+/**
+ * What each delivery of the run came to, as history recorded it: the outcome an activity returned with its own result
+ * when it sent the event itself (a local activity's is in its marker), or the `notify` activity's, which supersedes it
+ * for the targets that activity resent to.
+ */
 async function notifyOutcomes(handle: WorkflowHandle): Promise<NotificationOutcome[]> {
   const { events } = await handle.fetchHistory();
-  const scheduled = new Set(
+  const notifyScheduled = new Set(
     (events ?? [])
       .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'notify')
       .map((e) => String(e.eventId)),
   );
-  return (events ?? []).flatMap((e) => {
+  const byDelivery = new Map<string, NotificationOutcome>();
+  for (const e of events ?? []) {
     const done = e.activityTaskCompletedEventAttributes;
-    if (!done || !scheduled.has(String(done.scheduledEventId))) return [];
-    const data = done.result?.payloads?.[0]?.data;
-    return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as NotificationOutcome] : [];
-  });
+    const data =
+      done?.result?.payloads?.[0]?.data ?? e.markerRecordedEventAttributes?.details?.result?.payloads?.[0]?.data;
+    if (!data) continue;
+    const value = JSON.parse(Buffer.from(data).toString('utf8')) as unknown;
+    const outcome =
+      done && notifyScheduled.has(String(done.scheduledEventId))
+        ? (value as NotificationOutcome)
+        : (value as Notified | null)?.notified;
+    if (!outcome) continue;
+    const { deliveryId, delivered, rejected, skipped } = outcome;
+    byDelivery.set(deliveryId, { deliveryId, delivered, rejected, skipped });
+  }
+  return [...byDelivery.values()];
 }
 
 test('an approval: one signed approval.pending with both deadlines and one approval.decided, across a worker restart', async () => {
@@ -172,7 +186,7 @@ test('an approval: one signed approval.pending with both deadlines and one appro
   });
 
   // The delivery is in history before the worker goes: the next worker replays it and must not send it again.
-  await eventually('notify recorded', async () => (await notifyOutcomes(handle)).length === 1);
+  await eventually('delivery recorded', async () => (await notifyOutcomes(handle)).length === 1);
   const taskQueue = fx.worker.taskQueue;
   await fx.worker.stop();
   fx.worker = await startWorker(fx, { taskQueue, webhooks });

@@ -133,10 +133,11 @@ test('the approval count in status moves with each approval, without a nudge', a
   expect(status.progress).toEqual({ done: 0, total: 2, unit: 'approvals' });
   const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
   await fx.control.approve(requestId, APPROVAL);
+  // The wait looks every 30 s while the request is young.
   await eventually(
     'one approval in the status',
     async () => (await handle.query(statusQuery)).progress?.done === 1,
-    30_000,
+    90_000,
   );
   await fx.control.approve(requestId, APPROVAL);
   const result = await handle.result();

@@ -47,6 +47,7 @@ describe('loadConfig', () => {
       dataDir: '.data',
       outputDir: join('.data', 'output'),
       logLevel: 'info',
+      maxCachedWorkflows: 100,
     });
   });
 
@@ -110,6 +111,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RUNBOOKS_METRICS_ADDRESS: 'http://x:1' })).toThrow(
       'RUNBOOKS_METRICS_ADDRESS: must be host:port, e.g. 0.0.0.0:9464',
     );
+  });
+
+  test('RUNBOOKS_MAX_CACHED_WORKFLOWS bounds the sticky cache: 100 unless set, a whole number', () => {
+    expect(loadConfig({}).maxCachedWorkflows).toBe(100);
+    expect(loadConfig({ RUNBOOKS_MAX_CACHED_WORKFLOWS: '0' }).maxCachedWorkflows).toBe(0);
+    expect(variablesOf(() => loadConfig({ RUNBOOKS_MAX_CACHED_WORKFLOWS: 'lots' }))).toEqual([
+      'RUNBOOKS_MAX_CACHED_WORKFLOWS',
+    ]);
   });
 });
 

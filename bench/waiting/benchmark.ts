@@ -1,0 +1,27 @@
+// `npm run bench -- --only waiting`: what waiting costs. One 12-hour approval wait (history, service calls, how soon
+// an approval is noticed), then 1,000 waiting restores on one worker (200 and 20 s with --quick).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Benchmark, Measurement } from '../measure';
+import { approvalWaits } from './approval';
+import { BenchStack } from './stack';
+import { manyWaiters } from './waiters';
+
+export const waitingBenchmark: Benchmark = {
+  name: 'waiting',
+  async run({ quick, log }) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-waiting-'));
+    const stack = await BenchStack.start(dir, log);
+    const rounds = 3;
+    try {
+      const out: Measurement[] = [];
+      out.push(...(await approvalWaits(stack, { quick, rounds, log })));
+      out.push(...(await manyWaiters(stack, { quick, rounds, log })));
+      return out;
+    } finally {
+      await stack.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,50 @@
+// How long a waiting activity sleeps between looks. It says so in its "not yet" failure (`nextRetryDelay`), which
+// overrides the retry policy's backoff; attempts are not written to history, so the schedule changes no command.
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+
+/** The shortest gap between two looks: the service is asked at most once a second per wait. */
+export const MIN_POLL_MS = SECOND;
+/**
+ * Looks at an approval at least this far apart: a thousand runs waiting on one worker then make about 33 looks a
+ * second between them, not hundreds; a `nudge` looks at once whatever the schedule.
+ */
+export const MIN_APPROVAL_POLL_MS = 30 * SECOND;
+/** Looks at an approval at most this far apart. */
+export const MAX_APPROVAL_POLL_MS = 10 * MINUTE;
+/** A young job is looked at this often: a drill's steps follow each other within a quarter second of the service. */
+export const MIN_JOB_POLL_MS = 250;
+/** Looks at a job at most this far apart. */
+export const MAX_JOB_POLL_MS = MINUTE;
+
+const clamp = (ms: number, max: number, min = MIN_POLL_MS) => Math.round(Math.min(max, Math.max(min, ms)));
+
+/**
+ * The gap before the next look at an undecided action request, from its age and its deadline (service clock). Reviewers
+ * mostly answer soon after a request is made, so a young request is looked at every 30 s (an approval is noticed
+ * within 30 s for its first four minutes), an older one at an eighth of its age (within a minute at eight minutes) up
+ * to every ten minutes, which keeps a 12-hour wait near 100 calls. The look after the approval deadline comes right
+ * after it, so an expiry is reported when it happens.
+ */
+export function approvalPollDelayMs(ageMs: number, untilDeadlineMs?: number): number {
+  const byAge = clamp(ageMs / 8, MAX_APPROVAL_POLL_MS, MIN_APPROVAL_POLL_MS);
+  if (untilDeadlineMs === undefined || !Number.isFinite(untilDeadlineMs) || untilDeadlineMs < 0) return byAge;
+  return Math.min(byAge, clamp(untilDeadlineMs + SECOND, MAX_APPROVAL_POLL_MS));
+}
+
+/**
+ * The gap before the next look at a running job: every quarter second while it is young (a job of seconds is noticed
+ * within that of its end, not half its running time later), then a tenth of its age, up to a minute: a 3 s job takes
+ * about 12 looks, an hour's job about 100.
+ */
+export function jobPollDelayMs(ageMs: number): number {
+  return clamp(ageMs / 10, MAX_JOB_POLL_MS, MIN_JOB_POLL_MS);
+}
+
+/** The looks a wait of `totalMs` takes under `delay` (the first at once), for benchmarks and tests. */
+export function looksDuring(totalMs: number, delay: (elapsedMs: number) => number): number {
+  let looks = 0;
+  for (let at = 0; at <= totalMs; at += delay(at)) looks += 1;
+  return looks;
+}
