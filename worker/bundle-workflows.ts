@@ -4,16 +4,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { workflowInterceptorModules, WORKFLOWS_PATH } from './runbook-worker';
+import { runbookBundleOptions } from './runbook-worker';
 
 export const DEFAULT_BUNDLE_PATH = 'dist/workflow-bundle.js';
 
 /** Writes the workflow bundle to `outFile` and returns its absolute path. */
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
     // Traces are switched on where the image runs, so its bundle carries the workflow interceptors.
-    workflowInterceptorModules: workflowInterceptorModules(true),
+    ...runbookBundleOptions(true),
     logger: new DefaultLogger('WARN'),
   });
   const path = resolve(outFile);

@@ -13,12 +13,7 @@ import { startDevServer, type DevServer } from './dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
 import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from '../runtime/stack-files';
 import { PinoTemporalLogger } from './logger';
-import {
-  createRunbookWorker,
-  prebuiltWorkflowBundle,
-  workflowInterceptorModules,
-  WORKFLOWS_PATH,
-} from './runbook-worker';
+import { createRunbookWorker, prebuiltWorkflowBundle, runbookBundleOptions } from './runbook-worker';
 import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { codecDataConverter } from '../runtime/codec';
@@ -76,8 +71,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
     : config.workflowBundle
       ? prebuiltWorkflowBundle(config.workflowBundle)
       : bundleWorkflowCode({
-          workflowsPath: WORKFLOWS_PATH,
-          workflowInterceptorModules: workflowInterceptorModules(tracingEnabled()),
+          ...runbookBundleOptions(tracingEnabled()),
           logger: new PinoTemporalLogger(options.log.child({ component: 'bundler' }, { level: 'warn' })),
         });
   bundle.catch(() => undefined);

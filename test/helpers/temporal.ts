@@ -19,6 +19,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
+import { PRELOAD_MODULES } from '../../worker/runbook-worker';
 
 // The script is plain CommonJS (it must run before any build), so it has no type declarations.
 const { ensureTemporal } = createRequire(__filename)('../../scripts/ensure-temporal.js') as {
@@ -133,6 +134,8 @@ export function bundleWorkflows(
     bundle = bundleWorkflowCode({
       workflowsPath,
       workflowInterceptorModules: tracing ? [workflowsPath] : [],
+      // Shared modules, frozen by the SDK, as on the worker: a runbook that writes to them fails here first.
+      preloadModules: PRELOAD_MODULES,
       logger: new DefaultLogger('WARN'),
     });
     bundles.set(key, bundle);

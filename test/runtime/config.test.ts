@@ -47,7 +47,7 @@ describe('loadConfig', () => {
       dataDir: '.data',
       outputDir: join('.data', 'output'),
       logLevel: 'info',
-      maxCachedWorkflows: 100,
+      maxCachedWorkflows: 50,
     });
   });
 
@@ -113,8 +113,8 @@ describe('loadConfig', () => {
     );
   });
 
-  test('RUNBOOKS_MAX_CACHED_WORKFLOWS bounds the sticky cache: 100 unless set, a whole number', () => {
-    expect(loadConfig({}).maxCachedWorkflows).toBe(100);
+  test('RUNBOOKS_MAX_CACHED_WORKFLOWS bounds the sticky cache: 50 unless set, a whole number', () => {
+    expect(loadConfig({}).maxCachedWorkflows).toBe(50);
     expect(loadConfig({ RUNBOOKS_MAX_CACHED_WORKFLOWS: '0' }).maxCachedWorkflows).toBe(0);
     expect(variablesOf(() => loadConfig({ RUNBOOKS_MAX_CACHED_WORKFLOWS: 'lots' }))).toEqual([
       'RUNBOOKS_MAX_CACHED_WORKFLOWS',
