@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench [-- --only a,b --quick]`: every benchmark, each against its baseline measured in the same run. Prints
-// a table and writes bench/results/<date>.json.
+// a table and writes bench/results/<date>.json (<date>.<names>[.quick].json for a partial run).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -61,9 +61,12 @@ async function main(): Promise<number> {
   }
   const dir = resolve(__dirname, '..', '..', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${new Date().toISOString().slice(0, 10)}.json`);
+  // A full run is the day's `<date>.json`; a partial or quick one is named for what it ran, so it replaces no full run.
+  const parts = [...(values.only ? [names.join('+')] : []), ...(values.quick ? ['quick'] : [])];
+  const file = join(dir, `${[new Date().toISOString().slice(0, 10), ...parts].join('.')}.json`);
   const machine = { node: process.version, platform: process.platform, cpus: (await import('node:os')).cpus().length };
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), machine, results }, null, 2) + '\n');
+  const run = { command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}` };
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), ...run, machine, results }, null, 2) + '\n');
   console.log(`\nwritten to ${file}`);
   return 0;
 }

@@ -9,6 +9,7 @@ import { Random } from '../../simulator/random';
 import { compared, median, type Benchmark, type Measurement } from '../measure';
 import { Fixtures } from '../reliability/fixtures';
 import { BenchStack } from '../waiting/stack';
+import { GAP_STEP_NAMES, GAP_STEPS, gapSteps, type GapSteps } from './timeline';
 
 const RESOURCES = 20;
 
@@ -17,6 +18,8 @@ interface DrillTimes {
   idealMs: number;
   /** Where the rest went: start to the first backup job, the longest backup-end-to-restore gap, last job to close. */
   profile: { leadMs: number; gapMs: number; tailMs: number; looks: number };
+  /** Each resource's backup-to-restore gap, step by step, from the run's history. */
+  gaps: GapSteps[];
 }
 
 async function oneDrill(stack: BenchStack, fixtures: Fixtures, ids: string[], name: string): Promise<DrillTimes> {
@@ -52,14 +55,23 @@ async function oneDrill(stack: BenchStack, fixtures: Fixtures, ids: string[], na
     const backup = ours(backupJobs)?.jobExecutionDetails;
     const restore = ours(restoreJobs)?.jobExecutionDetails;
     return {
+      id,
+      backupJobId: backup?.jobId ?? '',
       ideal: span(ours(backupJobs)) + span(ours(restoreJobs)),
       created: at(backup?.createdTime),
+      backupEnd: at(backup?.endTime),
+      restoreCreated: at(restore?.createdTime),
       gap: at(restore?.createdTime) - at(backup?.endTime),
       ended: at(restore?.endTime),
     };
   });
   const closed = described.closeTime?.getTime() ?? NaN;
+  const gaps = await gapSteps(
+    handle,
+    perResource.map((r) => ({ ...r, resourceId: r.id })),
+  );
   return {
+    gaps,
     actualMs,
     idealMs: Math.max(...perResource.map((r) => r.ideal)),
     profile: {
@@ -99,6 +111,10 @@ export const drillBenchmark: Benchmark = {
               `(start to first job ${leadMs} ms, longest backup-to-restore gap ${gapMs} ms, last job to close ${tailMs} ms, ` +
               `${looks.toFixed(1)} looks per job)`,
           );
+          const step = (k: keyof GapSteps) => median(t.gaps.map((g) => g[k])).toFixed(0);
+          log(
+            `  backup end to restore, median of ${t.gaps.length}: ${GAP_STEPS.map((k) => `${k} ${step(k)} ms`).join(', ')}`,
+          );
           times.push(t);
         }
         const actual = median(times.map((t) => t.actualMs)) / 1000;
@@ -115,6 +131,37 @@ export const drillBenchmark: Benchmark = {
               met: (_r, value) => value <= 1.05 * ideal + interval,
             },
             `${rounds} rounds; ideal: the longest backup + restore of the drill, creation to end, on the service`,
+          ),
+        );
+        // Where the rest went: before the first job, after the last, and each step between a backup and its restore.
+        const profile = (metric: string, ms: number[], notes: string): Measurement => ({
+          metric: `drill, ${seconds} s jobs: ${metric}`,
+          unit: 's',
+          value: median(ms) / 1000,
+          notes,
+        });
+        out.push(
+          profile(
+            'start to the first job',
+            times.map((t) => t.profile.leadMs),
+            'median of rounds',
+          ),
+        );
+        const allGaps = times.flatMap((t) => t.gaps);
+        for (const k of GAP_STEPS) {
+          out.push(
+            profile(
+              `backup end to restore, ${GAP_STEP_NAMES[k]}`,
+              allGaps.map((g) => g[k]),
+              `median over every resource of every round (${allGaps.length}), from the run's history`,
+            ),
+          );
+        }
+        out.push(
+          profile(
+            'last job to the end',
+            times.map((t) => t.profile.tailMs),
+            'median of rounds',
           ),
         );
       }

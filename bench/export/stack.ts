@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import { SimulatorControlClient } from '../../simulator/control-client';
-import { freePort } from '../../worker/dev-server';
 import { ensureBuilt } from '../reliability/build';
 import { ManagedProcess } from '../reliability/processes';
-import { devServer, projectRoot } from '../reliability/stack';
+import { devServer, projectRoot, simulatorProcess, workerProcess } from '../reliability/stack';
 
 /** Where a query of the generated table can run: a relational snapshot, its database and a bucket in its region. */
 export interface QueryTarget {
@@ -35,8 +34,10 @@ export class ExportStack {
     readonly temporalAddress: string,
     readonly simulator: ManagedProcess,
     readonly control: SimulatorControlClient,
-    readonly worker: ManagedProcess,
   ) {}
+
+  /** Started by `init`, once the simulator has given it credentials. */
+  worker!: ManagedProcess;
 
   get outputDir(): string {
     return join(this.dir, 'output');
@@ -47,32 +48,14 @@ export class ExportStack {
     if (ensureBuilt(root)) log('rebuilt dist/');
     mkdirSync(dir, { recursive: true });
     const { temporal, temporalAddress } = await devServer(dir);
-    const simPort = await freePort();
-    const control = new SimulatorControlClient(`http://127.0.0.1:${simPort}`);
-    const simulator = new ManagedProcess({
-      name: 'simulator',
-      command: process.execPath,
-      args: [join(root, 'dist/cli/main.js'), 'simulator', '--port', String(simPort)],
-      logFile: join(dir, 'simulator.log'),
-      probe: () => control.healthy(),
-    });
-    simulator.spec.args.push('--data-dir', join(dir, 'simulator'), '--seed', '7');
+    const { simulator, control } = await simulatorProcess(root, dir, 7);
     await Promise.all([temporal.start(), simulator.start()]);
-    const worker = new ManagedProcess({
-      name: 'worker',
-      command: process.execPath,
-      args: [join(root, 'dist/worker/main.js')],
-      cwd: dir,
-      logFile: join(dir, 'worker.log'),
-      readyLine: /"msg":"worker running"/,
-      readyTimeoutMs: 120_000,
-    });
-    const stack = new ExportStack(dir, temporal, temporalAddress, simulator, control, worker);
-    await stack.init();
+    const stack = new ExportStack(dir, temporal, temporalAddress, simulator, control);
+    await stack.init(root);
     return stack;
   }
 
-  private async init(): Promise<void> {
+  private async init(root: string): Promise<void> {
     this.connection = await Connection.connect({ address: this.temporalAddress });
     this.client = new Client({ connection: this.connection, namespace: 'default' });
     this.projectId = (await this.control.state()).projectId;
@@ -86,12 +69,8 @@ export class ExportStack {
     await this.control.jobsConfig({ querySeconds: 0 });
     this.target = await this.findTarget();
     const workerCredentials = await this.control.credentials();
-    this.worker.spec.env = {
-      ...Object.fromEntries(
-        Object.entries(process.env).filter(([key]) => !/^(BACKUP_|TEMPORAL_|RUNBOOKS_|LOG_LEVEL)/.test(key)),
-      ),
+    this.worker = workerProcess(root, this.dir, 'worker', {
       TEMPORAL_ADDRESS: this.temporalAddress,
-      TEMPORAL_NAMESPACE: 'default',
       RUNBOOKS_TASK_QUEUE: this.taskQueue,
       BACKUP_SERVICE_URL: this.control.baseUrl,
       BACKUP_PROJECT_ID: this.projectId,
@@ -99,9 +78,7 @@ export class ExportStack {
       BACKUP_CLIENT_SECRET: workerCredentials.clientSecret,
       RUNBOOKS_DATA_DIR: join(this.dir, 'worker-data'),
       RUNBOOKS_OUTPUT_DIR: this.outputDir,
-      // The ready line ("worker running") is logged at info.
-      LOG_LEVEL: 'info',
-    };
+    });
     await this.worker.start();
   }
 

@@ -85,18 +85,7 @@ export class Stack {
     const { temporal, temporalAddress } = cluster
       ? { temporal: cluster.server, temporalAddress: cluster.address }
       : await devServer(dir);
-    const simPort = await freePort();
-    const simUrl = `http://127.0.0.1:${simPort}`;
-    const simDir = simulatorDir(dir);
-    const control = new SimulatorControlClient(simUrl);
-    const simulator = new ManagedProcess({
-      name: 'simulator',
-      command: process.execPath,
-      args: [join(root, 'dist/cli/main.js'), 'simulator', '--port', String(simPort), '--data-dir', simDir],
-      logFile: join(dir, 'simulator.log'),
-      probe: () => control.healthy(),
-    });
-    simulator.spec.args.push('--seed', String(options.seed));
+    const { simulator, control, url: simUrl } = await simulatorProcess(root, dir, options.seed);
     await Promise.all([temporal.alive ? undefined : temporal.start(), simulator.start()]);
     const proxy = new LossyProxy(simUrl);
     await proxy.listen();
@@ -151,17 +140,7 @@ export class Stack {
 
   /** Starts one more worker process on the task queue and waits until it polls. */
   async addWorker(): Promise<ManagedProcess> {
-    const name = `worker-${++this.workerCount}`;
-    const worker = new ManagedProcess({
-      name,
-      command: process.execPath,
-      args: [join(this.root, 'dist/worker/main.js')],
-      env: this.workerEnv(),
-      cwd: this.options.dir,
-      logFile: join(this.options.dir, `${name}.log`),
-      readyLine: /"msg":"worker running"/,
-      readyTimeoutMs: 120_000,
-    });
+    const worker = workerProcess(this.root, this.options.dir, `worker-${++this.workerCount}`, this.workerEnv());
     this.workers.push(worker);
     await worker.start();
     return worker;
@@ -174,14 +153,8 @@ export class Stack {
   }
 
   private workerEnv(): NodeJS.ProcessEnv {
-    // Only what we set: a stray BACKUP_* or TEMPORAL_* of the caller's shell must not redirect the workers.
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([key]) => !/^(BACKUP_|TEMPORAL_|RUNBOOKS_|LOG_LEVEL)/.test(key)),
-    );
     return {
-      ...inherited,
       TEMPORAL_ADDRESS: this.temporalAddress,
-      TEMPORAL_NAMESPACE: 'default',
       RUNBOOKS_TASK_QUEUE: this.taskQueue,
       BACKUP_SERVICE_URL: this.proxy.baseUrl,
       BACKUP_PROJECT_ID: this.projectId,
@@ -191,7 +164,6 @@ export class Stack {
       BACKUP_CREDENTIALS_FILE: this.credentialsFile,
       RUNBOOKS_DATA_DIR: join(this.options.dir, 'worker-data'),
       RUNBOOKS_OUTPUT_DIR: this.outputDir,
-      LOG_LEVEL: 'info',
     };
   }
 
@@ -227,4 +199,46 @@ export async function devServer(dir: string): Promise<{ temporal: ManagedProcess
 /** Where the simulator persists its state, under a stack's directory. */
 export function simulatorDir(dir: string): string {
   return join(dir, 'simulator');
+}
+
+/** The simulator in its own process (`dist/cli/main.js simulator`), persisting under `dir`; not started yet. */
+export async function simulatorProcess(
+  root: string,
+  dir: string,
+  seed: number,
+): Promise<{ simulator: ManagedProcess; control: SimulatorControlClient; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const control = new SimulatorControlClient(url);
+  const simulator = new ManagedProcess({
+    name: 'simulator',
+    command: process.execPath,
+    args: [join(root, 'dist/cli/main.js'), 'simulator', '--port', String(port)],
+    logFile: join(dir, 'simulator.log'),
+    probe: () => control.healthy(),
+  });
+  simulator.spec.args.push('--data-dir', simulatorDir(dir), '--seed', String(seed));
+  return { simulator, control, url };
+}
+
+/**
+ * A runbook worker process (`node dist/worker/main.js`) logging to `<dir>/<name>.log`, ready when it polls; not started
+ * yet. Its environment is `env` and the caller's, less any BACKUP_*, TEMPORAL_*, RUNBOOKS_* or LOG_LEVEL of the
+ * caller's shell, which must not redirect it.
+ */
+export function workerProcess(root: string, dir: string, name: string, env: NodeJS.ProcessEnv): ManagedProcess {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(BACKUP_|TEMPORAL_|RUNBOOKS_|LOG_LEVEL)/.test(key)),
+  );
+  return new ManagedProcess({
+    name,
+    command: process.execPath,
+    args: [join(root, 'dist/worker/main.js')],
+    // The ready line is logged at info.
+    env: { ...inherited, TEMPORAL_NAMESPACE: 'default', LOG_LEVEL: 'info', ...env },
+    cwd: dir,
+    logFile: join(dir, `${name}.log`),
+    readyLine: /"msg":"worker running"/,
+    readyTimeoutMs: 120_000,
+  });
 }

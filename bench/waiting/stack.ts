@@ -6,11 +6,10 @@ import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { writeWorkflowBundle } from '../../worker/bundle-workflows';
-import { freePort } from '../../worker/dev-server';
 import { LossyProxy, type SeenRequest } from '../http-proxy';
 import { ensureBuilt } from '../reliability/build';
 import { ManagedProcess } from '../reliability/processes';
-import { devServer, projectRoot, simulatorDir } from '../reliability/stack';
+import { devServer, projectRoot, simulatorProcess, workerProcess } from '../reliability/stack';
 
 export class BenchStack {
   readonly seen: SeenRequest[] = [];
@@ -39,17 +38,7 @@ export class BenchStack {
     if (ensureBuilt(root)) log('rebuilt dist/');
     mkdirSync(dir, { recursive: true });
     const { temporal, temporalAddress } = await devServer(dir);
-    const simPort = await freePort();
-    const simUrl = `http://127.0.0.1:${simPort}`;
-    const control = new SimulatorControlClient(simUrl);
-    const simulator = new ManagedProcess({
-      name: 'simulator',
-      command: process.execPath,
-      args: [join(root, 'dist/cli/main.js'), 'simulator', '--port', String(simPort)],
-      logFile: join(dir, 'simulator.log'),
-      probe: () => control.healthy(),
-    });
-    simulator.spec.args.push('--data-dir', simulatorDir(dir), '--seed', '7');
+    const { simulator, control, url: simUrl } = await simulatorProcess(root, dir, 7);
     const [workflowBundle] = await Promise.all([
       writeWorkflowBundle(join(dir, 'workflow-bundle.js')),
       temporal.start(),
@@ -89,32 +78,16 @@ export class BenchStack {
   /** A worker process on `taskQueue`, ready when it polls. */
   async startWorker(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<ManagedProcess> {
     const name = `worker-${++this.workerCount}`;
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(([key]) => !/^(BACKUP_|TEMPORAL_|RUNBOOKS_|LOG_LEVEL)/.test(key)),
-    );
-    const worker = new ManagedProcess({
-      name,
-      command: process.execPath,
-      args: [join(this.root, 'dist/worker/main.js')],
-      env: {
-        ...inherited,
-        TEMPORAL_ADDRESS: this.temporalAddress,
-        TEMPORAL_NAMESPACE: 'default',
-        RUNBOOKS_TASK_QUEUE: taskQueue,
-        BACKUP_SERVICE_URL: this.proxy.baseUrl,
-        BACKUP_PROJECT_ID: this.projectId,
-        BACKUP_CLIENT_ID: this.workerCredentials.clientId,
-        BACKUP_CLIENT_SECRET: this.workerCredentials.clientSecret,
-        RUNBOOKS_DATA_DIR: join(this.dir, `${name}-data`),
-        RUNBOOKS_WORKFLOW_BUNDLE: this.workflowBundle,
-        // The ready line is logged at info.
-        LOG_LEVEL: 'info',
-        ...env,
-      },
-      cwd: this.dir,
-      logFile: join(this.dir, `${name}.log`),
-      readyLine: /"msg":"worker running"/,
-      readyTimeoutMs: 120_000,
+    const worker = workerProcess(this.root, this.dir, name, {
+      TEMPORAL_ADDRESS: this.temporalAddress,
+      RUNBOOKS_TASK_QUEUE: taskQueue,
+      BACKUP_SERVICE_URL: this.proxy.baseUrl,
+      BACKUP_PROJECT_ID: this.projectId,
+      BACKUP_CLIENT_ID: this.workerCredentials.clientId,
+      BACKUP_CLIENT_SECRET: this.workerCredentials.clientSecret,
+      RUNBOOKS_DATA_DIR: join(this.dir, `${name}-data`),
+      RUNBOOKS_WORKFLOW_BUNDLE: this.workflowBundle,
+      ...env,
     });
     this.workers.add(worker);
     await worker.start();

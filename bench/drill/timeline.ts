@@ -1,0 +1,74 @@
+// Where a drill's time between a backup's end and its restore goes, read from the run's history: each step from the
+// service finishing the backup to the service creating the restore, per resource.
+import type { WorkflowHandle } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
+import type { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** One resource's backup-to-restore gap, in ms, step by step. */
+export interface GapSteps {
+  /** Backup end to the start of the look that saw it (the wait's schedule and the retry's dispatch). */
+  notice: number;
+  /** That look: its activity, start to completion. */
+  look: number;
+  /** The look's completion to the workflow task that scheduled the restore (dispatch and the task itself). */
+  workflowTask: number;
+  /** The restore activity, scheduled to started (the task queue). */
+  queue: number;
+  /** The restore activity's start to the service creating the restore job (its calls). */
+  call: number;
+}
+
+export const GAP_STEPS: readonly (keyof GapSteps)[] = ['notice', 'look', 'workflowTask', 'queue', 'call'];
+export const GAP_STEP_NAMES: Record<keyof GapSteps, string> = {
+  notice: 'until the look that saw it',
+  look: 'that look',
+  workflowTask: 'workflow task',
+  queue: 'restore activity queued',
+  call: 'restore activity to the job',
+};
+
+const at = (event: HistoryEvent | undefined) => (event?.eventTime ? tsToMs(event.eventTime) : NaN);
+const inputText = (event: HistoryEvent) =>
+  (event.activityTaskScheduledEventAttributes?.input?.payloads ?? [])
+    .map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'))
+    .join(' ');
+
+/**
+ * The steps for each resource whose backup job id (and end) and restore job creation are given; resources whose
+ * events are not all in the history are left out.
+ */
+export async function gapSteps(
+  handle: WorkflowHandle,
+  jobs: readonly { backupJobId: string; backupEnd: number; resourceId: string; restoreCreated: number }[],
+): Promise<GapSteps[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+  const scheduled = (name: string, text: string) =>
+    events.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name && inputText(e).includes(text),
+    );
+  const startedOf = (s: HistoryEvent) =>
+    events.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(s.eventId));
+  const completedOf = (s: HistoryEvent) =>
+    events.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(s.eventId));
+  const steps: GapSteps[] = [];
+  for (const job of jobs) {
+    const look = scheduled('checkBackupJob', job.backupJobId);
+    const restore = scheduled('startRestore', job.resourceId);
+    if (!look || !restore) continue;
+    const lookStarted = startedOf(look);
+    const lookDone = completedOf(look);
+    // The workflow task that scheduled the restore completed just before it (its completion event comes first).
+    const taskDone = byId.get(Number(restore.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId));
+    steps.push({
+      notice: at(lookStarted) - job.backupEnd,
+      look: at(lookDone) - at(lookStarted),
+      workflowTask: at(taskDone) - at(lookDone),
+      queue: at(startedOf(restore)) - at(restore),
+      call: job.restoreCreated - at(startedOf(restore)),
+    });
+  }
+  return steps.filter((s) => GAP_STEPS.every((k) => Number.isFinite(s[k])));
+}
