@@ -8,11 +8,9 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /** One resource's backup-to-restore gap, in ms, step by step. */
 export interface GapSteps {
-  /** Backup end to the start of the look that saw it (the wait's schedule and the retry's dispatch). */
+  /** Backup end to the completion of the waiting activity that saw it: the looks' schedule and dispatch. */
   notice: number;
-  /** That look: its activity, start to completion. */
-  look: number;
-  /** The look's completion to the workflow task that scheduled the restore (dispatch and the task itself). */
+  /** That completion to the workflow task that scheduled the restore (dispatch and the task itself). */
   workflowTask: number;
   /** The restore activity, scheduled to started (the task queue). */
   queue: number;
@@ -20,10 +18,9 @@ export interface GapSteps {
   call: number;
 }
 
-export const GAP_STEPS: readonly (keyof GapSteps)[] = ['notice', 'look', 'workflowTask', 'queue', 'call'];
+export const GAP_STEPS: readonly (keyof GapSteps)[] = ['notice', 'workflowTask', 'queue', 'call'];
 export const GAP_STEP_NAMES: Record<keyof GapSteps, string> = {
-  notice: 'until the look that saw it',
-  look: 'that look',
+  notice: 'until the wait saw it',
   workflowTask: 'workflow task',
   queue: 'restore activity queued',
   call: 'restore activity to the job',
@@ -58,13 +55,11 @@ export async function gapSteps(
     const look = scheduled('checkBackupJob', job.backupJobId);
     const restore = scheduled('startRestore', job.resourceId);
     if (!look || !restore) continue;
-    const lookStarted = startedOf(look);
     const lookDone = completedOf(look);
     // The workflow task that scheduled the restore completed just before it (its completion event comes first).
     const taskDone = byId.get(Number(restore.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId));
     steps.push({
-      notice: at(lookStarted) - job.backupEnd,
-      look: at(lookDone) - at(lookStarted),
+      notice: at(lookDone) - job.backupEnd,
       workflowTask: at(taskDone) - at(lookDone),
       queue: at(startedOf(restore)) - at(restore),
       call: job.restoreCreated - at(startedOf(restore)),
