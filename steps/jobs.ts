@@ -67,7 +67,7 @@ export type StartRestoreResult =
 /** The restore type a job record carries for each kind of call. */
 const RESTORE_TYPE = { bucket: 'BUCKET', files: 'FILES' } as const;
 
-export function jobActivities({ client }: ActivityDeps) {
+export function jobActivities({ client }: Pick<ActivityDeps, 'client'>) {
   /**
    * The earliest moment, on the service's clock, at which this activity can have started a job: when Temporal first
    * scheduled it. Measured as time elapsed here, taken off the service's own "now" (from its last answer).
