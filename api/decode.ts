@@ -4,7 +4,7 @@ import type { z } from 'zod';
  * Response decoding on the hot path. zod copies every object it decodes (a page of 20 resources cost about as much
  * as its JSON.parse); yet for the response schemas, which only check, its output equals its input. So each schema is
  * compiled once into a check that reads without copying, and a body that passes is returned as it is. The check is
- * conservative: any schema part it cannot prove output-equals-input for (strip or strict objects, transforms,
+ * conservative: a schema part it cannot prove output-equals-input for (strip or strict objects, transforms,
  * defaults, string or array checks…) leaves the whole schema to zod, and a body it refuses goes to zod too, so that
  * what is accepted, and every error, stays exactly zod's.
  */
