@@ -305,7 +305,7 @@ function outcomeOf(status: string): JobOutcome {
  * more than the quarter-second schedule, so a drill's steps followed their jobs late. Ten seconds keeps an activity
  * slot for no longer than that.
  */
-export const LOOK_IN_ATTEMPT_MS = 10_000;
+const LOOK_IN_ATTEMPT_MS = 10_000;
 /** Only gaps this short (a job younger than 10 s) are waited in the attempt: heartbeats stay well inside their timeout. */
 const GAP_IN_ATTEMPT_MS = 1_000;
 
