@@ -1,7 +1,7 @@
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, renameSync, copyFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Random } from './random';
-import { stableHash } from './seed-databases';
+import { mix32, stableHash } from './seed-databases';
 import { csvField } from './sql-engine';
 
 /**
@@ -34,20 +34,11 @@ const KINDS = ['page_view', 'login', 'logout', 'add_to_cart', 'checkout', 'searc
 const PAGES = ['/', '/cart', '/checkout', '/search?q=a,b', '/products/42', '/account'];
 const EPOCH = Date.UTC(2023, 0, 1);
 
-/** A 32-bit integer hash (murmur3's finaliser): one per row, without building strings as `stableHash` does. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 /** Row `index` (0-based; its id is index + 1), every value as text like a SQL result. */
 export function generatedRow(seed: number, index: number): string[] {
   const id = index + 1;
-  const r = new Random(mix(Math.imul(id, 0x9e3779b1) ^ tableSeed(seed)));
+  // One integer hash per row, without building strings as `stableHash` does.
+  const r = new Random(mix32(Math.imul(id, 0x9e3779b1) ^ tableSeed(seed)));
   const kind = r.pick(KINDS);
   const customer = r.chance(0.8) ? String(r.int(1, 400)) : '';
   const payload =

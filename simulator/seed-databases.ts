@@ -26,6 +26,11 @@ export function stableHash(...parts: readonly (string | number)[]): number {
       h = Math.imul(h, 0x01000193);
     }
   }
+  return mix32(h);
+}
+
+/** murmur3's 32-bit finaliser: spreads every input bit over the whole hash. */
+export function mix32(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -1,10 +1,7 @@
 // Where a drill's time between a backup's end and its restore goes, read from the run's history: each step from the
 // service finishing the backup to the service creating the restore, per resource.
 import type { WorkflowHandle } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common/lib/time';
-import type { temporal } from '@temporalio/proto';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+import { completedOf, eventTime as at, startedOf, type HistoryEvent } from '../history-times';
 
 /** One resource's backup-to-restore gap, in ms, step by step. */
 export interface GapSteps {
@@ -26,7 +23,6 @@ export const GAP_STEP_NAMES: Record<keyof GapSteps, string> = {
   call: 'restore activity to the job',
 };
 
-const at = (event: HistoryEvent | undefined) => (event?.eventTime ? tsToMs(event.eventTime) : NaN);
 const inputText = (event: HistoryEvent) =>
   (event.activityTaskScheduledEventAttributes?.input?.payloads ?? [])
     .map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'))
@@ -46,23 +42,19 @@ export async function gapSteps(
     events.find(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name && inputText(e).includes(text),
     );
-  const startedOf = (s: HistoryEvent) =>
-    events.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(s.eventId));
-  const completedOf = (s: HistoryEvent) =>
-    events.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(s.eventId));
   const steps: GapSteps[] = [];
   for (const job of jobs) {
     const look = scheduled('checkBackupJob', job.backupJobId);
     const restore = scheduled('startRestore', job.resourceId);
     if (!look || !restore) continue;
-    const lookDone = completedOf(look);
+    const lookDone = completedOf(events, look);
     // The workflow task that scheduled the restore completed just before it (its completion event comes first).
     const taskDone = byId.get(Number(restore.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId));
     steps.push({
       notice: at(lookDone) - job.backupEnd,
       workflowTask: at(taskDone) - at(lookDone),
-      queue: at(startedOf(restore)) - at(restore),
-      call: job.restoreCreated - at(startedOf(restore)),
+      queue: at(startedOf(events, restore)) - at(restore),
+      call: job.restoreCreated - at(startedOf(events, restore)),
     });
   }
   return steps.filter((s) => GAP_STEPS.every((k) => Number.isFinite(s[k])));

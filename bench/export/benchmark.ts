@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { tsToMs } from '@temporalio/common/lib/time';
 import type { QueryExportInput, QueryExportResult } from '../../runbooks/query-export/contract';
 import { MAX_RESULTS_PAGE } from '../../simulator/routes/queries';
+import { completedOf, eventTime, startedOf } from '../history-times';
 import { compared, median, type Benchmark, type Measurement } from '../measure';
 import { fetchLimit, naiveExport, tokenOf, type ResultsEndpoint } from './baselines';
 import { PeakSampler } from './memory';
@@ -68,11 +68,8 @@ async function runbookExport(stack: ExportStack, rows: number, pageSize?: number
   const events = (await handle.fetchHistory()).events ?? [];
   const scheduled = events.find(
     (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'exportQueryResults',
-  )?.eventId;
-  const time = (e: (typeof events)[number] | undefined) => (e?.eventTime ? tsToMs(e.eventTime) : NaN);
-  const pagesMs =
-    time(events.find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(scheduled))) -
-    time(events.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled)));
+  );
+  const pagesMs = eventTime(completedOf(events, scheduled)) - eventTime(startedOf(events, scheduled));
   return { ms, pagesMs, events: events.length, ...memory };
 }
 
