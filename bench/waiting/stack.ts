@@ -8,7 +8,8 @@ import { SimulatorControlClient } from '../../simulator/control-client';
 import { writeWorkflowBundle } from '../../worker/bundle-workflows';
 import { LossyProxy, type SeenRequest } from '../http-proxy';
 import { ensureBuilt } from '../reliability/build';
-import { ManagedProcess } from '../reliability/processes';
+import { memoryOf } from '../export/memory';
+import { ManagedProcess, sleep } from '../reliability/processes';
 import { devServer, projectRoot, simulatorProcess, workerProcess } from '../reliability/stack';
 
 export class BenchStack {
@@ -115,11 +116,10 @@ export function processUsage(pid: number): { cpuSeconds: number; rssMb: number }
   // Fields after the command (which may hold spaces) start after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return { cpuSeconds: ticks / 100, rssMb: Number(rss?.[1] ?? 0) / 1024 };
+  return { cpuSeconds: ticks / 100, rssMb: memoryOf(pid).rss };
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 /** A seeded object-store snapshot and the `restore-pa` account: what a restore needs. */
 export async function restoreTargets(
