@@ -192,6 +192,11 @@ test('auto-upgrade: a release replaced in place takes over a restore that waits 
   const requestId = await waitingRequestId(restore);
   expect(await versioningOf(restore)).toEqual({ buildId: 'a', behavior: AUTO_UPGRADE });
 
+  // A build that registered but never became current (its start was cut short), then went away.
+  const stale = await startVersioned('stale', 'auto-upgrade');
+  await eventually('stale registered', async () => (await versionOf('stale')) !== undefined);
+  await stale.stop();
+
   // compose replaces the workers: a's stop before b's start, so no worker of either runs for a while.
   await a.stop();
   await startVersioned('b', 'auto-upgrade');
@@ -204,6 +209,12 @@ test('auto-upgrade: a release replaced in place takes over a restore that waits 
     outcome: 'left-current',
     current: 'b',
     reason: 'activated-before',
+  });
+  // Nor does one registered before b, though it never was current.
+  expect(await bootstrap('stale', 'auto-upgrade')).toEqual({
+    outcome: 'left-current',
+    current: 'b',
+    reason: 'older-than-current',
   });
 
   // The reviewer approves while only b runs: the restore finishes there.
