@@ -203,16 +203,18 @@ function percentArgument(value: string): number {
 export function stalls(status: DeploymentStatus): string[] {
   const lines: string[] = [];
   const served = status.versions.filter((v) => v.pollers > 0).map((v) => v.buildId);
-  const promoteHint = served.length
-    ? `runbooks deployment promote ${served[0]}${served.length > 1 ? ` (builds with workers: ${served.join(', ')})` : ''}`
+  const others = served.length > 1 ? ` (builds with workers: ${served.join(', ')})` : '';
+  const promoteHint = served[0]
+    ? `runbooks deployment promote ${served[0]}${others}`
     : 'runbooks deployment promote <buildId> once its workers run';
   for (const v of status.versions) {
     if (v.pollers > 0) continue;
     const start = `start a worker of build ${v.buildId} (its release's image, or RUNBOOKS_BUILD_ID=${v.buildId})`;
     if (v.pinnedRuns > 0) {
       lines.push(
-        `STRANDED: ${v.pinnedRuns} open run(s) pinned to ${v.buildId}, which no worker has polled in ${POLLER_MEMORY}. ` +
-          `Recover: ${start}, or move them to the current version: runbooks deployment move ${v.buildId}` +
+        `STRANDED: ${v.pinnedRuns} open run(s) pinned to ${v.buildId}, ` +
+          `which no worker has polled in ${POLLER_MEMORY}. Recover: ${start}, ` +
+          `or move them to the current version: runbooks deployment move ${v.buildId}` +
           ' (--to <buildId> pins them to a build of your choice)',
       );
     }

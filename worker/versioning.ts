@@ -32,9 +32,9 @@ const ACTIVATED_STATUSES = [2, 3, 4, 5]; // CURRENT, RAMPING, DRAINING, DRAINED
 
 export type BootstrapOutcome =
   | { outcome: 'made-current'; previous?: string }
-  /** Pinned: someone chose a current version (maybe ours, maybe unversioned); later releases are promoted by hand. */
+  /** Ours is current, or (pinned) someone chose one, maybe unversioned: later releases are promoted by hand. */
   | { outcome: 'current-exists'; current?: string }
-  /** Auto-upgrade: this build was current, or ramping, before, or is older than the current one: a rollback is a promote. */
+  /** Auto-upgrade: this build was current or ramping before, or is older than the current: a rollback is promoted. */
   | { outcome: 'left-current'; current?: string; reason: 'activated-before' | 'older-than-current' }
   | { outcome: 'stopped' }
   | { outcome: 'failed'; error: unknown };
