@@ -3,12 +3,14 @@ import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { ConfigError, loadVersioningConfig } from '../runtime/config';
 import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
+import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
 import { UsageError } from './errors';
 import { printTable } from './workflow-commands';
 
 const USAGE = [
   'usage: runbooks deployment status [--deployment <name>]',
   '       runbooks deployment promote <buildId> [--ramp <percent>] [--deployment <name>]',
+  '       runbooks deployment move <fromBuildId> [--to <buildId>] [--deployment <name>]',
   'The deployment is RUNBOOKS_DEPLOYMENT_NAME unless --deployment names it (see README "Releasing a new version").',
 ].join('\n');
 
@@ -26,6 +28,10 @@ export interface VersionStatus {
   drainage?: 'DRAINING' | 'DRAINED';
   createdAt?: Date;
   drainageCheckedAt?: Date;
+  /** Workers that polled its workflow tasks within POLLER_MEMORY. */
+  pollers: number;
+  /** Open runs pinned to it: they run only on workers of this build. */
+  pinnedRuns: number;
 }
 
 export interface DeploymentStatus {
@@ -38,6 +44,8 @@ export interface DeploymentStatus {
 // temporal.api.enums.v1.VersionDrainageStatus
 const DRAINAGE: Record<number, VersionStatus['drainage']> = { 1: 'DRAINING', 2: 'DRAINED' };
 const GRPC_NOT_FOUND = 5;
+// temporal.api.enums.v1.TaskQueueType
+const WORKFLOW_TASK_QUEUE = 1;
 
 const dateOf = (ts: Parameters<typeof optionalTsToMs>[0]) => {
   const ms = optionalTsToMs(ts);
@@ -64,6 +72,7 @@ export async function deploymentStatus(client: Client, deploymentName: string): 
   const current = routing?.currentDeploymentVersion?.buildId || undefined;
   const rampingId = routing?.rampingDeploymentVersion?.buildId || undefined;
   const versions: VersionStatus[] = [];
+  const taskQueues: string[] = [];
   for (const summary of info?.versionSummaries ?? []) {
     const buildId = summary.deploymentVersion?.buildId;
     if (!buildId) continue;
@@ -75,6 +84,9 @@ export async function deploymentStatus(client: Client, deploymentName: string): 
         throw err;
       });
     if (!described) continue;
+    for (const queue of described.workerDeploymentVersionInfo?.taskQueueInfos ?? []) {
+      if (queue.name && Number(queue.type) === WORKFLOW_TASK_QUEUE) taskQueues.push(queue.name);
+    }
     const drainage = described.workerDeploymentVersionInfo?.drainageInfo ?? summary.drainageInfo;
     versions.push({
       buildId,
@@ -82,8 +94,12 @@ export async function deploymentStatus(client: Client, deploymentName: string): 
       drainage: DRAINAGE[Number(drainage?.status ?? summary.drainageStatus ?? 0)],
       createdAt: dateOf(summary.createTime),
       drainageCheckedAt: dateOf(drainage?.lastCheckedTime),
+      pollers: 0,
+      pinnedRuns: await countPinnedRuns(client, { deploymentName, buildId }),
     });
   }
+  const pollers = await pollersByBuildId(client, deploymentName, taskQueues);
+  for (const version of versions) version.pollers = pollers.get(version.buildId)?.size ?? 0;
   return {
     deploymentName,
     current,
@@ -124,6 +140,31 @@ export async function promoteVersion(
   }
 }
 
+/**
+ * Moves the open runs pinned to `from` (whose workers are gone) to `to`, or to the current version when `to` is unset.
+ * Both must be versions of the deployment; without `to` there must be a current version.
+ */
+export async function moveStrandedRuns(
+  client: Client,
+  deploymentName: string,
+  from: string,
+  to?: string,
+): Promise<MovedRun[]> {
+  const status = await deploymentStatus(client, deploymentName);
+  const known = status.versions.map((v) => v.buildId);
+  for (const buildId of [from, ...(to === undefined ? [] : [to])]) {
+    if (!known.includes(buildId)) {
+      throw new UnknownBuildIdError(
+        `deployment '${deploymentName}' has no version '${buildId}' (known: ${known.join(', ') || 'none'})`,
+      );
+    }
+  }
+  if (to === undefined && !status.current) {
+    throw new UsageError(`deployment '${deploymentName}' has no current version: name the target with --to <buildId>`);
+  }
+  return moveRuns(client, { deploymentName, buildId: from }, to);
+}
+
 function deploymentNameOf(flag: string | undefined): string {
   if (flag !== undefined) {
     try {
@@ -155,36 +196,71 @@ function percentArgument(value: string): number {
   return percent;
 }
 
+/**
+ * What waits for a worker that is gone: runs pinned to a version that nobody polls, and new runs (with every
+ * auto-upgrade run) sent to a current or ramping version that nobody polls. Each line says how to recover.
+ */
+export function stalls(status: DeploymentStatus): string[] {
+  const lines: string[] = [];
+  const served = status.versions.filter((v) => v.pollers > 0).map((v) => v.buildId);
+  const others = served.length > 1 ? ` (builds with workers: ${served.join(', ')})` : '';
+  const promoteHint = served[0]
+    ? `runbooks deployment promote ${served[0]}${others}`
+    : 'runbooks deployment promote <buildId> once its workers run';
+  for (const v of status.versions) {
+    if (v.pollers > 0) continue;
+    const start = `start a worker of build ${v.buildId} (its release's image, or RUNBOOKS_BUILD_ID=${v.buildId})`;
+    if (v.pinnedRuns > 0) {
+      lines.push(
+        `STRANDED: ${v.pinnedRuns} open run(s) pinned to ${v.buildId}, ` +
+          `which no worker has polled in ${POLLER_MEMORY}. Recover: ${start}, ` +
+          `or move them to the current version: runbooks deployment move ${v.buildId}` +
+          ' (--to <buildId> pins them to a build of your choice)',
+      );
+    }
+    if (v.routing !== 'inactive') {
+      lines.push(
+        `STALLED: ${v.buildId} is ${v.routing}, so new runs (and auto-upgrade runs) go to it, but no worker has ` +
+          `polled it in ${POLLER_MEMORY}. Recover: ${start}, or send runs to a build that has workers: ${promoteHint}`,
+      );
+    }
+  }
+  return lines;
+}
+
 function printStatus(status: DeploymentStatus): void {
   console.log(`deployment:  ${status.deploymentName}`);
   console.log(`current:     ${status.current ?? 'none (new runs go to unversioned workers)'}`);
   if (status.ramping) console.log(`ramping:     ${status.ramping.buildId} (${status.ramping.percent}% of new runs)`);
   const when = (d: Date | undefined) => d?.toISOString() ?? '-';
   printTable([
-    ['BUILD ID', 'ROUTING', 'DRAINAGE', 'CREATED', 'DRAINAGE CHECKED'],
+    ['BUILD ID', 'ROUTING', 'DRAINAGE', 'POLLERS', 'PINNED RUNS', 'CREATED', 'DRAINAGE CHECKED'],
     ...status.versions.map((v) => [
       v.buildId,
       v.routing,
       v.drainage ?? '-',
+      String(v.pollers),
+      String(v.pinnedRuns),
       when(v.createdAt),
       when(v.drainageCheckedAt),
     ]),
   ]);
+  for (const line of stalls(status)) console.log(line);
 }
 
 /** `runbooks deployment …`: the Worker Deployment's versions, and promoting a release. */
 export async function deploymentCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const options = { deployment: { type: 'string' }, ramp: { type: 'string' } } as const;
+  const deployment = { type: 'string' } as const;
   switch (sub) {
     case 'status': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment: options.deployment }, USAGE);
+      const { values, positionals: args } = parseCommandLine(rest, { deployment }, USAGE);
       positionals(args, [], USAGE);
       const name = deploymentNameOf(values.deployment);
       return withTemporal(async ({ client }) => printStatus(await deploymentStatus(client, name)));
     }
     case 'promote': {
-      const { values, positionals: args } = parseCommandLine(rest, options, USAGE);
+      const { values, positionals: args } = parseCommandLine(rest, { deployment, ramp: { type: 'string' } }, USAGE);
       const [buildId = ''] = positionals(args, ['buildId'], USAGE);
       const ramp = values.ramp === undefined ? undefined : percentArgument(values.ramp);
       const name = deploymentNameOf(values.deployment);
@@ -196,6 +272,17 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
             : `${buildId} now takes ${ramp}% of new runs of ${name}`,
         );
         console.log('watch the previous version drain with: runbooks deployment status');
+      });
+    }
+    case 'move': {
+      const { values, positionals: args } = parseCommandLine(rest, { deployment, to: { type: 'string' } }, USAGE);
+      const [from = ''] = positionals(args, ['fromBuildId'], USAGE);
+      const name = deploymentNameOf(values.deployment);
+      return withTemporal(async ({ client }) => {
+        const moved = await moveStrandedRuns(client, name, from, values.to);
+        for (const run of moved) console.log(`moved ${run.workflowId} (run ${run.runId})`);
+        const where = values.to ? `pinned to ${values.to}` : 'following the current version (auto-upgrade)';
+        console.log(`${moved.length} run(s) moved from ${from}, now ${where}`);
       });
     }
     default:

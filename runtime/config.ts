@@ -98,7 +98,18 @@ export interface VersioningConfig {
   deploymentName: string;
   /** Unset: the worker derives it from its workflow bundle (worker/versioning.ts). */
   buildId?: string;
+  mode: VersioningMode;
 }
+
+/**
+ * `auto-upgrade`: runs move to the newest build, which makes itself current at start (workers replaced in place, as
+ * compose does). `pinned`: runs finish on the build that started them, and a release is promoted by hand (old workers
+ * stay until their runs drain, as a rainbow deployment keeps them).
+ */
+export const VERSIONING_MODES = ['pinned', 'auto-upgrade'] as const;
+export type VersioningMode = (typeof VERSIONING_MODES)[number];
+/** The mode that strands no run whichever way the workers are replaced (README "Releasing a new version"). */
+export const DEFAULT_VERSIONING_MODE: VersioningMode = 'auto-upgrade';
 
 type Env = Record<string, string | undefined>;
 
@@ -177,6 +188,7 @@ const VersioningEnv = z.object({
   RUNBOOKS_BUILD_ID: text
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'must be letters, digits, ., - or _, e.g. 2026.11.1 or a git sha')
     .optional(),
+  RUNBOOKS_VERSIONING: z.enum(VERSIONING_MODES, { error: "must be 'pinned' or 'auto-upgrade'" }).optional(),
 });
 
 /** Parses one group of variables, or throws a ConfigError naming each bad one. */
@@ -420,12 +432,17 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
 export function loadVersioningConfig(env: Env = process.env): VersioningConfig | undefined {
   const e = parseEnv(VersioningEnv, env);
   if (e.RUNBOOKS_DEPLOYMENT_NAME === undefined) {
-    if (e.RUNBOOKS_BUILD_ID !== undefined) {
-      throw new ConfigError([{ variable: 'RUNBOOKS_BUILD_ID', message: 'needs RUNBOOKS_DEPLOYMENT_NAME' }]);
+    const orphans = (['RUNBOOKS_BUILD_ID', 'RUNBOOKS_VERSIONING'] as const).filter((name) => e[name] !== undefined);
+    if (orphans.length > 0) {
+      throw new ConfigError(orphans.map((variable) => ({ variable, message: 'needs RUNBOOKS_DEPLOYMENT_NAME' })));
     }
     return undefined;
   }
-  return { deploymentName: e.RUNBOOKS_DEPLOYMENT_NAME, buildId: e.RUNBOOKS_BUILD_ID };
+  return {
+    deploymentName: e.RUNBOOKS_DEPLOYMENT_NAME,
+    buildId: e.RUNBOOKS_BUILD_ID,
+    mode: e.RUNBOOKS_VERSIONING ?? DEFAULT_VERSIONING_MODE,
+  };
 }
 
 /** Everything the worker needs; all problems of all groups are reported together. */

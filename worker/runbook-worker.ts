@@ -6,7 +6,13 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
-import { ConfigError, DEFAULT_MAX_CACHED_WORKFLOWS, DEFAULT_TASK_QUEUE } from '../runtime/config';
+import {
+  ConfigError,
+  DEFAULT_MAX_CACHED_WORKFLOWS,
+  DEFAULT_TASK_QUEUE,
+  DEFAULT_VERSIONING_MODE,
+  type VersioningMode,
+} from '../runtime/config';
 import type { EvidenceKey } from '../runtime/evidence-key';
 import type { Tracing } from '../runtime/tracing';
 import type { WebhookTarget } from '../runtime/webhooks';
@@ -62,8 +68,10 @@ export interface RunbookWorkerOptions {
   dataConverter?: WorkerOptions['dataConverter'];
   /** The process's tracing (runtime/tracing.ts), when OTEL_* configure it. */
   tracing?: Tracing;
-  /** Worker Versioning (worker/versioning.ts): runs stay pinned to this version; unset: an unversioned worker. */
+  /** Worker Versioning (worker/versioning.ts): this worker is that version; unset: an unversioned worker. */
   deploymentVersion?: WorkerDeploymentVersion;
+  /** How runs of a versioned worker meet a new release (RUNBOOKS_VERSIONING); the config's default unless given. */
+  versioningMode?: VersioningMode;
   /** The SDK's default (pid@host) unless given. */
   identity?: string;
   /** Where notifications go (RUNBOOKS_WEBHOOK_*); none: they are not sent. */
@@ -132,13 +140,15 @@ export async function createRunbookWorker(
     sinks: workflowTraceSinks(tracing),
     shutdownGraceTime: options.shutdownGraceTimeMs ?? 10_000,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
-    // Pinned: an approval waits for days, and its run must finish on the code that started it.
+    // Pinned: a run finishes on the code that started it, so its workers must stay until it does. Auto-upgrade: a run
+    // moves to the current version at its next task, which the replay tests make safe.
     ...(options.deploymentVersion
       ? {
           workerDeploymentOptions: {
             version: options.deploymentVersion,
             useWorkerVersioning: true,
-            defaultVersioningBehavior: 'PINNED',
+            defaultVersioningBehavior:
+              (options.versioningMode ?? DEFAULT_VERSIONING_MODE) === 'pinned' ? 'PINNED' : 'AUTO_UPGRADE',
           },
         }
       : {}),

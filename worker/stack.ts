@@ -134,6 +134,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       dataConverter,
       tracing,
       deploymentVersion,
+      versioningMode: config.versioning?.mode,
       webhooks: config.webhooks,
       maxCachedWorkflows: config.maxCachedWorkflows,
     });
@@ -152,23 +153,32 @@ export async function startStack(config: Config, options: StackOptions): Promise
     }
 
     const run = worker.run();
-    if (deploymentVersion) {
+    if (deploymentVersion && config.versioning) {
+      const mode = config.versioning.mode;
       const stopBootstrap = new AbortController();
       cleanups.push(async () => stopBootstrap.abort());
       void bootstrapCurrentVersion({
         client: temporalClient,
         version: deploymentVersion,
+        mode,
         signal: stopBootstrap.signal,
       }).then((result) => {
         if (stopBootstrap.signal.aborted) return;
-        const fields = { deploymentVersion };
-        if (result.outcome === 'made-current') log.info(fields, 'first version of the deployment: made it current');
-        else if (result.outcome === 'failed')
+        const fields = { deploymentVersion, versioning: mode };
+        const { buildId } = deploymentVersion;
+        if (result.outcome === 'made-current') {
+          log.info({ ...fields, previousBuildId: result.previous ?? 'none' }, 'made this version current');
+        } else if (result.outcome === 'failed') {
           log.error({ ...fields, err: result.error }, 'could not check the deployment');
-        else if (result.outcome === 'current-exists' && result.current !== deploymentVersion.buildId) {
+        } else if (result.outcome === 'left-current') {
+          log.warn(
+            { ...fields, currentBuildId: result.current ?? 'unversioned', reason: result.reason },
+            `this build does not take current back from a newer one; to roll back: runbooks deployment promote ${buildId}`,
+          );
+        } else if (result.outcome === 'current-exists' && result.current !== buildId) {
           log.info(
             { ...fields, currentBuildId: result.current ?? 'unversioned' },
-            `new runs go to the current version until this one is promoted: runbooks deployment promote ${deploymentVersion.buildId}`,
+            `new runs go to the current version until this one is promoted: runbooks deployment promote ${buildId}`,
           );
         }
       });

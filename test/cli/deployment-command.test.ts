@@ -24,3 +24,12 @@ test('a bad deployment name, a missing build ID or a ramp out of range are usage
   expect(ramp.stderr).toContain('--ramp must be a percentage from 0 to 100');
   expect(run(['rollback']).stderr).toContain("unknown deployment command 'rollback'");
 });
+
+test('move needs the build to move from, and takes --to but not --ramp', () => {
+  const withName = { RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks' };
+  expect(run(['move'], withName).stderr).toContain('missing <fromBuildId>');
+  const ramp = run(['move', 'v1', '--ramp', '10'], withName);
+  expect(ramp.status).toBe(2);
+  expect(ramp.stderr).toContain("Unknown option '--ramp'");
+  expect(run(['promote', 'v2', '--to', 'v3'], withName).stderr).toContain("Unknown option '--to'");
+});

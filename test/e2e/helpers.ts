@@ -239,6 +239,7 @@ export interface WorkerOverrides {
   tracing?: RunbookWorkerOptions['tracing'];
   /** A versioned worker (Worker Versioning). */
   deploymentVersion?: RunbookWorkerOptions['deploymentVersion'];
+  versioningMode?: RunbookWorkerOptions['versioningMode'];
   /** Tells apart two in-process workers in history. */
   identity?: string;
   /** Seals drill reports; default: a key made once in the fixture's output dir, as a worker makes one in its data dir. */
@@ -267,6 +268,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     dataConverter: overrides.dataConverter,
     tracing: overrides.tracing,
     deploymentVersion: overrides.deploymentVersion,
+    versioningMode: overrides.versioningMode,
     identity: overrides.identity,
     webhooks: overrides.webhooks,
     workflowBundle: fx.bundle,

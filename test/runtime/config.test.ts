@@ -129,18 +129,27 @@ describe('loadVersioningConfig', () => {
     expect(loadConfig({}).versioning).toBeUndefined();
   });
 
-  test('a deployment name, with a build ID or without one (derived from the bundle)', () => {
+  test('a deployment name, with a build ID or without one (derived from the bundle); auto-upgrade unless pinned', () => {
     expect(loadConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks' }).versioning).toEqual({
       deploymentName: 'backup-runbooks',
       buildId: undefined,
+      mode: 'auto-upgrade',
     });
     expect(
-      loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks', RUNBOOKS_BUILD_ID: '2026.11.1' }),
-    ).toEqual({ deploymentName: 'backup-runbooks', buildId: '2026.11.1' });
+      loadVersioningConfig({
+        RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks',
+        RUNBOOKS_BUILD_ID: '2026.11.1',
+        RUNBOOKS_VERSIONING: 'pinned',
+      }),
+    ).toEqual({ deploymentName: 'backup-runbooks', buildId: '2026.11.1', mode: 'pinned' });
   });
 
-  test('a build ID needs a deployment; a dot in the name, or spaces, are refused', () => {
+  test('a build ID or a mode needs a deployment; a dot in the name, spaces or an unknown mode are refused', () => {
     expect(variablesOf(() => loadConfig({ RUNBOOKS_BUILD_ID: 'v1' }))).toEqual(['RUNBOOKS_BUILD_ID']);
+    expect(variablesOf(() => loadConfig({ RUNBOOKS_VERSIONING: 'pinned' }))).toEqual(['RUNBOOKS_VERSIONING']);
+    expect(() => loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'd', RUNBOOKS_VERSIONING: 'rolling' })).toThrow(
+      /RUNBOOKS_VERSIONING: must be 'pinned' or 'auto-upgrade'/,
+    );
     expect(
       variablesOf(() =>
         loadVersioningConfig({ RUNBOOKS_DEPLOYMENT_NAME: 'backup.runbooks', RUNBOOKS_BUILD_ID: 'v 1' }),
