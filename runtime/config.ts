@@ -88,7 +88,7 @@ export interface Config {
   codecKeys?: CodecKeys;
   /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
   versioning?: VersioningConfig;
-  /** PKCS#8 PEM Ed25519 key that seals drill reports; unset: one generated in the data dir. */
+  /** PKCS#8 PEM Ed25519 key that seals drill reports, created there when missing; unset: one in the data dir. */
   evidenceKeyFile?: string;
   /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
   webhooks?: WebhookTarget[];
@@ -464,13 +464,17 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-/** RUNBOOKS_EVIDENCE_KEY_FILE, checked now: a bad key must stop the worker, not the first drill's report. */
+/**
+ * RUNBOOKS_EVIDENCE_KEY_FILE, checked now: a bad key must stop the worker, not the first drill's report. A missing
+ * one is fine: the worker creates it at start (runtime/evidence-key.ts), once for every replica sharing the volume.
+ */
 export function loadEvidenceKeyFile(env: Env = process.env, read = (path: string) => readFileSync(path, 'utf8')) {
   const path = parseEnv(z.object({ RUNBOOKS_EVIDENCE_KEY_FILE: text.optional() }), env).RUNBOOKS_EVIDENCE_KEY_FILE;
   if (path === undefined) return undefined;
   try {
     parseEvidenceKey(read(path), path);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return path;
     const message =
       err instanceof EvidenceKeyError
         ? err.message

@@ -6,9 +6,8 @@ import {
   randomBytes,
   type KeyObject,
 } from 'node:crypto';
-import { access, link, mkdir, readFile, rm } from 'node:fs/promises';
+import { access, chmod, link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from './atomic-file';
 
 /**
  * The Ed25519 key that seals drill evidence (runtime/evidence-seal.ts). The private key stays with the worker; its
@@ -92,28 +91,56 @@ export async function readEvidenceKey(path: string): Promise<EvidenceKey> {
 }
 
 /**
- * The key at `path`, generated there (mode 0600) the first time. Written aside and linked into place, which fails
- * if the name exists: two workers starting at once on one data dir end up with the one key the first linked, and a
- * crash never leaves a half-written key behind.
+ * The key at `path`, generated there the first time (folder 0700, file 0600). The new key is written and synced
+ * under a temporary name, then hard-linked to `path`: link() fails with EEXIST when the name exists, so of replicas
+ * starting at once on a shared volume exactly one wins, the others read the winner's key, and no key is ever
+ * overwritten. A crash leaves at most a stray temporary file, never a half-written key.
  */
 export async function loadOrCreateEvidenceKey(path: string): Promise<EvidenceKey> {
-  await mkdir(dirname(path), { recursive: true });
-  const exists = await access(path).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
+  const folder = dirname(path);
+  await mkdir(folder, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    throw new EvidenceKeyError(path, `its folder cannot be created (${err.code ?? err.message})`);
+  });
+  if (!(await exists(path))) {
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFileAtomic(tmp, pem, { mode: 0o600 });
+    const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await link(tmp, path);
+      const file = await open(tmp, 'wx', 0o600);
+      try {
+        await file.writeFile(pem, 'utf8');
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      // The umask may have narrowed the mode; nothing may have widened it.
+      await chmod(tmp, 0o600);
+      await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      await syncFolder(folder);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (err instanceof EvidenceKeyError) throw err;
+      throw new EvidenceKeyError(path, `cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     } finally {
       await rm(tmp, { force: true });
     }
   }
   return readEvidenceKey(path);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const dir = await open(folder, 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
 }
