@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type CodecKeys } from './codec';
 import { EvidenceKeyError, parseEvidenceKey } from './evidence-key';
+import { ALLOW_SHARED_KEY_FILES, keyFileProblem } from './key-file-permissions';
 import { webhookTargetsOf, type WebhookTarget } from './webhooks';
 
 /**
@@ -92,6 +93,8 @@ export interface Config {
   evidenceKeyFile?: string;
   /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
   webhooks?: WebhookTarget[];
+  /** RUNBOOKS_ALLOW_SHARED_KEY_FILES: key files that the group or others can read are accepted. */
+  allowSharedKeyFiles?: boolean;
 }
 
 export interface VersioningConfig {
@@ -447,7 +450,10 @@ export function loadConfig(env: Env = process.env): Config {
   const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
   const evidence = attempt(() => ({ keyFile: loadEvidenceKeyFile(env) }));
   const webhooks = attempt(() => loadWebhookTargets(env));
-  if (!temporal || !service || !rest || !codec || !versioning || !evidence || !webhooks) throw new ConfigError(issues);
+  const shared = attempt(() => ({ allowed: allowSharedKeyFiles(env) }));
+  if (!temporal || !service || !rest || !codec || !versioning || !evidence || !webhooks || !shared) {
+    throw new ConfigError(issues);
+  }
   return {
     temporal,
     service,
@@ -461,7 +467,21 @@ export function loadConfig(env: Env = process.env): Config {
     versioning: versioning.config,
     evidenceKeyFile: evidence.keyFile,
     webhooks: webhooks.length > 0 ? webhooks : undefined,
+    ...(shared.allowed ? { allowSharedKeyFiles: true } : {}),
   };
+}
+
+const SharedKeyFilesEnv = z.object({ [ALLOW_SHARED_KEY_FILES]: bool.optional() });
+
+/** RUNBOOKS_ALLOW_SHARED_KEY_FILES (runtime/key-file-permissions.ts); false unless set. */
+export function allowSharedKeyFiles(env: Env = process.env): boolean {
+  return parseEnv(SharedKeyFilesEnv, env)[ALLOW_SHARED_KEY_FILES] ?? false;
+}
+
+/** A ConfigError naming `variable` when the key file at `path` can be read by its group or others. */
+function refuseSharedKeyFile(path: string, variable: string, env: Env): void {
+  const problem = keyFileProblem(path, allowSharedKeyFiles(env));
+  if (problem) throw new ConfigError([{ variable, message: problem }]);
 }
 
 /**
@@ -481,6 +501,7 @@ export function loadEvidenceKeyFile(env: Env = process.env, read = (path: string
         : `${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
     throw new ConfigError([{ variable: 'RUNBOOKS_EVIDENCE_KEY_FILE', message }]);
   }
+  refuseSharedKeyFile(path, 'RUNBOOKS_EVIDENCE_KEY_FILE', env);
   return path;
 }
 
@@ -513,6 +534,7 @@ const CodecEnv = z.object({
     .pipe(z.tuple([keyId, keyBytes]))
     .optional(),
   RUNBOOKS_CODEC_KEYS_FILE: text.optional(),
+  RUNBOOKS_REQUIRE_ENCRYPTION: bool.optional(),
 });
 
 const CodecKeysFile = z
@@ -523,7 +545,19 @@ const CodecKeysFile = z
  * The payload codec's keys, or undefined when encryption is off (the default): RUNBOOKS_CODEC_KEYS_FILE (a JSON file
  * `{ "current": id, "keys": { id: base64 } }`, which keeps retired keys for old history) or RUNBOOKS_CODEC_KEY.
  */
-export function loadCodecKeys(env: Env = process.env, read = (path: string) => readFileSync(path, 'utf8')) {
+export function loadCodecKeys(
+  env: Env = process.env,
+  read = (path: string) => readFileSync(path, 'utf8'),
+): CodecKeys | undefined {
+  const keys = readCodecKeys(env, read);
+  if (!keys && parseEnv(CodecEnv, env).RUNBOOKS_REQUIRE_ENCRYPTION) {
+    const message = 'is true, but no codec key is configured: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE';
+    throw new ConfigError([{ variable: 'RUNBOOKS_REQUIRE_ENCRYPTION', message }]);
+  }
+  return keys;
+}
+
+function readCodecKeys(env: Env, read: (path: string) => string): CodecKeys | undefined {
   const e = parseEnv(CodecEnv, env);
   if (e.RUNBOOKS_CODEC_KEY && e.RUNBOOKS_CODEC_KEYS_FILE) {
     const message = 'set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE, not both';
@@ -536,6 +570,7 @@ export function loadCodecKeys(env: Env = process.env, read = (path: string) => r
   const path = e.RUNBOOKS_CODEC_KEYS_FILE;
   if (!path) return undefined;
   const fail = (message: string) => new ConfigError([{ variable: 'RUNBOOKS_CODEC_KEYS_FILE', message }]);
+  refuseSharedKeyFile(path, 'RUNBOOKS_CODEC_KEYS_FILE', env);
   let json: unknown;
   try {
     json = JSON.parse(read(path));

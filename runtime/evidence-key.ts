@@ -8,6 +8,7 @@ import {
 } from 'node:crypto';
 import { access, chmod, link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { keyFileProblem } from './key-file-permissions';
 
 /**
  * The Ed25519 key that seals drill evidence (runtime/evidence-seal.ts). The private key stays with the worker; its
@@ -96,7 +97,10 @@ export async function readEvidenceKey(path: string): Promise<EvidenceKey> {
  * starting at once on a shared volume exactly one wins, the others read the winner's key, and no key is ever
  * overwritten. A crash leaves at most a stray temporary file, never a half-written key.
  */
-export async function loadOrCreateEvidenceKey(path: string): Promise<EvidenceKey> {
+export async function loadOrCreateEvidenceKey(
+  path: string,
+  options: LoadEvidenceKeyOptions = {},
+): Promise<EvidenceKey> {
   const folder = dirname(path);
   await mkdir(folder, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
     throw new EvidenceKeyError(path, `its folder cannot be created (${err.code ?? err.message})`);
@@ -126,7 +130,16 @@ export async function loadOrCreateEvidenceKey(path: string): Promise<EvidenceKey
       await rm(tmp, { force: true });
     }
   }
+  const shared = keyFileProblem(path, options.allowShared ?? false);
+  if (shared) throw new Error(`${options.variable ?? 'evidence signing key'}: ${shared}`);
   return readEvidenceKey(path);
+}
+
+export interface LoadEvidenceKeyOptions {
+  /** RUNBOOKS_ALLOW_SHARED_KEY_FILES: accept a key that the group or others can read. */
+  allowShared?: boolean;
+  /** The variable that put the key where it is, named in errors. */
+  variable?: string;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -120,6 +120,10 @@ export async function startStack(config: Config, options: StackOptions): Promise
     // The configured key (made once, by whichever replica comes first), or by default one in the data dir.
     const evidenceKey = await loadOrCreateEvidenceKey(
       config.evidenceKeyFile ?? join(dataDir, DEFAULT_EVIDENCE_KEY_FILE),
+      {
+        allowShared: config.allowSharedKeyFiles,
+        variable: config.evidenceKeyFile ? 'RUNBOOKS_EVIDENCE_KEY_FILE' : 'RUNBOOKS_DATA_DIR',
+      },
     );
     const { worker, client: serviceClient } = await createRunbookWorker({
       connection,

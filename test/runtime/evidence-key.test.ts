@@ -7,7 +7,7 @@ import ts from 'typescript';
 import { loadEvidenceKeyFile } from '../../runtime/config';
 import { loadOrCreateEvidenceKey, parseEvidenceKey } from '../../runtime/evidence-key';
 
-const SOURCE = join(__dirname, '..', '..', 'runtime', 'evidence-key.ts');
+const RUNTIME = join(__dirname, '..', '..', 'runtime');
 
 let root: string;
 beforeEach(async () => {
@@ -15,14 +15,15 @@ beforeEach(async () => {
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-/** The module under test as CommonJS in `root`, for child processes (it imports node builtins only). */
+/** The module under test as CommonJS in `root`, for child processes (it imports node builtins and one module). */
 async function compiledModule(): Promise<string> {
-  const { outputText } = ts.transpileModule(await readFile(SOURCE, 'utf8'), {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-  });
-  const path = join(root, 'evidence-key.js');
-  await writeFile(path, outputText);
-  return path;
+  for (const name of ['evidence-key', 'key-file-permissions']) {
+    const { outputText } = ts.transpileModule(await readFile(join(RUNTIME, `${name}.ts`), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    });
+    await writeFile(join(root, `${name}.js`), outputText);
+  }
+  return join(root, 'evidence-key.js');
 }
 
 /** Starts `count` processes that each load-or-create the key at `keyFile` at once; their key IDs. */
