@@ -1,5 +1,6 @@
 // Key files readable by the group or others stop the worker and the CLI, naming the variable and the chmod to run;
 // RUNBOOKS_REQUIRE_ENCRYPTION stops them without a codec key.
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -142,4 +143,22 @@ test('the CLI refuses a shared codec keys file too', async () => {
   );
   expect(cli).toBeInstanceOf(UsageError);
   expect((cli as UsageError).message).toContain(`chmod 600 ${path}`);
+});
+
+test('the built worker stops at once on a shared key file, with one line naming the variable and the chmod', async () => {
+  const codecKeys = await keyFile('codec-keys.json', codecKeysJson(), 0o644);
+  const evidenceKey = await keyFile('evidence.pem', evidencePem(), 0o644);
+  const worker = join(__dirname, '..', '..', 'dist', 'worker', 'main.js');
+  const env = {
+    PATH: process.env.PATH,
+    RUNBOOKS_DATA_DIR: join(dir, 'data'),
+    RUNBOOKS_CODEC_KEYS_FILE: codecKeys,
+    RUNBOOKS_EVIDENCE_KEY_FILE: evidenceKey,
+  };
+  const run = spawnSync(process.execPath, [worker], { env, encoding: 'utf8', timeout: 30_000 });
+  // Non-zero, within the spawn's timeout (a hung process would have status null).
+  expect(run.status ?? 0).toBeGreaterThan(0);
+  expect(run.stderr).toContain(`RUNBOOKS_CODEC_KEYS_FILE: ${codecKeys} can be read by its group or others`);
+  expect(run.stderr).toContain(`RUNBOOKS_EVIDENCE_KEY_FILE: ${evidenceKey} can be read by its group or others`);
+  expect(run.stderr).toContain(`chmod 600 ${evidenceKey}`);
 });
