@@ -177,7 +177,9 @@ test('a failing query export (a missing snapshot) stores its failures encrypted;
   const failures = failuresOf(events);
   const activityFailed = events.filter((e) => e.activityTaskFailedEventAttributes);
   const workflowFailed = events.filter((e) => e.workflowExecutionFailedEventAttributes);
-  expect(activityFailed.length + workflowFailed.length).toBeGreaterThanOrEqual(2);
+  // Both failures the issue measured in clear: the activity's and the workflow's.
+  expect(activityFailed.length).toBeGreaterThanOrEqual(1);
+  expect(workflowFailed).toHaveLength(1);
   expect(failures.length).toBeGreaterThanOrEqual(2);
   for (const f of failures) {
     expect({ message: f.message, stackTrace: f.stackTrace }).toEqual({ message: 'Encoded failure', stackTrace: '' });
