@@ -50,6 +50,8 @@ const HOUR_MS = 3_600_000;
 export interface PostureScanInput {
   /** Names the files: `<base>-unprotected.csv`, `<base>-stale.csv`, `<base>.html`. */
   base: string;
+  /** Names the partial files: the first run of the report's chain of runs (absent: this activity's run). */
+  run?: string;
   filters?: ResourceFilters;
   protectedStatuses: string[];
   maxSnapshotAgeHours: number;
@@ -77,6 +79,7 @@ export interface PostureScanPage {
 
 export interface PostureWriteInput {
   base: string;
+  run?: string;
   offsets: PostureOffsets;
   summary: Omit<PostureReportResult, 'files'>;
   filters?: ResourceFilters;
@@ -87,9 +90,12 @@ interface Newest {
   time?: string;
 }
 
-/** The files of a report: the final paths and the partial ones of this run (retries share them, other runs not). */
-function filesOf(outputDir: string, base: string) {
-  const runId = activityInfo().workflowExecution?.runId ?? activityInfo().activityId;
+/**
+ * The files of a report: the final paths and the partial ones of this report's runs (retries and the runs it
+ * continued as share them, other reports with the same workflow ID not).
+ */
+function filesOf(outputDir: string, base: string, run: string | undefined) {
+  const runId = run ?? activityInfo().workflowExecution?.runId ?? activityInfo().activityId;
   const unprotectedCsv = exportPath(outputDir, FOLDER, `${base}-unprotected.csv`);
   const staleCsv = exportPath(outputDir, FOLDER, `${base}-stale.csv`);
   const html = exportPath(outputDir, FOLDER, `${base}.html`);
@@ -170,7 +176,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
         }
       });
 
-      const files = filesOf(outputDir, input.base);
+      const files = filesOf(outputDir, input.base, input.run);
       const first = input.offsets === undefined;
       const from: PostureOffsets = input.offsets ?? {
         unprotectedCsv: 0,
@@ -205,7 +211,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
      * was done finds the files already final and reports them.
      */
     async writePostureFiles(input: PostureWriteInput): Promise<PostureReportResult['files']> {
-      const files = filesOf(outputDir, input.base);
+      const files = filesOf(outputDir, input.base, input.run);
       const fragment = (path: string, bytes: number) =>
         readFile(path).then(
           (data) => data.subarray(0, bytes).toString('utf8'),
