@@ -1,19 +1,20 @@
 import { activityInfo, Context } from '@temporalio/activity';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { NotFoundError, type InventoryResource, type ResourceFilters } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
-import { renameDurably, writeFileAtomic } from '../../runtime/atomic-file';
+import { renameDurably } from '../../runtime/atomic-file';
 import { csvRecord } from '../../runtime/csv';
-import { exportPath, sha256Of } from '../../runtime/export-file';
+import { exportPath } from '../../runtime/export-file';
 import { calling, toFailure } from '../../runtime/failures';
+import { allExist, appendAt, describe, finish, STALE_ROWS, UNPROTECTED_ROWS, writeHtml } from './files';
 import { page, section, table, tableRow } from './html';
 import {
   emptyCounts,
+  mergeCounts,
   NO_ENVIRONMENT,
   POSTURE_DIMENSIONS,
   type PostureCounts,
-  type PostureFile,
   type PostureOffsets,
   type PostureReportResult,
 } from './report';
@@ -100,6 +101,7 @@ function filesOf(outputDir: string, base: string, run: string | undefined) {
   const staleCsv = exportPath(outputDir, FOLDER, `${base}-stale.csv`);
   const html = exportPath(outputDir, FOLDER, `${base}.html`);
   return {
+    run: runId,
     final: { unprotectedCsv, staleCsv, html },
     partial: {
       unprotectedCsv: `${unprotectedCsv}.${runId}.partial`,
@@ -199,7 +201,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
         resources: resources.length,
         unprotected,
         stale,
-        counts,
+        counts: mergeCounts(emptyCounts(), counts),
         offsets,
         asOf,
         cutoff: new Date(cutoffMs).toISOString(),
@@ -212,15 +214,14 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
      */
     async writePostureFiles(input: PostureWriteInput): Promise<PostureReportResult['files']> {
       const files = filesOf(outputDir, input.base, input.run);
-      const fragment = (path: string, bytes: number) =>
-        readFile(path).then(
-          (data) => data.subarray(0, bytes).toString('utf8'),
-          () => undefined,
-        );
-      const unprotectedRows = await fragment(files.partial.unprotectedHtml, input.offsets.unprotectedHtml);
-      const staleRows = await fragment(files.partial.staleHtml, input.offsets.staleHtml);
-      if (unprotectedRows !== undefined && staleRows !== undefined) {
-        await writeFileAtomic(files.final.html, renderReport(input, unprotectedRows, staleRows));
+      const fragments = [
+        { path: files.partial.unprotectedHtml, bytes: input.offsets.unprotectedHtml },
+        { path: files.partial.staleHtml, bytes: input.offsets.staleHtml },
+      ];
+      if (await allExist(fragments.map((f) => f.path))) {
+        const html = `${files.final.html}.${files.run}.partial`;
+        await writeHtml(html, renderReport(input, UNPROTECTED_ROWS, STALE_ROWS), fragments);
+        await renameDurably(html, files.final.html);
       }
       await finish(files.partial.unprotectedCsv, files.final.unprotectedCsv, input.offsets.unprotectedCsv);
       await finish(files.partial.staleCsv, files.final.staleCsv, input.offsets.staleCsv);
@@ -240,47 +241,10 @@ function environmentOf(r: InventoryResource): string {
   return r.classifications?.environmentDetails?.environment ?? NO_ENVIRONMENT;
 }
 
-/** Writes `text` at `position` of `path`, cutting off whatever an earlier attempt wrote past it; synced. */
-async function appendAt(path: string, position: number, text: string, create: boolean): Promise<number> {
-  const file = await open(path, create ? 'w' : 'r+');
-  try {
-    await file.truncate(position);
-    const buffer = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < buffer.length) {
-      const { bytesWritten } = await file.write(buffer, written, buffer.length - written, position + written);
-      written += bytesWritten;
-    }
-    await file.datasync();
-    return buffer.length;
-  } finally {
-    await file.close();
-  }
-}
-
-/** Trims a partial CSV to what the scan counted and renames it; already renamed on an earlier attempt is fine. */
-async function finish(partial: string, final: string, bytes: number): Promise<void> {
-  const exists = await stat(partial).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) return;
-  const file = await open(partial, 'r+');
-  try {
-    await file.truncate(bytes);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await renameDurably(partial, final);
-}
-
-async function describe(path: string, rows: number): Promise<PostureFile> {
-  return { path, rows, bytes: (await stat(path)).size, sha256: await sha256Of(path) };
-}
-
+/** The page, with `unprotectedRows` and `staleRows` where the lists' rows go (nothing for an empty list). */
 function renderReport(input: PostureWriteInput, unprotectedRows: string, staleRows: string): string {
   const s = input.summary;
+  const rowsOr = (rows: string, bytes: number) => (bytes > 0 ? rows : '');
   const overview = table(
     ['', 'value'],
     [
@@ -308,10 +272,13 @@ function renderReport(input: PostureWriteInput, unprotectedRows: string, staleRo
     'Backup posture',
     section('Summary', overview) +
       countTables +
-      section('Unprotected resources', table(UNPROTECTED_COLUMNS, unprotectedRows, 'none')) +
+      section(
+        'Unprotected resources',
+        table(UNPROTECTED_COLUMNS, rowsOr(unprotectedRows, input.offsets.unprotectedHtml), 'none'),
+      ) +
       section(
         `Resources with no snapshot newer than ${s.maxSnapshotAgeHours} h`,
-        table(STALE_COLUMNS, staleRows, 'none'),
+        table(STALE_COLUMNS, rowsOr(staleRows, input.offsets.staleHtml), 'none'),
       ),
   );
 }
