@@ -1,11 +1,11 @@
 // Workflow-side runbook metrics. The SDK drops metrics recorded while replaying, and they create no commands, so
 // recording them changes neither history nor replay. (The runbook.failed notification is a command: it is patched.)
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { isCancellation, metricMeter, workflowInfo } from '@temporalio/workflow';
+import { ContinueAsNew, isCancellation, metricMeter, workflowInfo } from '@temporalio/workflow';
 import { RunbookMetric } from '../contracts';
 import { notificationsSettled, notify } from './calls';
 
-type Outcome = 'completed' | 'failed' | 'cancelled';
+type Outcome = 'completed' | 'failed' | 'cancelled' | 'continued-as-new';
 
 /**
  * Wraps a workflow function: counts its runs started and finished (by outcome), tagged with its workflow type; sends
@@ -23,6 +23,12 @@ export function measured<A extends unknown[], R>(workflow: (...args: A) => Promi
       finished('completed');
       return result;
     } catch (err) {
+      // A run that hands its work to a next run has not failed; the next run counts as started again.
+      if (err instanceof ContinueAsNew) {
+        await notificationsSettled();
+        finished('continued-as-new');
+        throw err;
+      }
       // Other errors fail the workflow task, not the run: it retries, so there is nothing to announce yet.
       const failed = err instanceof TemporalFailure && !isCancellation(err);
       if (failed) notify({ event: 'runbook.failed', data: failureNotice(err) });

@@ -14,7 +14,7 @@ import { buildResource, type ResourceSeedEnv } from './seed-inventory-resource';
 const DAY_MS = 86_400_000;
 
 /** How many resources of each type; every type of the enum but RESOURCE_TYPE_UNSPECIFIED. */
-const TYPE_COUNTS: readonly (readonly [ResourceType, number])[] = [
+export const TYPE_COUNTS: readonly (readonly [ResourceType, number])[] = [
   ['PA_VM', 30],
   ['PA_RELATIONAL_DB', 14],
   ['PA_OBJECT_STORE', 20],
@@ -39,7 +39,7 @@ const TYPE_COUNTS: readonly (readonly [ResourceType, number])[] = [
   ['PC_OBJECT_BUCKET', 12],
 ];
 
-const PROVIDERS = ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C', 'PROVIDER_D'] as const;
+export const PROVIDERS = ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C', 'PROVIDER_D'] as const;
 const PREFIX_PROVIDER: Record<string, CloudProvider> = {
   PA: 'PROVIDER_A',
   PB: 'PROVIDER_B',
@@ -91,7 +91,7 @@ export function seedInventory(state: SimState, seed: number): void {
 }
 
 /** Snapshots spaced daily or weekly back from the anchor, each made by a completed SCHEDULED backup job. */
-function seedSnapshots(
+export function seedSnapshots(
   state: SimState,
   random: Random,
   resource: InventoryResource,
@@ -151,8 +151,12 @@ function sourceAccountsByProvider(state: SimState, random: Random, anchor: numbe
   return out;
 }
 
-function fallbackSourceAccount(random: Random, provider: CloudProvider, anchor: number): SourceAccount {
-  const name = `${provider.slice(-1).toLowerCase()}-inventory-prod`;
+export function fallbackSourceAccount(
+  random: Random,
+  provider: CloudProvider,
+  anchor: number,
+  name = `${provider.slice(-1).toLowerCase()}-inventory-prod`,
+): SourceAccount {
   const common = {
     id: random.uuid(),
     name,
@@ -199,7 +203,7 @@ function fallbackSourceAccount(random: Random, provider: CloudProvider, anchor: 
  * snapshots sit in a vault of its own region. PROVIDER_D clusters run in other providers' regions, so without vaults
  * of their own they use PROVIDER_A's. Vaults are created when the vaults module seeded none at all.
  */
-function vaultsByProvider(state: SimState, random: Random): Record<string, Vault[]> {
+export function vaultsByProvider(state: SimState, random: Random): Record<string, Vault[]> {
   if (Object.keys(state.vaults).length === 0) {
     for (const [provider, regions] of Object.entries(SEEDED_REGIONS)) {
       for (const region of regions) {

@@ -9,9 +9,24 @@ export interface OffboardResult {
   accountId: string;
   providerAccountId: string;
   deleted: boolean;
-  /** Resources that stay in the inventory because they have snapshots. */
-  remainingResources: { id: string; resourceName: string; resourceType: string; snapshots: number }[];
+  /** How many resources stay in the inventory because they have snapshots. */
+  remainingCount: number;
+  /**
+   * Those resources, one CSV row each (`offboarding/<workflowId>-remaining.csv`): the list never enters history, so
+   * the result stays small however many there are. Absent for runs that listed them before the file existed.
+   */
+  remainingFile?: RemainingFile;
 }
+
+export interface RemainingFile {
+  path: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+/** The patch that writes the remaining resources to a file instead of returning them. */
+export const REMAINING_RESOURCES_FILE = 'offboard-remaining-resources-file';
 
 export const offboardSourceAccountContract = defineRunbook({
   workflowType: 'offboardSourceAccount',

@@ -1,13 +1,19 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { serviceCalls } from '../../runtime/calls';
+import { patched, workflowInfo } from '@temporalio/workflow';
+import { heartbeatingCalls, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { FailureType } from '../../contracts';
-import { OffboardSourceAccountInput, type OffboardResult } from './contract';
+import { OffboardSourceAccountInput, REMAINING_RESOURCES_FILE, type OffboardResult } from './contract';
 
 const service = serviceCalls<Activities>();
+const heartbeating = heartbeatingCalls<Activities>();
 
-/** Disconnects a source account, confirms it, deletes it and reports what stays in the inventory. */
+/**
+ * Disconnects a source account, confirms it, deletes it and reports what stays in the inventory. Every activity
+ * result and the run's result have a fixed size, whatever the account holds: nothing after the deletion can fail to be
+ * recorded. The resources that stay go to a CSV file.
+ */
 export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Promise<OffboardResult> {
   const { accountId } = parseInput(OffboardSourceAccountInput, raw);
   const tracker = new RunbookTracker('offboardSourceAccount', { resource: accountId });
@@ -34,7 +40,19 @@ export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Pr
   }
 
   tracker.phase('listing remaining resources');
-  const remainingResources = await service.remainingResources(account.providerAccountId);
-  tracker.phase('completed', { detail: `${remainingResources.length} resources stay in the inventory` });
-  return { accountId, providerAccountId: account.providerAccountId, deleted: true, remainingResources };
+  const { providerAccountId } = account;
+  const result = { accountId, providerAccountId, deleted: true };
+  if (!patched(REMAINING_RESOURCES_FILE)) {
+    // A run that listed the resources before they went to a file replays that listing; only its count is kept.
+    const listed = await service.remainingResources(providerAccountId);
+    tracker.phase('completed', { detail: `${listed.length} resources stay in the inventory` });
+    return { ...result, remainingCount: listed.length };
+  }
+  const file = await heartbeating.writeRemainingResources({
+    providerAccountId,
+    fileName: `${workflowInfo().workflowId}-remaining.csv`,
+  });
+  tracker.phase('completed', { detail: `${file.rows} resources stay in the inventory; ${file.path}` });
+  const { path, rows, bytes, sha256 } = file;
+  return { ...result, remainingCount: rows, remainingFile: { path, rows, bytes, sha256 } };
 }

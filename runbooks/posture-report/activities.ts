@@ -1,19 +1,20 @@
 import { activityInfo, Context } from '@temporalio/activity';
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { NotFoundError, type InventoryResource, type ResourceFilters } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
-import { renameDurably, writeFileAtomic } from '../../runtime/atomic-file';
+import { renameDurably } from '../../runtime/atomic-file';
 import { csvRecord } from '../../runtime/csv';
-import { exportPath, sha256Of } from '../../runtime/export-file';
+import { exportPath } from '../../runtime/export-file';
 import { calling, toFailure } from '../../runtime/failures';
+import { allExist, appendAt, describe, finish, STALE_ROWS, UNPROTECTED_ROWS, writeHtml } from './files';
 import { page, section, table, tableRow } from './html';
 import {
   emptyCounts,
+  mergeCounts,
   NO_ENVIRONMENT,
   POSTURE_DIMENSIONS,
   type PostureCounts,
-  type PostureFile,
   type PostureOffsets,
   type PostureReportResult,
 } from './report';
@@ -50,6 +51,8 @@ const HOUR_MS = 3_600_000;
 export interface PostureScanInput {
   /** Names the files: `<base>-unprotected.csv`, `<base>-stale.csv`, `<base>.html`. */
   base: string;
+  /** Names the partial files: the first run of the report's chain of runs (absent: this activity's run). */
+  run?: string;
   filters?: ResourceFilters;
   protectedStatuses: string[];
   maxSnapshotAgeHours: number;
@@ -77,6 +80,7 @@ export interface PostureScanPage {
 
 export interface PostureWriteInput {
   base: string;
+  run?: string;
   offsets: PostureOffsets;
   summary: Omit<PostureReportResult, 'files'>;
   filters?: ResourceFilters;
@@ -87,13 +91,17 @@ interface Newest {
   time?: string;
 }
 
-/** The files of a report: the final paths and the partial ones of this run (retries share them, other runs not). */
-function filesOf(outputDir: string, base: string) {
-  const runId = activityInfo().workflowExecution?.runId ?? activityInfo().activityId;
+/**
+ * The files of a report: the final paths and the partial ones of this report's runs (retries and the runs it
+ * continued as share them, other reports with the same workflow ID not).
+ */
+function filesOf(outputDir: string, base: string, run: string | undefined) {
+  const runId = run ?? activityInfo().workflowExecution?.runId ?? activityInfo().activityId;
   const unprotectedCsv = exportPath(outputDir, FOLDER, `${base}-unprotected.csv`);
   const staleCsv = exportPath(outputDir, FOLDER, `${base}-stale.csv`);
   const html = exportPath(outputDir, FOLDER, `${base}.html`);
   return {
+    run: runId,
     final: { unprotectedCsv, staleCsv, html },
     partial: {
       unprotectedCsv: `${unprotectedCsv}.${runId}.partial`,
@@ -170,7 +178,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
         }
       });
 
-      const files = filesOf(outputDir, input.base);
+      const files = filesOf(outputDir, input.base, input.run);
       const first = input.offsets === undefined;
       const from: PostureOffsets = input.offsets ?? {
         unprotectedCsv: 0,
@@ -193,7 +201,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
         resources: resources.length,
         unprotected,
         stale,
-        counts,
+        counts: mergeCounts(emptyCounts(), counts),
         offsets,
         asOf,
         cutoff: new Date(cutoffMs).toISOString(),
@@ -205,16 +213,15 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
      * was done finds the files already final and reports them.
      */
     async writePostureFiles(input: PostureWriteInput): Promise<PostureReportResult['files']> {
-      const files = filesOf(outputDir, input.base);
-      const fragment = (path: string, bytes: number) =>
-        readFile(path).then(
-          (data) => data.subarray(0, bytes).toString('utf8'),
-          () => undefined,
-        );
-      const unprotectedRows = await fragment(files.partial.unprotectedHtml, input.offsets.unprotectedHtml);
-      const staleRows = await fragment(files.partial.staleHtml, input.offsets.staleHtml);
-      if (unprotectedRows !== undefined && staleRows !== undefined) {
-        await writeFileAtomic(files.final.html, renderReport(input, unprotectedRows, staleRows));
+      const files = filesOf(outputDir, input.base, input.run);
+      const fragments = [
+        { path: files.partial.unprotectedHtml, bytes: input.offsets.unprotectedHtml },
+        { path: files.partial.staleHtml, bytes: input.offsets.staleHtml },
+      ];
+      if (await allExist(fragments.map((f) => f.path))) {
+        const html = `${files.final.html}.${files.run}.partial`;
+        await writeHtml(html, renderReport(input, UNPROTECTED_ROWS, STALE_ROWS), fragments);
+        await renameDurably(html, files.final.html);
       }
       await finish(files.partial.unprotectedCsv, files.final.unprotectedCsv, input.offsets.unprotectedCsv);
       await finish(files.partial.staleCsv, files.final.staleCsv, input.offsets.staleCsv);
@@ -234,47 +241,10 @@ function environmentOf(r: InventoryResource): string {
   return r.classifications?.environmentDetails?.environment ?? NO_ENVIRONMENT;
 }
 
-/** Writes `text` at `position` of `path`, cutting off whatever an earlier attempt wrote past it; synced. */
-async function appendAt(path: string, position: number, text: string, create: boolean): Promise<number> {
-  const file = await open(path, create ? 'w' : 'r+');
-  try {
-    await file.truncate(position);
-    const buffer = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < buffer.length) {
-      const { bytesWritten } = await file.write(buffer, written, buffer.length - written, position + written);
-      written += bytesWritten;
-    }
-    await file.datasync();
-    return buffer.length;
-  } finally {
-    await file.close();
-  }
-}
-
-/** Trims a partial CSV to what the scan counted and renames it; already renamed on an earlier attempt is fine. */
-async function finish(partial: string, final: string, bytes: number): Promise<void> {
-  const exists = await stat(partial).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) return;
-  const file = await open(partial, 'r+');
-  try {
-    await file.truncate(bytes);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await renameDurably(partial, final);
-}
-
-async function describe(path: string, rows: number): Promise<PostureFile> {
-  return { path, rows, bytes: (await stat(path)).size, sha256: await sha256Of(path) };
-}
-
+/** The page, with `unprotectedRows` and `staleRows` where the lists' rows go (nothing for an empty list). */
 function renderReport(input: PostureWriteInput, unprotectedRows: string, staleRows: string): string {
   const s = input.summary;
+  const rowsOr = (rows: string, bytes: number) => (bytes > 0 ? rows : '');
   const overview = table(
     ['', 'value'],
     [
@@ -302,10 +272,13 @@ function renderReport(input: PostureWriteInput, unprotectedRows: string, staleRo
     'Backup posture',
     section('Summary', overview) +
       countTables +
-      section('Unprotected resources', table(UNPROTECTED_COLUMNS, unprotectedRows, 'none')) +
+      section(
+        'Unprotected resources',
+        table(UNPROTECTED_COLUMNS, rowsOr(unprotectedRows, input.offsets.unprotectedHtml), 'none'),
+      ) +
       section(
         `Resources with no snapshot newer than ${s.maxSnapshotAgeHours} h`,
-        table(STALE_COLUMNS, staleRows, 'none'),
+        table(STALE_COLUMNS, rowsOr(staleRows, input.offsets.staleHtml), 'none'),
       ),
   );
 }

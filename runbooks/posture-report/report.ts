@@ -14,15 +14,35 @@ export function emptyCounts(): PostureCounts {
   return { backupStatus: {}, cloudProvider: {}, resourceType: {}, environment: {} };
 }
 
+/**
+ * Distinct values counted per dimension. The service's enums have a few dozen at most; a service that sent a new value
+ * per resource would otherwise grow the counts, and so every page's result and the report's, with the inventory.
+ */
+export const MAX_VALUES_PER_DIMENSION = 100;
+/** Where the values past `MAX_VALUES_PER_DIMENSION` (the least counted) are counted together. */
+export const OTHER_VALUES = '(other values)';
+
 /** The sum of two counts, keys sorted so that a result reads the same whatever order the pages came in. */
 export function mergeCounts(a: PostureCounts, b: PostureCounts): PostureCounts {
   const out = emptyCounts();
   for (const dimension of POSTURE_DIMENSIONS) {
     const sum: Record<string, number> = { ...a[dimension] };
     for (const [value, n] of Object.entries(b[dimension])) sum[value] = (sum[value] ?? 0) + n;
-    out[dimension] = Object.fromEntries(Object.entries(sum).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    out[dimension] = Object.fromEntries(bounded(Object.entries(sum)).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
   }
   return out;
+}
+
+/** At most `MAX_VALUES_PER_DIMENSION` entries: the most counted, and the rest summed under `OTHER_VALUES`. */
+function bounded(entries: [string, number][]): [string, number][] {
+  if (entries.length <= MAX_VALUES_PER_DIMENSION) return entries;
+  const byCount = entries
+    .filter(([value]) => value !== OTHER_VALUES)
+    .sort(([x, m], [y, n]) => n - m || (x < y ? -1 : x > y ? 1 : 0));
+  const kept = byCount.slice(0, MAX_VALUES_PER_DIMENSION - 1);
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  const other = total - kept.reduce((sum, [, n]) => sum + n, 0);
+  return [...kept, [OTHER_VALUES, other]];
 }
 
 /** Where each file of a report stands in its partial file: bytes written, so that a retried page starts there. */

@@ -4,6 +4,8 @@ import { SimError, parse } from '../errors';
 import { FAULT_KINDS } from '../faults';
 import { DEFAULT_GENERATED_ROWS, GENERATED_TABLE, MAX_GENERATED_ROWS } from '../generated-table';
 import { ALL_PERMISSIONS, type PermissionType } from '../permissions';
+import { PROVIDERS } from '../seed-inventory';
+import { generateInventory, MAX_GENERATED_RESOURCES, MAX_SNAPSHOTS_PER_RESOURCE } from '../seed-inventory-bulk';
 
 const CredentialsInput = z.strictObject({
   permissions: z.array(z.enum(ALL_PERMISSIONS as [PermissionType, ...PermissionType[]])).optional(),
@@ -15,6 +17,12 @@ const AdvanceInput = z.strictObject({ seconds: z.number().min(0).max(MAX_ADVANCE
 const LATEST_MS = Date.parse('9999-12-31T23:59:59Z');
 const LatencyInput = z.strictObject({ ms: z.number().int().min(0).max(60_000) });
 const GeneratedTableInput = z.strictObject({ rows: z.number().int().min(0).max(MAX_GENERATED_ROWS) });
+const GenerateInventoryInput = z.strictObject({
+  resources: z.number().int().min(1).max(MAX_GENERATED_RESOURCES),
+  snapshotsPerResource: z.number().int().min(0).max(MAX_SNAPSHOTS_PER_RESOURCE).default(0),
+  cloudProvider: z.enum(PROVIDERS).default('PROVIDER_A'),
+  seed: z.number().int().min(0).max(0xffffffff).optional(),
+});
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** `PUT /_simulator/faults` and the `--fault-*` flags. Another tool's harness depends on these names. */
@@ -111,6 +119,13 @@ export function controlModule(modules: () => readonly SimModule[]): SimModule {
         table: GENERATED_TABLE,
         rows: ctx.state.generatedTableRows ?? DEFAULT_GENERATED_ROWS,
       }));
+
+      // A large inventory in a new source account, for tests and benchmarks at scale (seed-inventory-bulk.ts).
+      app.post('/_simulator/inventory/generate', async (req, reply) => {
+        const body = parse(GenerateInventoryInput, req.body, 'body');
+        const seed = body.seed ?? ctx.options.seed + Object.keys(ctx.state.sourceAccounts).length;
+        return reply.code(201).send(generateInventory(ctx.state, ctx.clock.now(), { ...body, seed }));
+      });
 
       app.delete('/_simulator/faults', async (_req, reply) => {
         delete ctx.state.faults;

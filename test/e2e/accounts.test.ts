@@ -1,9 +1,10 @@
 // offboardSourceAccount and rotateCredentials end to end.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { NotFoundError } from '../../api';
+import { REMAINING_COLUMNS } from '../../runbooks/offboard-source-account/activities';
 import { costExport, offboardSourceAccount, rotateCredentials } from '../../runbooks/workflows';
 import { FailureType, RunbookResourceKey } from '../../contracts';
 import type { ProxyAction } from '../../bench/http-proxy';
@@ -59,8 +60,21 @@ test('offboarding disconnects, deletes, and reports the resources that stay beca
   const result = await handle.result();
 
   expect(result).toMatchObject({ accountId: account.id, providerAccountId: account.providerAccountId, deleted: true });
-  expect(result.remainingResources.map((r) => r.id).sort()).toEqual([...staying].sort());
-  expect(result.remainingResources.every((r) => r.snapshots > 0)).toBe(true);
+  expect(result.remainingCount).toBe(staying.length);
+  // The list is in the file, not in the result: one CSV row per staying resource, each with its snapshots.
+  const file = result.remainingFile;
+  if (!file) throw new Error('the run wrote no remaining-resources file');
+  expect(file.path).toBe(join(fx.outputDir, 'offboarding', `${handle.workflowId}-remaining.csv`));
+  const csv = await readFile(file.path, 'utf8');
+  expect(file.sha256).toBe(createHash('sha256').update(csv).digest('hex'));
+  expect(file.bytes).toBe(Buffer.byteLength(csv));
+  const [header, ...rows] = csv.split('\r\n').slice(0, -1);
+  expect(header).toBe(REMAINING_COLUMNS.join(','));
+  expect(file.rows).toBe(rows.length);
+  const cells = rows.map((row) => row.split(','));
+  expect(cells.map((c) => c[0]).sort()).toEqual([...staying].sort());
+  expect(cells.every((c) => Number(c[REMAINING_COLUMNS.indexOf('snapshots')]) > 0)).toBe(true);
+  expect(cells.every((c) => c[REMAINING_COLUMNS.indexOf('backupStatus')] === 'DISCONNECTED')).toBe(true);
   await expect(fx.service.getSourceAccount(account.id)).rejects.toBeInstanceOf(NotFoundError);
   const left = await fx.service.getResource(staying[0] ?? '');
   expect(left.backupStatus).toBe('DISCONNECTED');

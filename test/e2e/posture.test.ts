@@ -9,7 +9,9 @@ import { STALE_COLUMNS, UNPROTECTED_COLUMNS } from '../../runbooks/posture-repor
 import type { PostureCounts, PostureReportResult } from '../../runbooks/posture-report/report';
 import { csvRecord } from '../../runtime/csv';
 import { RunbookKindKey, statusQuery } from '../../contracts';
+import { PAGES_PER_RUN } from '../../runbooks/posture-report/workflow';
 import { expectRefusedInput, setupE2E, teardownE2E, type E2E } from './helpers';
+import { runChain, scheduled } from './run-chain';
 
 let fx: E2E;
 
@@ -227,4 +229,44 @@ test('a resource whose newest snapshot falls behind the age limit (the clock mov
   const age = Number(row?.split(',').at(-1));
   expect(age).toBeGreaterThan(72);
   expect(age).toBeLessThan(72 + (next.time - last.time) / HOUR_MS);
+});
+
+test('a scan longer than one run continues as new with its counts and offsets, and reports as one run would', async () => {
+  // Five a page: the 220 seeded resources take 44 pages, more than two runs' worth.
+  const resources = simResources();
+  const pages = Math.ceil(resources.length / 5);
+  expect(pages).toBeGreaterThan(2 * PAGES_PER_RUN);
+  const handle = await start({ maxSnapshotAgeHours: 72, pageSize: 5 });
+  const result = await handle.result();
+
+  const runs = await runChain(fx.env.client, handle.workflowId, handle.firstExecutionRunId);
+  expect(runs).toHaveLength(Math.ceil(pages / PAGES_PER_RUN));
+  expect(runs.map((run) => scheduled(run, 'scanPosturePage'))).toEqual(
+    runs.map((_, i) => Math.min(PAGES_PER_RUN, pages - i * PAGES_PER_RUN)),
+  );
+  // Only the last run writes the files, from the partial files all the runs appended to.
+  expect(runs.map((run) => scheduled(run, 'writePostureFiles'))).toEqual(
+    runs.map((_, i) => (i === runs.length - 1 ? 1 : 0)),
+  );
+
+  expect(result.resources).toBe(resources.length);
+  expect(result.counts).toEqual(expectedCounts(resources));
+  const newest = newestSnapshotTimes();
+  const stale = resources
+    .filter((r) => !((newest.get(r.id) ?? -Infinity) >= Date.parse(result.cutoff)))
+    .map((r) => r.id);
+  const unprotected = resources.filter((r) => r.backupStatus !== 'PROTECTED').map((r) => r.id);
+  expect(await idsInCsv(result.files.staleCsv.path, STALE_COLUMNS)).toEqual(stale.sort());
+  expect(await idsInCsv(result.files.unprotectedCsv.path, UNPROTECTED_COLUMNS)).toEqual(unprotected.sort());
+  await expectFile(result.files.staleCsv);
+  const html = await expectFile(result.files.html);
+  for (const id of [...unprotected, ...stale]) expect(html).toContain(id);
+  const dir = join(fx.outputDir, 'posture-reports');
+  expect((await readdir(dir)).filter((f) => f.startsWith(handle.workflowId) && f.includes('partial'))).toEqual([]);
+  // The status of the last run counts the whole inventory, the earlier runs' pages included.
+  expect((await handle.query(statusQuery)).progress).toEqual({
+    done: resources.length,
+    total: resources.length,
+    unit: 'resources',
+  });
 });
