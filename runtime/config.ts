@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { registerSecret } from '../api/redact';
+import { registerEnvironmentSecrets, SECRET_HEADER } from './env-secrets';
 import { KEY_BYTES, type CodecKeys } from './codec';
 import { EvidenceKeyError, parseEvidenceKey } from './evidence-key';
 import { webhookTargetsOf, type WebhookTarget } from './webhooks';
@@ -374,9 +375,6 @@ export function loadTemporalConfig(env: Env = process.env): TemporalConfig {
   };
 }
 
-// gRPC headers that carry credentials (an `authorization` header, a vendor's key or token).
-const SECRET_HEADER = /auth|key|token|secret|password/i;
-
 /** Whatever of the Temporal settings is a secret is redacted wherever it would be logged, worker and CLI alike. */
 function registerTemporalSecrets(apiKey?: string, clientKeyData?: string, grpcMeta?: Record<string, string>): void {
   registerSecret(apiKey);
@@ -443,6 +441,7 @@ export function loadVersioningConfig(env: Env = process.env): VersioningConfig |
 
 /** Everything the worker needs; all problems of all groups are reported together. */
 export function loadConfig(env: Env = process.env): Config {
+  registerEnvironmentSecrets(env);
   const issues: ConfigIssue[] = [];
   const attempt = <T>(load: () => T): T | undefined => {
     try {
