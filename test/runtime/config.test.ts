@@ -411,4 +411,23 @@ describe('secrets in the configuration are redacted wherever they would be logge
     // An ordinary header is no secret.
     expect(out).toContain('tenant-one');
   });
+
+  test('a TLS client key read from its file, when connecting', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tls-key-'));
+    try {
+      const keyLine = 'MC4CAQAwBQYDK2VwBCIEIFileKeyLine0123456789abcdefghijklmnopqrstu';
+      await writeFile(join(dir, 'client.key'), `-----BEGIN PRIVATE KEY-----\n${keyLine}\n-----END PRIVATE KEY-----\n`);
+      await writeFile(join(dir, 'client.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+      const config = loadTemporalConfig({
+        TEMPORAL_ADDRESS: 'temporal.example.com:7233',
+        TEMPORAL_TLS_CLIENT_CERT_PATH: join(dir, 'client.pem'),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: join(dir, 'client.key'),
+      });
+      expect(redact(`line: ${keyLine}`)).toContain(keyLine);
+      temporalConnectionOptions(config, 'temporal.example.com:7233');
+      expect(redact(`line: ${keyLine}`)).toBe('line: [REDACTED]');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
