@@ -54,7 +54,9 @@ export async function withLockFile<T>(
 
 async function acquire(lock: string, waitMs: number, busy: (lock: string) => Error, timing: LockTiming) {
   const deadline = Date.now() + waitMs;
-  const mine = `${JSON.stringify({ pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex'), at: new Date().toISOString() })}\n`;
+  // The token makes each holding's content unique: it is what a release or a takeover verifies.
+  const holding = { pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex'), at: new Date() };
+  const mine = `${JSON.stringify(holding)}\n`;
   for (;;) {
     if (await create(lock, mine)) return mine;
     const found = await readFile(lock, 'utf8').catch(() => undefined);
@@ -151,8 +153,9 @@ async function underClaim(
 function holderOf(text: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(text) as Partial<LockHolder>;
-    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string')
+    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
       return { pid: parsed.pid, host: parsed.host };
+    }
   } catch {
     // A lock of the earlier format: `<pid> <host> <time>`.
     const [pid, host] = text.split(' ');
@@ -162,7 +165,8 @@ function holderOf(text: string): LockHolder | undefined {
 }
 
 /**
- * A lock: not renewed for `staleMs`, or held by a process that is gone (same host only: elsewhere a pid says nothing).
+ * A lock: not renewed for `staleMs` (hosts sharing a file keep their clocks within seconds of each other, as NTP
+ * does), or held by a process that is gone (same host only: elsewhere a pid says nothing).
  * A claim is never renewed: on this host only a dead claimer makes it stale, so a slow one is never raced.
  */
 async function isStale(file: string, text: string, timing: LockTiming, kind: 'lock' | 'claim' = 'lock') {
