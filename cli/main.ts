@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
+import { registerEnvironmentSecrets } from '../runtime/env-secrets';
 import { describeCliError } from './errors';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -52,6 +53,8 @@ const USAGE = [
 ].join('\n');
 
 async function main(argv: string[]): Promise<void> {
+  // Before any command can print: an error may quote what it was given.
+  registerEnvironmentSecrets(process.env);
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
     console.log(USAGE);

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { registerSecret } from '../api/redact';
+import { registerEnvironmentSecrets, SECRET_HEADER } from './env-secrets';
 import { KEY_BYTES, type CodecKeys } from './codec';
 import { EvidenceKeyError, parseEvidenceKey } from './evidence-key';
 import { ALLOW_SHARED_KEY_FILES, keyFileProblem } from './key-file-permissions';
@@ -363,6 +365,7 @@ export function loadTemporalConfig(env: Env = process.env): TemporalConfig {
 
   const text = (source: DataSource | undefined) =>
     source && 'data' in source ? Buffer.from(source.data).toString('utf8') : undefined;
+  registerTemporalSecrets(merged.apiKey, text(tls?.clientKey), merged.grpcMeta);
   const path = (source: DataSource | undefined) => (source && 'path' in source ? source.path : undefined);
   // As in Temporal's environment configuration: TLS when asked for, or when any TLS setting or an API key is given.
   const tlsOn = tls?.disabled !== undefined ? !tls.disabled : tlsGiven.length > 0 || merged.apiKey !== undefined;
@@ -385,6 +388,13 @@ export function loadTemporalConfig(env: Env = process.env): TemporalConfig {
     grpcMeta: merged.grpcMeta && Object.keys(merged.grpcMeta).length > 0 ? merged.grpcMeta : undefined,
     profile: config && fileProfile ? { name: profileName, file: config.file, fields: fromFile } : undefined,
   };
+}
+
+/** Whatever of the Temporal settings is a secret is redacted wherever it would be logged, worker and CLI alike. */
+function registerTemporalSecrets(apiKey?: string, clientKeyData?: string, grpcMeta?: Record<string, string>): void {
+  registerSecret(apiKey);
+  registerSecret(clientKeyData);
+  for (const [header, value] of Object.entries(grpcMeta ?? {})) if (SECRET_HEADER.test(header)) registerSecret(value);
 }
 
 /** The name of a setting in messages: its profile field when it came from the TOML file, else its variable. */
@@ -419,6 +429,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
     }
   }
   if (issues.length > 0) throw new ConfigError(issues);
+  registerSecret(e.BACKUP_CLIENT_SECRET);
   return {
     mode: 'remote',
     baseUrl: e.BACKUP_SERVICE_URL,
@@ -450,6 +461,7 @@ export function loadVersioningConfig(env: Env = process.env): VersioningConfig |
 
 /** Everything the worker needs; all problems of all groups are reported together. */
 export function loadConfig(env: Env = process.env): Config {
+  registerEnvironmentSecrets(env);
   const issues: ConfigIssue[] = [];
   const attempt = <T>(load: () => T): T | undefined => {
     try {
@@ -582,6 +594,7 @@ function readCodecKeys(env: Env, read: (path: string) => string): CodecKeys | un
   }
   if (e.RUNBOOKS_CODEC_KEY) {
     const [id, key] = e.RUNBOOKS_CODEC_KEY;
+    registerSecret(Buffer.from(key).toString('base64'));
     return { current: id, keys: new Map([[id, key]]) } satisfies CodecKeys;
   }
   const path = e.RUNBOOKS_CODEC_KEYS_FILE;
@@ -601,6 +614,7 @@ function readCodecKeys(env: Env, read: (path: string) => string): CodecKeys | un
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`);
     throw fail(`${path}: ${issues.join('; ')}`);
   }
+  for (const key of Object.values(parsed.data.keys)) registerSecret(Buffer.from(key).toString('base64'));
   return { current: parsed.data.current, keys: new Map(Object.entries(parsed.data.keys)) } satisfies CodecKeys;
 }
 
@@ -609,5 +623,7 @@ export function loadCodecServerToken(env: Env = process.env): string | undefined
   const schema = z.object({
     RUNBOOKS_CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   });
-  return parseEnv(schema, env).RUNBOOKS_CODEC_SERVER_TOKEN;
+  const token = parseEnv(schema, env).RUNBOOKS_CODEC_SERVER_TOKEN;
+  registerSecret(token);
+  return token;
 }

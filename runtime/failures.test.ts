@@ -9,7 +9,7 @@ import {
   type ServiceErrorCode,
 } from '../api';
 import { FailureType } from '../contracts';
-import { notYet, throttleBackoffSeconds, toFailure } from './failures';
+import { MAX_RETRY_AFTER_SECONDS, notYet, throttleBackoffSeconds, toFailure } from './failures';
 
 const CONTEXT = { method: 'POST', path: '/v1/snapshots', serviceMessage: 'vault is locked' };
 
@@ -61,6 +61,25 @@ describe('429 Too Many Requests', () => {
     // An HTTP date has whole seconds, so up to one is lost to rounding.
     expect(seconds).toBeGreaterThanOrEqual(9);
     expect(seconds).toBeLessThanOrEqual(10);
+  });
+
+  test.each([
+    ['86400', 86_400],
+    [new Date(Date.now() + 2 * 3_600_000).toUTCString(), 7_200],
+  ])('a Retry-After past five minutes (%s) is capped at five, and the cap is logged', (retryAfter, asked) => {
+    const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    expect(delayMs(failureOf(errorForStatus(429, CONTEXT, retryAfter)))).toBe(MAX_RETRY_AFTER_SECONDS * 1000);
+    expect(MAX_RETRY_AFTER_SECONDS).toBe(300);
+    expect(warning).toHaveBeenCalledTimes(1);
+    const [text] = warning.mock.calls[0] ?? [];
+    expect(String(text)).toMatch(/^Retry-After capped: \{"retryAfterSeconds":(\d+),"cappedAtSeconds":300\}$/);
+    expect(Number(/"retryAfterSeconds":(\d+)/.exec(String(text))?.[1])).toBeGreaterThanOrEqual(asked - 1);
+  });
+
+  test('a Retry-After within the cap is obeyed as it is, with nothing logged', () => {
+    const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    expect(delayMs(failureOf(errorForStatus(429, CONTEXT, '300')))).toBe(300_000);
+    expect(warning).not.toHaveBeenCalled();
   });
 
   test('with Retry-After: 0 still waits a second', () => {

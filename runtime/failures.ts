@@ -1,8 +1,15 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { BackupServiceError, TooManyRequestsError, type ServiceErrorCode } from '../api';
 import { FailureType } from '../contracts';
 
 const MAX_THROTTLE_DELAY_SECONDS = 60;
+/**
+ * The longest `Retry-After` obeyed. The service sends the time until a job slot frees, which can be an hour; a proxy
+ * or a skewed clock can send a day. Asking again after five minutes costs one call and gets a fresh figure (another
+ * 429 if still busy), while obeying blindly would park a runbook for as long as the header says, with no sign of it.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 5 * 60;
 
 /** The failure type of each client error code: a new code fails to compile until it is listed in contracts. */
 const SERVICE_FAILURE: Record<ServiceErrorCode, FailureType> = {
@@ -21,14 +28,18 @@ const SERVICE_FAILURE: Record<ServiceErrorCode, FailureType> = {
 
 /**
  * Maps a client error to the failure Temporal sees: 400/403/404/409 stop at once with the service's message; 429
- * waits for `Retry-After` (or a capped, jittered backoff); 5xx and network errors go back to the retry policy.
+ * waits for `Retry-After` up to MAX_RETRY_AFTER_SECONDS (or a capped, jittered backoff); 5xx and network errors go back to the retry policy.
  * Messages were already scrubbed of secrets by the client.
  */
 export function toFailure(err: unknown, attempt = 1): unknown {
   if (!(err instanceof BackupServiceError)) return err;
   const details = [{ code: err.code, status: err.status ?? null, serviceMessage: err.serviceMessage ?? null }];
   if (err instanceof TooManyRequestsError) {
-    const seconds = err.retryAfterSeconds ?? throttleBackoffSeconds(attempt);
+    const asked = err.retryAfterSeconds;
+    if (asked !== undefined && asked > MAX_RETRY_AFTER_SECONDS) {
+      warn('Retry-After capped', { retryAfterSeconds: asked, cappedAtSeconds: MAX_RETRY_AFTER_SECONDS });
+    }
+    const seconds = asked === undefined ? throttleBackoffSeconds(attempt) : Math.min(asked, MAX_RETRY_AFTER_SECONDS);
     return ApplicationFailure.create({
       message: err.message,
       type: FailureType.TooManyRequests,
@@ -42,6 +53,18 @@ export function toFailure(err: unknown, attempt = 1): unknown {
     nonRetryable: !err.retryable,
     details,
   });
+}
+
+/** The activity's logger when called in one (as the activities do), else the process's warnings. */
+function warn(message: string, meta: Record<string, unknown>): void {
+  let context: Context | undefined;
+  try {
+    context = Context.current();
+  } catch {
+    context = undefined;
+  }
+  if (context) context.log.warn(message, meta);
+  else process.emitWarning(`${message}: ${JSON.stringify(meta)}`);
 }
 
 /** Exponential from 2 s, capped at a minute, with full jitter over its upper half so that workers spread out. */

@@ -1,4 +1,5 @@
 import { toClientOptions, type ClientConfigTLS, type ClientConnectConfig } from '@temporalio/envconfig';
+import { registerSecret } from '../api/redact';
 import { ConfigError, temporalSettingName, type TemporalConfig, type TemporalSetting } from './config';
 
 /** What both `NativeConnection.connect` (worker) and `Connection.connect` (client) take. */
@@ -37,6 +38,11 @@ export function temporalConnectionOptions(temporal: TemporalConfig, address: str
     throw new ConfigError([
       { variable: temporalSettingName(temporal, setting), message: `cannot read ${path}: ${code ?? 'unreadable'}` },
     ]);
+  }
+  // A key read from its file is as secret as one given as data (which config.ts registered).
+  const tlsOptions = options.connectionOptions.tls;
+  if (tlsOptions && typeof tlsOptions === 'object' && tlsOptions.clientCertPair) {
+    registerSecret(Buffer.from(tlsOptions.clientCertPair.key).toString('utf8'));
   }
   // Unset options stay absent: the SDK's defaults must not be overwritten with undefined.
   const given = Object.entries(options.connectionOptions).filter(([, v]) => v !== undefined);

@@ -2,6 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { registerSecret } from '../api/redact';
+import { registerUrlSecrets } from './env-secrets';
 import { NOTIFICATION_EVENTS, type NotificationEventName } from '../contracts';
 import type { ConfigIssue } from './config';
 
@@ -133,7 +134,7 @@ function targetsOfFile(path: string, read: (path: string) => string) {
 /** Secrets (the signing key, and the URL, which holds Slack's token) are scrubbed from every log line and error. */
 function registered(target: WebhookTarget): WebhookTarget {
   registerSecret(target.secret);
-  registerSecret(target.url);
+  registerUrlSecrets(target.url);
   return target;
 }
 

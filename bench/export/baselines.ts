@@ -57,7 +57,9 @@ export async function naiveExport(ep: ResultsEndpoint, path: string): Promise<{ 
     const res = await fetch(resultsUrl(ep, { pageToken }), { headers: { authorization: `Bearer ${ep.token}` } });
     if (!res.ok) throw new Error(`results page answered ${res.status}`);
     const page = (await res.json()) as { columns: string[]; records: string[][]; nextToken: string | null };
-    const text = (rows === 0 ? csvRecord(page.columns) : '') + page.records.map((r) => csvRecord(r)).join('');
+    const exact = { exact: true };
+    const text =
+      (rows === 0 ? csvRecord(page.columns, exact) : '') + page.records.map((r) => csvRecord(r, exact)).join('');
     await appendFile(path, text);
     rows += page.records.length;
     pageToken = page.nextToken ?? undefined;

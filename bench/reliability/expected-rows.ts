@@ -10,9 +10,10 @@ export async function expectedQueryCsv(service: BackupServiceClient, queryId: st
   let text = '';
   let first = true;
   for await (const page of service.queryResultPages(queryId, { pageSize: 3_000 })) {
-    if (first) text += csvRecord(page.columns);
+    // Query exports keep their data exact.
+    if (first) text += csvRecord(page.columns, { exact: true });
     first = false;
-    for (const record of page.records) text += csvRecord(record);
+    for (const record of page.records) text += csvRecord(record, { exact: true });
   }
   return text;
 }

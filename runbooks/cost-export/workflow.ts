@@ -1,4 +1,5 @@
-import { workflowInfo } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { patched, workflowInfo } from '@temporalio/workflow';
 import { heartbeatingCalls, leanHistory, notify, resend } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
@@ -7,12 +8,24 @@ import { CostDataInput, CostExportInput, type CostExportResult } from './contrac
 
 const heartbeating = heartbeatingCalls<Activities>();
 
+/** Set by Temporal Schedules on each run they start: the time it was due, which a catch-up or backfill run is late for. */
+const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
+/**
+ * What `previous-day` and `previous-month` count back from: a schedule's due time, else the run's start. Runs started
+ * before this was read (no marker in their history) keep their start, so that they replay as they ran.
+ */
+function windowReference(): Date {
+  const info = workflowInfo();
+  if (!patched('cost-window-scheduled-time')) return info.startTime;
+  return info.typedSearchAttributes.get(ScheduledStartTime) ?? info.startTime;
+}
+
 /** Exports a window's cost data to a CSV named for the window; a re-run replaces it atomically. */
 export async function costExport(raw: CostExportInput): Promise<CostExportResult> {
   const input = parseInput(CostExportInput, raw);
   const tracker = new RunbookTracker('costExport');
-  // A schedule's action time is the moment it fired; a manual run uses its start.
-  const window = costWindow(input.window, workflowInfo().startTime);
+  const window = costWindow(input.window, windowReference());
   const request = parseInput(CostDataInput, { ...input.options, timeFrame: window.timeFrame });
 
   tracker.phase('exporting cost data', { detail: `${window.timeFrame.startTime} to ${window.timeFrame.endTime}` });

@@ -11,13 +11,9 @@ import { calling } from '../../runtime/failures';
 import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
-import { rpoNote, renderHtml } from './render-html';
-import {
-  DRILL_REPORT_SCHEMA_VERSION,
-  type DrillReport,
-  type DrillReportPaths,
-  type DrillResourceResult,
-} from './report';
+import { renderHtml } from './render-html';
+import { renderMarkdown } from './render-markdown';
+import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
 export interface ResourceRef {
@@ -139,51 +135,3 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
 }
 
 const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });
-
-const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
-const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
-
-export function renderMarkdown(report: DrillReport): string {
-  const s = report.summary;
-  const lines = [
-    `# Disaster-recovery drill: ${report.name}`,
-    '',
-    `- Drill started: ${report.startedAt}`,
-    `- Drill finished: ${report.finishedAt}`,
-    `- Workflow: ${report.workflowId} (run ${report.runId})`,
-    `- Targets: RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`,
-    `- Verdict: **${s.verdict}** (${s.passed} passed, ${s.failed} failed of ${s.total})`,
-    '',
-    '- RPO: drill start minus the point in time of the newest snapshot taken before the drill began',
-    '',
-    '| Resource | Type | Snapshot point in time | RPO | RPO measured against | RTO | Check | Backup job | Restore job | Verdict |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...report.resources.map(row),
-    '',
-  ];
-  const failures = report.resources.filter((r) => r.verdict === 'FAIL');
-  if (failures.length > 0) {
-    lines.push('## Failures', '', ...failures.map((r) => `- ${r.resourceName}: ${r.reasons.join('; ')}`), '');
-  }
-  return lines.join('\n');
-}
-
-function row(r: DrillResourceResult): string {
-  const check = r.check ? `${r.check.passed ? 'passed' : 'FAILED'} (${r.check.detail})` : 'none';
-  return [
-    r.resourceName,
-    r.resourceType,
-    r.snapshotPointInTime ?? 'n/a',
-    `${seconds(r.rpoSeconds)} (${mark(r.rpoMet)})`,
-    rpoNote(r),
-    `${seconds(r.rtoSeconds)} (${mark(r.rtoMet)})`,
-    check,
-    r.backupJobId ?? (r.snapshotReused ? 'reused snapshot' : 'n/a'),
-    r.restoreJobId ?? 'n/a',
-    r.verdict,
-  ]
-    .map((cell) => cell.replace(/\|/g, '\\|'))
-    .join(' | ')
-    .replace(/^/, '| ')
-    .concat(' |');
-}

@@ -13,7 +13,9 @@ export function queryExportActivities({ client, outputDir, webhooks }: ActivityD
       fileName: string;
       pageSize?: number;
       announce?: boolean;
+      defangFormulas?: boolean;
     }): Promise<ExportSummary & Notified> {
+      const csv = { exact: input.defangFormulas !== true };
       const summary = await exportServicePages(
         { outputDir, folder: 'query-exports', fileName: input.fileName },
         (pageToken, tokenAhead) =>
@@ -23,8 +25,8 @@ export function queryExportActivities({ client, outputDir, webhooks }: ActivityD
             tokenAhead,
           ),
         (page) => ({
-          header: csvRecord(page.columns),
-          bytes: csvRecordsBuffer(page.records),
+          header: csvRecord(page.columns, csv),
+          bytes: csvRecordsBuffer(page.records, csv),
           rows: page.records.length,
           nextToken: page.nextToken,
         }),

@@ -20,6 +20,8 @@ export const QueryExportInput = strictDeep(
       .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')
       .optional(),
     pageSize: z.number().int().min(1).max(QUERY_EXPORT_PAGE_SIZE).optional(),
+    /** Prefix cells a spreadsheet would run as formulas with `'` (runtime/csv.ts); unset: the data stays exact. */
+    defangFormulas: z.boolean().optional(),
   }),
 );
 export type QueryExportInput = z.input<typeof QueryExportInput>;

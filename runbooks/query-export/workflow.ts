@@ -27,6 +27,7 @@ export async function queryExport(raw: QueryExportInput): Promise<QueryExportRes
     fileName,
     pageSize: input.pageSize,
     ...(inline ? { announce: true } : {}),
+    ...(input.defangFormulas ? { defangFormulas: true } : {}),
   });
 
   tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });

@@ -322,6 +322,29 @@ describe('redact()', () => {
     expect(redact('abc def')).toBe('abc def');
   });
 
+  test('scrubs API keys however they are spelled', () => {
+    expect(redact('GET /v1?api_key=k3y-abc&x=1')).toBe(`GET /v1?api_key=${REDACTED}&x=1`);
+    expect(redact('{"apiKey":"k3y-abc"}')).toBe(`{"apiKey":"${REDACTED}"}`);
+    expect(redact('x-api-key: k3y-abc')).toBe(`x-api-key: ${REDACTED}`);
+  });
+
+  test('scrubs a private key in PEM, raw or JSON-escaped', () => {
+    const body = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7';
+    const pem = (nl: string) => `-----BEGIN EC PRIVATE KEY-----${nl}${body}${nl}-----END EC PRIVATE KEY-----`;
+    for (const nl of ['\n', '\\n']) {
+      expect(redact(`key: ${pem(nl)}`)).toBe(
+        `key: -----BEGIN EC PRIVATE KEY-----${REDACTED}-----END EC PRIVATE KEY-----`,
+      );
+    }
+  });
+
+  test('a registered multi-line secret is scrubbed in a JSON line and line by line', () => {
+    const secret = 'first-line-of-a-secret\nsecond-line-of-a-secret';
+    registerSecret(secret);
+    expect(redact(JSON.stringify({ secret }))).not.toContain('line-of-a-secret');
+    expect(redact('only second-line-of-a-secret')).toBe(`only ${REDACTED}`);
+  });
+
   test('leaves ordinary text alone', () => {
     expect(redact('vault vault-1 not found in region-1')).toBe('vault vault-1 not found in region-1');
   });

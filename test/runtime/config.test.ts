@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { redact } from '../../api';
 import {
   ConfigError,
   loadConfig,
@@ -390,5 +391,52 @@ describe('resolveCredentials', () => {
     await expect(resolveCredentials(service({ credentialsFile: broken }), log)).rejects.toThrow(
       /BACKUP_CREDENTIALS_FILE: .* must hold JSON/,
     );
+  });
+});
+
+describe('secrets in the configuration are redacted wherever they would be logged', () => {
+  test('the API key, TLS key data, secret gRPC headers, the client secret and the codec keys', () => {
+    const pem = `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n`;
+    const codecKey = Buffer.alloc(32, 7).toString('base64');
+    loadTemporalConfig({
+      TEMPORAL_ADDRESS: 'temporal.example.com:7233',
+      TEMPORAL_API_KEY: 'temporal-api-key-5f1e',
+      TEMPORAL_TLS_CLIENT_CERT_DATA: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+      TEMPORAL_TLS_CLIENT_KEY_DATA: pem,
+      TEMPORAL_GRPC_META_X_VENDOR_TOKEN: 'vendor-token-77aa',
+      TEMPORAL_GRPC_META_X_TENANT: 'tenant-one',
+    });
+    loadServiceConfig({ ...remote, BACKUP_CLIENT_SECRET: 'service-secret-9c2d' });
+    loadConfig({ RUNBOOKS_CODEC_KEY: `k1:${codecKey}` });
+    const line = JSON.stringify({
+      msg: `connecting with temporal-api-key-5f1e, vendor-token-77aa for tenant-one; secret service-secret-9c2d`,
+      key: pem,
+      codec: codecKey,
+    });
+    const out = redact(line);
+    for (const secret of ['temporal-api-key-5f1e', 'vendor-token-77aa', 'service-secret-9c2d', codecKey, 'MIIEvQIB']) {
+      expect(out).not.toContain(secret);
+    }
+    // An ordinary header is no secret.
+    expect(out).toContain('tenant-one');
+  });
+
+  test('a TLS client key read from its file, when connecting', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tls-key-'));
+    try {
+      const keyLine = 'MC4CAQAwBQYDK2VwBCIEIFileKeyLine0123456789abcdefghijklmnopqrstu';
+      await writeFile(join(dir, 'client.key'), `-----BEGIN PRIVATE KEY-----\n${keyLine}\n-----END PRIVATE KEY-----\n`);
+      await writeFile(join(dir, 'client.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+      const config = loadTemporalConfig({
+        TEMPORAL_ADDRESS: 'temporal.example.com:7233',
+        TEMPORAL_TLS_CLIENT_CERT_PATH: join(dir, 'client.pem'),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: join(dir, 'client.key'),
+      });
+      expect(redact(`line: ${keyLine}`)).toContain(keyLine);
+      temporalConnectionOptions(config, 'temporal.example.com:7233');
+      expect(redact(`line: ${keyLine}`)).toBe('line: [REDACTED]');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
