@@ -4,7 +4,7 @@
 // A folder the image lacks, or a variable compose forgets, fails here.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -16,6 +16,7 @@ import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator } from '../../simulator/server';
 import { APPROVAL, eventually, FAST_JOBS, waitingRequestId } from '../e2e/helpers';
 import { startTestEnv, temporalCliPath } from '../helpers/temporal';
+import { ensureWorkflowBundle } from '../worker/worker-process';
 import { layOut, namedMounts, parseCompose, rooted, runtimeImage, type ComposeService } from './image-layout';
 
 const REPO = join(__dirname, '..', '..');
@@ -103,16 +104,6 @@ async function lineOf(container: Container, pattern: RegExp, timeoutMs = 90_000)
   }
   const state = exitCode === undefined ? 'still running, without it' : `exited with ${String(exitCode)}`;
   throw new Error(`${container.name} ${state} (${pattern}):\n${container.output.join('\n')}`);
-}
-
-/** The image's bundle, made as its build stage makes it, when the build here has none or an older one. */
-async function ensureWorkflowBundle(): Promise<void> {
-  const bundle = join(REPO, 'dist', 'workflow-bundle.js');
-  const built = statSync(join(REPO, 'dist', 'runbooks', 'workflows.js')).mtimeMs;
-  if (existsSync(bundle) && statSync(bundle).mtimeMs >= built) return;
-  await promisify(execFile)(process.execPath, ['dist/worker/bundle-workflows.js', 'dist/workflow-bundle.js'], {
-    cwd: REPO,
-  });
 }
 
 let control: SimulatorControlClient;
@@ -246,7 +237,7 @@ test('an approval-gated restore: the reviewer approves through the control API, 
     const requestId = await waitingRequestId(handle);
     await control.approve(requestId, APPROVAL);
     const result = await handle.result();
-    expect(result.job.status).toBe('COMPLETED');
+    expect(result.job.status).toBe('JOB_COMPLETED');
     expect(result.timings.approvedAt).toBeDefined();
   } finally {
     await control.clearPolicies();
