@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/codec';
@@ -12,6 +13,10 @@ import { UsageError } from './errors';
  * Temporal's codec-server protocol, so the Web UI and `temporal` CLI can show encrypted history: `POST /encode` and
  * `POST /decode` take and answer `{ payloads: [{ metadata: { key: base64 }, data: base64 }] }` (protobuf JSON).
  * node:http only: this command must start fast and pull nothing heavy.
+ *
+ * It holds the keys to all history, so it trusts little: a `Host` header that names neither this server nor the
+ * allowed origin is refused (421), so that a web page that rebinds its DNS name to 127.0.0.1 cannot reach it; `*` as
+ * the allowed origin needs a token; and `/encode`, which no viewer needs, is served only when asked for.
  */
 
 export const DEFAULT_ALLOWED_ORIGIN = 'http://localhost:8233';
@@ -43,6 +48,10 @@ export interface CodecServerOptions {
   allowedOrigin?: string;
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Serve `POST /encode` too (the Web UI only decodes; `temporal` CLI users who send data may need it). */
+  allowEncode?: boolean;
+  /** More names (host or host:port) that clients may use to reach the server, e.g. behind a reverse proxy. */
+  allowedHosts?: string[];
 }
 
 export interface RunningCodecServer {
@@ -81,8 +90,63 @@ function authorized(req: IncomingMessage, token: string | undefined): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** `--allow-origin '*'` lets any web page call the server: only with a token. */
+export class OpenOriginError extends Error {
+  constructor() {
+    super(
+      "--allow-origin '*' needs RUNBOOKS_CODEC_SERVER_TOKEN: without a token, any web page could decrypt history " +
+        'through this server. Name the Web UI origin instead (e.g. http://localhost:8233), or set a token.',
+    );
+    this.name = 'OpenOriginError';
+  }
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** `host:port` (lower case, IPv6 in brackets), as a Host header names a server. */
+function hostPort(host: string, port: number): string {
+  const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `${name.toLowerCase()}:${port}`;
+}
+
+/** A Host header (or host[:port]) as `host:port`; no port means http's default, 80. Unparsable: ''. */
+function normalizeHostHeader(header: string): string {
+  const match = /^(\[[0-9a-f:.]+\]|[^[\]:\s]+)(?::(\d{1,5}))?$/.exec(header.trim().toLowerCase());
+  return match ? `${match[1] ?? ''}:${match[2] ?? '80'}` : '';
+}
+
+/**
+ * The Host headers this server answers: its own address (for a loopback or wildcard bind, every local name), the
+ * allowed origin's host, and any name given with `allowedHosts`.
+ */
+export function acceptedHosts(bound: string, port: number, allowedOrigin: string, extra: string[] = []): Set<string> {
+  const hosts = new Set<string>([hostPort(bound, port)]);
+  const wildcard = WILDCARDS.has(bound);
+  if (wildcard || ['localhost', '127.0.0.1', '::1', '[::1]'].includes(bound.toLowerCase())) {
+    for (const name of LOOPBACK_NAMES) hosts.add(hostPort(name, port));
+  }
+  if (wildcard) {
+    hosts.add(hostPort(hostname(), port));
+    for (const nic of Object.values(networkInterfaces()).flat()) if (nic) hosts.add(hostPort(nic.address, port));
+  }
+  if (allowedOrigin !== '*') {
+    const origin = new URL(allowedOrigin);
+    hosts.add(hostPort(origin.hostname, Number(origin.port || (origin.protocol === 'https:' ? 443 : 80))));
+  }
+  for (const name of extra) {
+    const given = normalizeHostHeader(name);
+    // A name without a port: as a proxy in front (80, 443) or a DNS name for this port would send it.
+    if (/:\d+$/.test(name.trim())) hosts.add(given);
+    else for (const p of [80, 443, port]) hosts.add(given.replace(/:80$/, `:${p}`));
+  }
+  return hosts;
+}
+
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   const allowedOrigin = options.allowedOrigin ?? DEFAULT_ALLOWED_ORIGIN;
+  if (allowedOrigin === '*' && !options.token) throw new OpenOriginError();
+  let hosts = new Set<string>();
 
   const cors = (req: IncomingMessage, res: ServerResponse) => {
     const origin = req.headers.origin;
@@ -100,6 +164,11 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // Before anything else, preflights included: a rebound DNS name must learn nothing, not even CORS headers.
+    const host = req.headers.host;
+    if (!host || !hosts.has(normalizeHostHeader(host))) {
+      throw new HttpError(421, `this server does not answer to the host '${host ?? ''}'`);
+    }
     cors(req, res);
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'OPTIONS') {
@@ -114,6 +183,9 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     }
     if (path !== '/encode' && path !== '/decode') throw new HttpError(404, 'only POST /encode and POST /decode');
     if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
+    if (path === '/encode' && !options.allowEncode) {
+      throw new HttpError(403, 'POST /encode is off: start the server with --allow-encode to serve it');
+    }
     if (!authorized(req, options.token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       throw new HttpError(401, 'a valid bearer token is required');
@@ -142,6 +214,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
   const { address, port } = server.address() as AddressInfo;
+  hosts = acceptedHosts(options.host ?? '127.0.0.1', port, allowedOrigin, options.allowedHosts);
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
@@ -155,8 +228,11 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
 
 const USAGE = [
   'usage: runbooks codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin http://localhost:8233|*]',
+  '                             [--allow-host <name[:port]>]... [--allow-encode]',
   '  Decrypts history for the Temporal Web UI. Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker);',
-  '  RUNBOOKS_CODEC_SERVER_TOKEN, when set, must come in the Authorization header of each request.',
+  '  RUNBOOKS_CODEC_SERVER_TOKEN, when set, must come in the Authorization header of each request (required with',
+  "  --allow-origin '*'). Requests must name this server (or the allowed origin, or an --allow-host) in their Host",
+  '  header. POST /encode is served only with --allow-encode. See docs/security.md.',
 ].join('\n');
 
 /** `runbooks codec-server`: serves until SIGINT or SIGTERM. */
@@ -167,6 +243,8 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
       port: { type: 'string', default: '8888' },
       host: { type: 'string', default: '127.0.0.1' },
       'allow-origin': { type: 'string', default: DEFAULT_ALLOWED_ORIGIN },
+      'allow-host': { type: 'string', multiple: true },
+      'allow-encode': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     USAGE,
@@ -188,6 +266,7 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
     throw err;
   }
   if (!keys) throw new UsageError(`no keys: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE\n${USAGE}`);
+  if (origin === '*' && !token) throw new UsageError(new OpenOriginError().message);
 
   const server = await startCodecServer({
     codec: new AesGcmCodec(keys),
@@ -195,10 +274,12 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
     host: values.host,
     allowedOrigin: origin,
     token,
+    allowEncode: values['allow-encode'],
+    allowedHosts: values['allow-host'],
   });
   console.log(
     `codec server at ${server.url} (keys: ${[...keys.keys.keys()].join(', ')}; current: ${keys.current}; ` +
-      `origin: ${origin}; token: ${token ? 'required' : 'none'})\n` +
+      `origin: ${origin}; token: ${token ? 'required' : 'none'}; /encode: ${values['allow-encode'] ? 'on' : 'off'})\n` +
       `In the Web UI: Settings (Data Encoder) → ${server.url}, or start the dev server with --ui-codec-endpoint ${server.url}`,
   );
   await new Promise<void>((resolve) => {

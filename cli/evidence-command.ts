@@ -1,23 +1,37 @@
 import type { KeyObject } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { EvidenceKeyError, keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { EvidenceKeyError, fingerprintOf, keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { parseKeyHistory, publicKeyOf } from '../runtime/evidence-key-history';
 import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { parseCommandLine, positionals } from './args';
 import { CliError, UsageError } from './errors';
+import { describeHistoryEntry, evidenceKeyCommand, KEY_USAGE } from './evidence-key-command';
 
-const USAGE = [
-  'usage: runbooks evidence verify <dir> [--public-key <pem>]...',
-  '<dir> holds the drill reports (or is the output directory above drill-reports/). Check against a public key',
-  `obtained out of band; without --public-key, the ${PUBLIC_KEY_FILE} files next to the reports are used.`,
+const VERIFY_USAGE = [
+  'usage: runbooks evidence verify <dir> --public-key <file>... | --trust-folder-keys',
+  '<dir> holds the drill reports (or is the output directory above drill-reports/). --public-key: the key history',
+  '(<key>.history.json, see runbooks evidence key show) or a PEM public key, obtained out of band. Without it, verify',
+  `refuses (exit code 2): whoever can edit a report can replace the ${PUBLIC_KEY_FILE} beside it.`,
+  '--trust-folder-keys trusts those keys all the same (a quick check, not an audit).',
 ].join('\n');
+const USAGE = `${VERIFY_USAGE}\n${KEY_USAGE}`;
 
 /** The folder to check does not exist or holds no reports. */
 export class EvidenceDirError extends UsageError {}
 
 /** A --public-key file that cannot be read or holds no Ed25519 public key. */
 export class PublicKeyFileError extends UsageError {}
+
+/** Neither --public-key nor --trust-folder-keys: the only keys at hand are the ones an attacker could have put there. */
+export class UntrustedKeysError extends UsageError {}
+
+interface TrustedKey {
+  key: KeyObject;
+  /** Where it came from, and for a history its dates. */
+  line: string;
+}
 
 /** Verification ran and found a problem; the message names the first report at fault. */
 export class EvidenceCheckFailedError extends CliError {
@@ -29,30 +43,53 @@ export class EvidenceCheckFailedError extends CliError {
 export async function evidenceCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') return console.log(USAGE);
+  if (sub === 'key') return evidenceKeyCommand(rest);
   if (sub !== 'verify') throw new UsageError(`unknown evidence command '${sub}'\n${USAGE}`);
   const { values, positionals: given } = parseCommandLine(
     rest,
-    { 'public-key': { type: 'string', multiple: true }, help: { type: 'boolean', default: false } },
-    USAGE,
+    {
+      'public-key': { type: 'string', multiple: true },
+      'trust-folder-keys': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    VERIFY_USAGE,
   );
-  if (values.help) return console.log(USAGE);
-  const [dirArg = ''] = positionals(given, ['dir'], USAGE);
+  if (values.help) return console.log(VERIFY_USAGE);
+  const [dirArg = ''] = positionals(given, ['dir'], VERIFY_USAGE);
   const dir = await reportsDir(dirArg);
   const keyFiles = values['public-key'] ?? [];
-  const published = keyFiles.length === 0;
-  const files = published
-    ? (await readdir(dir))
-        .filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'))
-        .map((n) => join(dir, n))
-    : keyFiles;
-  if (files.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key\n${USAGE}`);
-  const keys = (await Promise.all(files.map(readPublicKeys))).flat();
-  if (published) {
-    console.log(`checking against the public key(s) found in ${dir}; an auditor should pass --public-key instead`);
+  const trustFolder = values['trust-folder-keys'];
+  if (keyFiles.length > 0 && trustFolder) {
+    throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${VERIFY_USAGE}`);
   }
-  console.log(`public keys: ${keys.map(keyIdOf).join(', ')}`);
+  const files =
+    keyFiles.length > 0
+      ? keyFiles
+      : (await readdir(dir))
+          .filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'))
+          .map((n) => join(dir, n));
+  const keys = (await Promise.all(files.map(readPublicKeys))).flat();
+  if (keyFiles.length === 0) {
+    console.log(`public keys found beside the reports in ${dir}:`);
+    for (const k of keys) console.log(`  ${k.line}`);
+    if (!trustFolder) {
+      throw new UntrustedKeysError(
+        `not verified: these keys lie beside the reports, and whoever can edit a report can replace them. Give ` +
+          `--public-key <the key history or public key obtained out of band> (runbooks evidence key show names it), ` +
+          `or --trust-folder-keys to trust the folder's keys all the same`,
+      );
+    }
+    if (keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
+    console.log('trusting them (--trust-folder-keys): this shows the reports match those keys, not who signed them');
+  } else {
+    console.log('public keys given:');
+    for (const k of keys) console.log(`  ${k.line}`);
+  }
 
-  const { chains, first } = await verifyEvidence(dir, keys);
+  const { chains, first } = await verifyEvidence(
+    dir,
+    keys.map((k) => k.key),
+  );
   if (chains.length === 0) throw new EvidenceDirError(`${dir} holds no drill reports`);
   for (const chain of chains) {
     const count = `${chain.reports.length} report${chain.reports.length === 1 ? '' : 's'}`;
@@ -79,15 +116,27 @@ async function reportsDir(arg: string): Promise<string> {
   return (await isDir(nested)) ? nested : dir;
 }
 
-async function readPublicKeys(path: string): Promise<KeyObject[]> {
-  let pem: string;
+/** The keys of a PEM file (one key or several) or of a key history, each with its fingerprint. */
+async function readPublicKeys(path: string): Promise<TrustedKey[]> {
+  let text: string;
   try {
-    pem = await readFile(path, 'utf8');
+    text = await readFile(path, 'utf8');
   } catch (err) {
     throw new PublicKeyFileError(`--public-key ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? ''})`);
   }
   try {
-    return parsePublicKeys(pem, path);
+    const history = parseKeyHistory(text, path);
+    if (history) {
+      if (history.keys.length === 0) throw new PublicKeyFileError(`${path}: the key history lists no key`);
+      return history.keys.map((entry) => ({
+        key: publicKeyOf(entry, path),
+        line: `${describeHistoryEntry(entry)} (${path})`,
+      }));
+    }
+    return parsePublicKeys(text, path).map((key) => ({
+      key,
+      line: `${keyIdOf(key)} ${fingerprintOf(key)} (${path})`,
+    }));
   } catch (err) {
     if (err instanceof EvidenceKeyError) throw new PublicKeyFileError(err.message);
     throw err;

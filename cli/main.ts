@@ -39,7 +39,7 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   },
   evidence: {
     load: () => evidenceCommands().evidenceCommand,
-    help: 'evidence verify <dir> [--public-key <pem>]',
+    help: 'evidence verify <dir> --public-key <history|pem> | --trust-folder-keys; evidence key show|rotate',
   },
   demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
 };

@@ -59,7 +59,7 @@ export async function drillScenario(
       ...report.resources.map(resourceLine),
       `worst RPO ${seconds(s.worstRpoSeconds)}, worst RTO ${seconds(s.worstRtoSeconds)} (targets ${seconds(report.targets.rpoSeconds)} / ${seconds(report.targets.rtoSeconds)})`,
       `sealed as report ${seal.sequence} of the '${seal.chain}' chain (Ed25519 key ${seal.keyId}); ` +
-        `check with: runbooks evidence verify ${dirname(sealPath)}`,
+        `check with: runbooks evidence verify ${dirname(sealPath)} --public-key <the key history: runbooks evidence key show>`,
     ],
     files: [
       ...(await Promise.all(

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError, type CodecKeys } from './codec';
+import { ApplicationFailure, DefaultFailureConverter, defaultPayloadConverter, type Payload } from '@temporalio/common';
+import {
+  AesGcmCodec,
+  codecDataConverter,
+  ENCRYPTED_ENCODING,
+  FAILURE_CONVERTER_PATH,
+  KEY_ID_METADATA,
+  PayloadDecryptionError,
+  type CodecKeys,
+} from './codec';
 import { ConfigError, loadCodecKeys, loadConfig } from './config';
+import { failureConverter } from './failure-converter';
 
 const k1 = randomBytes(32);
 const k2 = randomBytes(32);
@@ -160,5 +169,67 @@ describe('loadCodecKeys', () => {
   test('loadConfig reports a bad key with the other problems', () => {
     const err = configError(() => loadConfig({ RUNBOOKS_CODEC_KEY: 'x', LOG_LEVEL: 'loud' }));
     expect(err.issues.map((i) => i.variable).sort()).toEqual(['LOG_LEVEL', 'RUNBOOKS_CODEC_KEY']);
+  });
+
+  test('RUNBOOKS_REQUIRE_ENCRYPTION=true refuses to start without a key, in one line naming the variable', () => {
+    const err = configError(() => loadCodecKeys({ RUNBOOKS_REQUIRE_ENCRYPTION: 'true' }));
+    expect(err.issues).toEqual([
+      {
+        variable: 'RUNBOOKS_REQUIRE_ENCRYPTION',
+        message: 'is true, but no codec key is configured: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE',
+      },
+    ]);
+    // The worker's configuration stops on it (the CLI's: test/runtime/key-file-permissions.test.ts).
+    expect(configError(() => loadConfig({ RUNBOOKS_REQUIRE_ENCRYPTION: 'true' })).issues[0]?.variable).toBe(
+      'RUNBOOKS_REQUIRE_ENCRYPTION',
+    );
+    // With a key, or when false, it is satisfied.
+    const key = `k1:${b64(k1)}`;
+    expect(loadCodecKeys({ RUNBOOKS_REQUIRE_ENCRYPTION: 'true', RUNBOOKS_CODEC_KEY: key })?.current).toBe('k1');
+    expect(loadCodecKeys({ RUNBOOKS_REQUIRE_ENCRYPTION: 'false' })).toBeUndefined();
+    expect(configError(() => loadCodecKeys({ RUNBOOKS_REQUIRE_ENCRYPTION: 'yes' })).issues[0]?.variable).toBe(
+      'RUNBOOKS_REQUIRE_ENCRYPTION',
+    );
+  });
+});
+
+describe('failures', () => {
+  const codec = new AesGcmCodec(keys('k1', [['k1', k1]]));
+  const secretMessage = 'POST /v1/projects/p-123/snapshots/s-456/databases/query failed with 404';
+
+  test('with keys, the data converter carries the encoding failure converter', () => {
+    expect(codecDataConverter(keys('k1', [['k1', k1]]))).toEqual({
+      payloadCodecs: [expect.any(AesGcmCodec)],
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+    });
+    expect(codecDataConverter(undefined)).toBeUndefined();
+  });
+
+  test('message and stack leave the failure for a payload the codec encrypts, and come back whole', async () => {
+    const failure = failureConverter.errorToFailure(
+      ApplicationFailure.nonRetryable(secretMessage, 'NotFound'),
+      defaultPayloadConverter,
+    );
+    expect(failure.message).toBe('Encoded failure');
+    expect(failure.stackTrace).toBe('');
+    const [encrypted] = await codec.encode([failure.encodedAttributes as Payload]);
+    expect(text(encrypted?.data)).not.toContain('p-123');
+    const [decrypted] = await codec.decode([encrypted as Payload]);
+    const error = failureConverter.failureToError(
+      { ...failure, encodedAttributes: decrypted },
+      defaultPayloadConverter,
+    );
+    expect(error.message).toBe(secretMessage);
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect((error as ApplicationFailure).type).toBe('NotFound');
+  });
+
+  test('failures stored in clear before (older histories) still read the same', () => {
+    const old = new DefaultFailureConverter().errorToFailure(
+      ApplicationFailure.nonRetryable(secretMessage, 'NotFound'),
+      defaultPayloadConverter,
+    );
+    expect(old.message).toBe(secretMessage);
+    expect(failureConverter.failureToError(old, defaultPayloadConverter).message).toBe(secretMessage);
   });
 });

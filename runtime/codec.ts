@@ -122,7 +122,20 @@ function deserializePayload(bytes: Uint8Array): Payload {
   return { metadata, data };
 }
 
-/** `{ payloadCodecs: [codec] }` when keys are configured; nothing otherwise, so the SDK's defaults apply. */
-export function codecDataConverter(keys: CodecKeys | undefined): { payloadCodecs: PayloadCodec[] } | undefined {
-  return keys ? { payloadCodecs: [new AesGcmCodec(keys)] } : undefined;
+/**
+ * The module of the failure converter that moves failure messages and stack traces into a payload
+ * (runtime/failure-converter.ts). The workflow bundle always carries it (a bundle is built before any key is known),
+ * and the worker and the clients use it whenever a key is configured, so that the codec encrypts failures too.
+ */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
+/**
+ * With keys: the codec, and the failure converter that hands failures' messages and stack traces to it. The worker,
+ * the CLI and the stack's client all use this one converter, so what one encrypts the others read. Without keys:
+ * nothing, so the SDK's defaults apply.
+ */
+export function codecDataConverter(
+  keys: CodecKeys | undefined,
+): { payloadCodecs: PayloadCodec[]; failureConverterPath: string } | undefined {
+  return keys ? { payloadCodecs: [new AesGcmCodec(keys)], failureConverterPath: FAILURE_CONVERTER_PATH } : undefined;
 }

@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type CodecKeys } from './codec';
 import { EvidenceKeyError, parseEvidenceKey } from './evidence-key';
+import { ALLOW_SHARED_KEY_FILES, keyFileProblem } from './key-file-permissions';
 import { webhookTargetsOf, type WebhookTarget } from './webhooks';
 
 /**
@@ -88,7 +89,7 @@ export interface Config {
   codecKeys?: CodecKeys;
   /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
   versioning?: VersioningConfig;
-  /** PKCS#8 PEM Ed25519 key that seals drill reports; unset: one generated in the data dir. */
+  /** PKCS#8 PEM Ed25519 key that seals drill reports, created there when missing; unset: one in the data dir. */
   evidenceKeyFile?: string;
   /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
   webhooks?: WebhookTarget[];
@@ -96,6 +97,8 @@ export interface Config {
   temporalConnectTimeoutMs?: number;
   /** After SIGTERM, running activities get this long (RUNBOOKS_SHUTDOWN_GRACE_TIME_MS) before they are cancelled. */
   shutdownGraceTimeMs?: number;
+  /** RUNBOOKS_ALLOW_SHARED_KEY_FILES: key files that the group or others can read are accepted. */
+  allowSharedKeyFiles?: boolean;
 }
 
 export interface VersioningConfig {
@@ -465,7 +468,10 @@ export function loadConfig(env: Env = process.env): Config {
   const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
   const evidence = attempt(() => ({ keyFile: loadEvidenceKeyFile(env) }));
   const webhooks = attempt(() => loadWebhookTargets(env));
-  if (!temporal || !service || !rest || !codec || !versioning || !evidence || !webhooks) throw new ConfigError(issues);
+  const shared = attempt(() => ({ allowed: allowSharedKeyFiles(env) }));
+  if (!temporal || !service || !rest || !codec || !versioning || !evidence || !webhooks || !shared) {
+    throw new ConfigError(issues);
+  }
   return {
     temporal,
     service,
@@ -481,22 +487,41 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: webhooks.length > 0 ? webhooks : undefined,
     temporalConnectTimeoutMs: rest.RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS,
     shutdownGraceTimeMs: rest.RUNBOOKS_SHUTDOWN_GRACE_TIME_MS,
+    ...(shared.allowed ? { allowSharedKeyFiles: true } : {}),
   };
 }
 
-/** RUNBOOKS_EVIDENCE_KEY_FILE, checked now: a bad key must stop the worker, not the first drill's report. */
+const SharedKeyFilesEnv = z.object({ [ALLOW_SHARED_KEY_FILES]: bool.optional() });
+
+/** RUNBOOKS_ALLOW_SHARED_KEY_FILES (runtime/key-file-permissions.ts); false unless set. */
+export function allowSharedKeyFiles(env: Env = process.env): boolean {
+  return parseEnv(SharedKeyFilesEnv, env)[ALLOW_SHARED_KEY_FILES] ?? false;
+}
+
+/** A ConfigError naming `variable` when the key file at `path` can be read by its group or others. */
+function refuseSharedKeyFile(path: string, variable: string, env: Env): void {
+  const problem = keyFileProblem(path, allowSharedKeyFiles(env));
+  if (problem) throw new ConfigError([{ variable, message: problem }]);
+}
+
+/**
+ * RUNBOOKS_EVIDENCE_KEY_FILE, checked now: a bad key must stop the worker, not the first drill's report. A missing
+ * one is fine: the worker creates it at start (runtime/evidence-key.ts), once for every replica sharing the volume.
+ */
 export function loadEvidenceKeyFile(env: Env = process.env, read = (path: string) => readFileSync(path, 'utf8')) {
   const path = parseEnv(z.object({ RUNBOOKS_EVIDENCE_KEY_FILE: text.optional() }), env).RUNBOOKS_EVIDENCE_KEY_FILE;
   if (path === undefined) return undefined;
   try {
     parseEvidenceKey(read(path), path);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return path;
     const message =
       err instanceof EvidenceKeyError
         ? err.message
         : `${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
     throw new ConfigError([{ variable: 'RUNBOOKS_EVIDENCE_KEY_FILE', message }]);
   }
+  refuseSharedKeyFile(path, 'RUNBOOKS_EVIDENCE_KEY_FILE', env);
   return path;
 }
 
@@ -529,6 +554,7 @@ const CodecEnv = z.object({
     .pipe(z.tuple([keyId, keyBytes]))
     .optional(),
   RUNBOOKS_CODEC_KEYS_FILE: text.optional(),
+  RUNBOOKS_REQUIRE_ENCRYPTION: bool.optional(),
 });
 
 const CodecKeysFile = z
@@ -539,7 +565,19 @@ const CodecKeysFile = z
  * The payload codec's keys, or undefined when encryption is off (the default): RUNBOOKS_CODEC_KEYS_FILE (a JSON file
  * `{ "current": id, "keys": { id: base64 } }`, which keeps retired keys for old history) or RUNBOOKS_CODEC_KEY.
  */
-export function loadCodecKeys(env: Env = process.env, read = (path: string) => readFileSync(path, 'utf8')) {
+export function loadCodecKeys(
+  env: Env = process.env,
+  read = (path: string) => readFileSync(path, 'utf8'),
+): CodecKeys | undefined {
+  const keys = readCodecKeys(env, read);
+  if (!keys && parseEnv(CodecEnv, env).RUNBOOKS_REQUIRE_ENCRYPTION) {
+    const message = 'is true, but no codec key is configured: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE';
+    throw new ConfigError([{ variable: 'RUNBOOKS_REQUIRE_ENCRYPTION', message }]);
+  }
+  return keys;
+}
+
+function readCodecKeys(env: Env, read: (path: string) => string): CodecKeys | undefined {
   const e = parseEnv(CodecEnv, env);
   if (e.RUNBOOKS_CODEC_KEY && e.RUNBOOKS_CODEC_KEYS_FILE) {
     const message = 'set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE, not both';
@@ -552,6 +590,7 @@ export function loadCodecKeys(env: Env = process.env, read = (path: string) => r
   const path = e.RUNBOOKS_CODEC_KEYS_FILE;
   if (!path) return undefined;
   const fail = (message: string) => new ConfigError([{ variable: 'RUNBOOKS_CODEC_KEYS_FILE', message }]);
+  refuseSharedKeyFile(path, 'RUNBOOKS_CODEC_KEYS_FILE', env);
   let json: unknown;
   try {
     json = JSON.parse(read(path));

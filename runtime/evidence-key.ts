@@ -1,14 +1,19 @@
-import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
-  type KeyObject,
-} from 'node:crypto';
-import { access, link, mkdir, readFile, rm } from 'node:fs/promises';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { access, chmod, link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from './atomic-file';
+import { EvidenceKeyError, keyIdOf } from './evidence-key-id';
+import {
+  historyEntryOf,
+  readKeyHistory,
+  withCurrentKey,
+  writeKeyHistory,
+  type KeyHistory,
+} from './evidence-key-history';
+import { withLockFile } from './file-lock';
+import { keyFileProblem } from './key-file-permissions';
+
+export { EvidenceKeyError, fingerprintOf, keyIdOf } from './evidence-key-id';
 
 /**
  * The Ed25519 key that seals drill evidence (runtime/evidence-seal.ts). The private key stays with the worker; its
@@ -24,25 +29,6 @@ export interface EvidenceKey {
   /** SPKI PEM of the public key, as written next to the reports. */
   publicKeyPem: string;
   keyId: string;
-}
-
-/** A key file that is not what it must be; `path` names it. */
-export class EvidenceKeyError extends Error {
-  override name = 'EvidenceKeyError';
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(`${path}: ${message}`);
-  }
-}
-
-/** First 16 hex digits of the sha256 of the public key's DER (SPKI): short, and the same wherever it is computed. */
-export function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256')
-    .update(publicKey.export({ type: 'spki', format: 'der' }))
-    .digest('hex')
-    .slice(0, 16);
 }
 
 /** An Ed25519 private key from PKCS#8 PEM text. */
@@ -92,28 +78,133 @@ export async function readEvidenceKey(path: string): Promise<EvidenceKey> {
 }
 
 /**
- * The key at `path`, generated there (mode 0600) the first time. Written aside and linked into place, which fails
- * if the name exists: two workers starting at once on one data dir end up with the one key the first linked, and a
- * crash never leaves a half-written key behind.
+ * The key at `path`, generated there the first time (folder 0700, file 0600). The new key is written and synced
+ * under a temporary name, then hard-linked to `path`: link() fails with EEXIST when the name exists, so of replicas
+ * starting at once on a shared volume exactly one wins, the others read the winner's key, and no key is ever
+ * overwritten. A crash leaves at most a stray temporary file, never a half-written key.
  */
-export async function loadOrCreateEvidenceKey(path: string): Promise<EvidenceKey> {
-  await mkdir(dirname(path), { recursive: true });
-  const exists = await access(path).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) {
+export async function loadOrCreateEvidenceKey(
+  path: string,
+  options: LoadEvidenceKeyOptions = {},
+): Promise<EvidenceKey> {
+  const folder = dirname(path);
+  await mkdir(folder, { recursive: true, mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    throw new EvidenceKeyError(path, `its folder cannot be created (${err.code ?? err.message})`);
+  });
+  if (!(await exists(path))) {
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFileAtomic(tmp, pem, { mode: 0o600 });
+    const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await link(tmp, path);
+      const file = await open(tmp, 'wx', 0o600);
+      try {
+        await file.writeFile(pem, 'utf8');
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      // The umask may have narrowed the mode; nothing may have widened it.
+      await chmod(tmp, 0o600);
+      await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      await syncFolder(folder);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (err instanceof EvidenceKeyError) throw err;
+      throw new EvidenceKeyError(path, `cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     } finally {
       await rm(tmp, { force: true });
     }
   }
-  return readEvidenceKey(path);
+  const shared = keyFileProblem(path, options.allowShared ?? false);
+  if (shared) throw new Error(`${options.variable ?? 'evidence signing key'}: ${shared}`);
+  const key = await readEvidenceKey(path);
+  await recordInHistory(path, key);
+  return key;
+}
+
+/**
+ * Lists `key` in the key history beside it when it is not there yet (a new key, or one an operator put in place),
+ * so that the history names every key that ever sealed. Under the rotation's lock, so that a worker starting during
+ * a rotation cannot write back a history without the new key. Best effort: a read-only key folder (a mounted
+ * secret) keeps no history, and `runbooks evidence key show` says so.
+ */
+async function recordInHistory(path: string, key: EvidenceKey): Promise<void> {
+  await withLockFile(
+    path,
+    HISTORY_LOCK_WAIT_MS,
+    async () => {
+      const history = await readKeyHistory(path);
+      const updated = withCurrentKey(history, key.publicKey, new Date().toISOString());
+      if (updated !== history) await writeKeyHistory(path, updated);
+    },
+    (lock) => new EvidenceKeyError(path, `${lock} is held`),
+  ).catch(() => undefined);
+}
+
+export interface LoadEvidenceKeyOptions {
+  /** RUNBOOKS_ALLOW_SHARED_KEY_FILES: accept a key that the group or others can read. */
+  allowShared?: boolean;
+  /** The variable that put the key where it is, named in errors. */
+  variable?: string;
+}
+
+const HISTORY_LOCK_WAIT_MS = 5_000;
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const dir = await open(folder, 'r');
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+const ROTATION_LOCK_WAIT_MS = 30_000;
+
+export interface Rotation {
+  previous?: EvidenceKey;
+  current: EvidenceKey;
+  history: KeyHistory;
+}
+
+/**
+ * Replaces the signing key at `keyFile` by a new one, under a lock beside it. The history is written first, with the
+ * old key retired and the new one current: a crash between the two steps leaves a history that lists a key never
+ * used, never a key that signed and is not listed. The old private key is gone; its public half stays in the history.
+ * Workers sign with the key they loaded at start: they take the new one when restarted.
+ */
+export async function rotateEvidenceKey(keyFile: string, at = new Date()): Promise<Rotation> {
+  return withLockFile(
+    keyFile,
+    ROTATION_LOCK_WAIT_MS,
+    async () => {
+      const previous = (await exists(keyFile)) ? await readEvidenceKey(keyFile) : undefined;
+      const when = at.toISOString();
+      let history = await readKeyHistory(keyFile);
+      if (previous) history = withCurrentKey(history, previous.publicKey, null);
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      const current = parseEvidenceKey(pem, keyFile);
+      history = {
+        ...history,
+        keys: [
+          ...history.keys.map((k) => (k.retiredAt === null ? { ...k, retiredAt: when } : k)),
+          historyEntryOf(current.publicKey, when),
+        ],
+      };
+      await mkdir(dirname(keyFile), { recursive: true, mode: 0o700 });
+      await writeKeyHistory(keyFile, history);
+      await writeFileAtomic(keyFile, pem, { mode: 0o600 });
+      return { previous, current, history };
+    },
+    (lock) => new EvidenceKeyError(keyFile, `${lock} is held: another rotation is under way`),
+  );
 }

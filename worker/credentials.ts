@@ -1,8 +1,8 @@
-import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { registerSecret, type Credentials } from '../api';
 import { CredentialsFileError, readCredentialsFile, writeCredentialsFile } from '../runtime/credentials-file';
-import { ConfigError, type ServiceConfig } from '../runtime/config';
+import { allowSharedKeyFiles, ConfigError, type ServiceConfig } from '../runtime/config';
+import { keyFileProblem } from '../runtime/key-file-permissions';
 
 export interface ResolvedCredentials {
   credentials: Credentials;
@@ -15,11 +15,12 @@ const fail = (variable: string, message: string) => new ConfigError([{ variable,
 /**
  * The service credentials of a remote configuration. With BACKUP_CREDENTIALS_FILE the file wins, because rotations
  * update it while the environment stays as it was; when the file does not exist yet, BACKUP_CLIENT_ID and
- * BACKUP_CLIENT_SECRET seed it.
+ * BACKUP_CLIENT_SECRET seed it. A file that the group or others can read is refused (runtime/key-file-permissions.ts).
  */
 export async function resolveCredentials(
   service: Extract<ServiceConfig, { mode: 'remote' }>,
   log: Logger,
+  allowShared = allowSharedKeyFiles(),
 ): Promise<ResolvedCredentials> {
   const file = service.credentialsFile;
   if (!file) {
@@ -29,6 +30,8 @@ export async function resolveCredentials(
     return { credentials };
   }
   registerSecret(service.clientSecret);
+  const shared = keyFileProblem(file, allowShared);
+  if (shared) throw fail('BACKUP_CREDENTIALS_FILE', shared);
   // One read: a missing file is seeded from the environment, a bad one is a configuration error.
   const stored = await readCredentialsFile(file).catch((err: unknown) => {
     if (err instanceof CredentialsFileError) throw fail('BACKUP_CREDENTIALS_FILE', err.message);
@@ -60,13 +63,6 @@ export async function resolveCredentials(
   }
   if (service.clientSecret && service.clientSecret !== credentials.clientSecret) {
     log.warn({ credentialsFile: file }, 'BACKUP_CLIENT_SECRET differs from the credentials file; using the file');
-  }
-  const mode = (await stat(file)).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    log.warn(
-      { credentialsFile: file, mode: mode.toString(8) },
-      'the credentials file is readable by others; chmod 600 it',
-    );
   }
   return { credentials, credentialsFile: file };
 }

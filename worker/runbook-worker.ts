@@ -6,6 +6,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
+import { FAILURE_CONVERTER_PATH } from '../runtime/codec';
 import { ConfigError, DEFAULT_MAX_CACHED_WORKFLOWS, DEFAULT_TASK_QUEUE } from '../runtime/config';
 import type { EvidenceKey } from '../runtime/evidence-key';
 import type { Tracing } from '../runtime/tracing';
@@ -28,6 +29,7 @@ export const runbookBundleOptions = (tracing: boolean) => ({
   workflowsPath: WORKFLOWS_PATH,
   workflowInterceptorModules: workflowInterceptorModules(tracing),
   preloadModules: PRELOAD_MODULES,
+  failureConverterPath: FAILURE_CONVERTER_PATH,
 });
 
 /** The bundle `npm run build:bundle` wrote (RUNBOOKS_WORKFLOW_BUNDLE); a missing file is a configuration error. */

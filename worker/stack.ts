@@ -5,7 +5,7 @@ import { bundleWorkflowCode, type NativeConnection, type Worker, type WorkerOpti
 import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
 import { writeCredentialsFile } from '../runtime/credentials-file';
-import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey, readEvidenceKey } from '../runtime/evidence-key';
+import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey } from '../runtime/evidence-key';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import type { Config } from '../runtime/config';
 import { resolveCredentials } from './credentials';
@@ -128,10 +128,14 @@ export async function startStack(config: Config, options: StackOptions): Promise
       deploymentName: config.versioning.deploymentName,
       buildId: config.versioning.buildId ?? (await buildIdOfBundle(workflowBundle)),
     };
-    // A configured key must exist; without one, the worker keeps its own key in the data dir, made once.
-    const evidenceKey = config.evidenceKeyFile
-      ? await readEvidenceKey(config.evidenceKeyFile)
-      : await loadOrCreateEvidenceKey(join(dataDir, DEFAULT_EVIDENCE_KEY_FILE));
+    // The configured key (made once, by whichever replica comes first), or by default one in the data dir.
+    const evidenceKey = await loadOrCreateEvidenceKey(
+      config.evidenceKeyFile ?? join(dataDir, DEFAULT_EVIDENCE_KEY_FILE),
+      {
+        allowShared: config.allowSharedKeyFiles,
+        variable: config.evidenceKeyFile ? 'RUNBOOKS_EVIDENCE_KEY_FILE' : 'RUNBOOKS_DATA_DIR',
+      },
+    );
     const { worker, client: serviceClient } = await createRunbookWorker({
       connection,
       namespace: config.temporal.namespace,

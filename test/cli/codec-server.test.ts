@@ -1,7 +1,10 @@
-// The codec server speaks Temporal's codec-server protocol over HTTP, as the Web UI calls it.
+// The codec server speaks Temporal's codec-server protocol over HTTP, as the Web UI calls it, and trusts little: no
+// `*` without a token, no Host but its own (DNS rebinding), no /encode unless asked.
 import { randomBytes } from 'node:crypto';
-import { startCodecServer, type RunningCodecServer } from '../../cli/codec-server';
+import { request } from 'node:http';
+import { OpenOriginError, startCodecServer, type RunningCodecServer } from '../../cli/codec-server';
 import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
+import { runCliFromSource } from '../helpers/cli-from-source';
 
 const UI = 'http://localhost:8233';
 const TOKEN = 'a-codec-server-token-for-tests';
@@ -17,13 +20,16 @@ const PAYLOAD = { metadata: { encoding: b64('json/plain') }, data: b64('{"rows":
 
 let open: RunningCodecServer;
 let guarded: RunningCodecServer;
+let decodeOnly: RunningCodecServer;
 beforeAll(async () => {
-  open = await startCodecServer({ codec });
-  guarded = await startCodecServer({ codec, token: TOKEN, allowedOrigin: UI });
+  open = await startCodecServer({ codec, allowEncode: true });
+  guarded = await startCodecServer({ codec, token: TOKEN, allowedOrigin: UI, allowEncode: true });
+  decodeOnly = await startCodecServer({ codec });
 });
 afterAll(async () => {
   await open.close();
   await guarded.close();
+  await decodeOnly.close();
 });
 
 function post(server: RunningCodecServer, path: string, body: unknown, headers: Record<string, string> = {}) {
@@ -95,4 +101,81 @@ test('bad requests are refused with a reason, and a tampered payload does not de
   const tampered = await post(open, '/decode', { payloads: [{ ...cipher, data: bytes.toString('base64') }] });
   expect(tampered.status).toBe(422);
   expect(((await tampered.json()) as { error: string }).error).toMatch(/fails authentication/);
+});
+
+/** A request with the Host header given (fetch always sends the URL's own); `undefined`: no Host header at all. */
+function withHost(
+  server: RunningCodecServer,
+  method: string,
+  path: string,
+  host: string | undefined,
+): Promise<{ status: number; headers: Record<string, unknown> }> {
+  const url = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        setHost: host !== undefined,
+        headers: { ...(host === undefined ? {} : { Host: host }), Origin: UI, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(method === 'POST' ? JSON.stringify({ payloads: [] }) : undefined);
+  });
+}
+
+test('a Host header that names neither the server nor the allowed origin is refused (DNS rebinding)', async () => {
+  const port = new URL(open.url).port;
+  const rebound = await withHost(open, 'POST', '/decode', `rebound.attacker.test:${port}`);
+  expect(rebound.status).toBe(421);
+  // Not even a preflight learns anything.
+  const preflight = await withHost(open, 'OPTIONS', '/decode', `rebound.attacker.test:${port}`);
+  expect(preflight.status).toBe(421);
+  expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  // Without a Host header, node:http itself refuses an HTTP/1.1 request.
+  expect((await withHost(open, 'POST', '/decode', undefined)).status).toBe(400);
+  expect((await withHost(open, 'POST', '/decode', `127.0.0.1:${Number(port) + 1}`)).status).toBe(421);
+  // Its own names, bound to loopback, and the allowed origin's host are served.
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, 'localhost:8233']) {
+    expect([host, (await withHost(open, 'POST', '/decode', host)).status]).toEqual([host, 200]);
+  }
+});
+
+test('names given with allowedHosts (a proxy in front) are served too', async () => {
+  const proxied = await startCodecServer({ codec, allowedHosts: ['codec.internal.example'] });
+  try {
+    expect((await withHost(proxied, 'POST', '/decode', 'codec.internal.example')).status).toBe(200);
+    expect((await withHost(proxied, 'POST', '/decode', 'codec.internal.example:443')).status).toBe(200);
+    expect((await withHost(proxied, 'POST', '/decode', 'other.internal.example')).status).toBe(421);
+  } finally {
+    await proxied.close();
+  }
+});
+
+test('/encode is served only when asked for; /decode always', async () => {
+  const encode = await post(decodeOnly, '/encode', { payloads: [PAYLOAD] });
+  expect(encode.status).toBe(403);
+  expect(((await encode.json()) as { error: string }).error).toContain('--allow-encode');
+  const encoded = (await (await post(open, '/encode', { payloads: [PAYLOAD] })).json()) as JsonPayloads;
+  const decoded = await post(decodeOnly, '/decode', encoded);
+  expect(decoded.status).toBe(200);
+  expect(await decoded.json()).toEqual({ payloads: [PAYLOAD] });
+});
+
+test("'*' as the allowed origin needs a token, in the server and in the command (exit code 2)", async () => {
+  await expect(startCodecServer({ codec, allowedOrigin: '*' })).rejects.toBeInstanceOf(OpenOriginError);
+  const withToken = await startCodecServer({ codec, allowedOrigin: '*', token: TOKEN });
+  await withToken.close();
+  const key = `k1:${randomBytes(32).toString('base64')}`;
+  const env = { PATH: process.env.PATH, RUNBOOKS_CODEC_KEY: key };
+  const refused = runCliFromSource(['codec-server', '--port', '0', '--allow-origin', '*'], env);
+  expect(refused.status).toBe(2);
+  expect(refused.stderr).toContain("--allow-origin '*' needs RUNBOOKS_CODEC_SERVER_TOKEN");
 });

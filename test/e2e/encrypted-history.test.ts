@@ -1,13 +1,15 @@
-// Encrypted history end to end: with the codec on, the server stores ciphertext only, and the CLI's client (with the
-// same key) still starts runbooks and reads their results.
+// Encrypted history end to end: with the codec on, the server stores ciphertext only (payloads and failures), and the
+// CLI's client (with the same key) still starts runbooks and reads their results and failure messages.
 import { randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { connectTemporal, type TemporalSession } from '../../cli/connection';
 import { statusQuery } from '../../contracts';
 import { costExport, queryExport } from '../../runbooks/workflows';
 import { codecDataConverter, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
 import { loadCodecKeys } from '../../runtime/config';
 import {
+  failureOf,
   queryExportInput,
   queryTarget,
   setupE2E,
@@ -121,4 +123,72 @@ test('a query export (several activities, a heartbeating export) leaves no reada
   expect(result.export.rows).toBeGreaterThan(0);
   const known = [sql, 'customers', db.databaseName, db.restoreAccountId, fx.outputDir, result.export.sha256];
   expect(await readablePayloads(workflowId, known)).toEqual([]);
+});
+
+/** A run's history as the server stores it: straight from the frontend, no data converter on the way. */
+async function rawHistory(workflowId: string): Promise<temporal.api.history.v1.IHistoryEvent[]> {
+  const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await fx.env.connection.workflowService.getWorkflowExecutionHistory({
+      namespace: fx.env.namespace ?? 'default',
+      execution: { workflowId },
+      nextPageToken,
+    });
+    events.push(...(page.history?.events ?? []));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return events;
+}
+
+/** Every text in `value` (strings, and bytes read as UTF-8), but search attributes, which Temporal never encodes. */
+function textsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value instanceof Uint8Array) return [text(value)];
+  if (!value || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, child]) => (key === 'searchAttributes' ? [] : textsOf(child)));
+}
+
+/** Every failure in a history (an activity's, the workflow's, their causes), as stored. */
+function failuresOf(value: unknown): temporal.api.failure.v1.IFailure[] {
+  if (!value || typeof value !== 'object' || value instanceof Uint8Array) return [];
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === 'failure' || key === 'cause'
+      ? [child as temporal.api.failure.v1.IFailure, ...failuresOf(child)]
+      : failuresOf(child),
+  );
+}
+
+test('a failing query export (a missing snapshot) stores its failures encrypted; the CLI still shows why', async () => {
+  const db = await queryTarget(fx, 'customers');
+  const missingSnapshot = `${db.snapshotId}-gone-${randomBytes(4).toString('hex')}`;
+  const sql = 'SELECT id, name FROM customers WHERE note = 11111111-secret-query';
+  const workflowId = `query-export-encrypted-failure-${Date.now()}`;
+  const handle = await cli.client.workflow.start(queryExport, {
+    taskQueue: worker.taskQueue,
+    workflowId,
+    args: [{ ...queryExportInput(db, sql), snapshotId: missingSnapshot }],
+  });
+  // The CLI decodes with the same converter: the message names the snapshot, as without encryption.
+  const failure = await failureOf(handle);
+  expect(failure.message).toContain(missingSnapshot);
+
+  const events = await rawHistory(workflowId);
+  const failures = failuresOf(events);
+  const activityFailed = events.filter((e) => e.activityTaskFailedEventAttributes);
+  const workflowFailed = events.filter((e) => e.workflowExecutionFailedEventAttributes);
+  expect(activityFailed.length + workflowFailed.length).toBeGreaterThanOrEqual(2);
+  expect(failures.length).toBeGreaterThanOrEqual(2);
+  for (const f of failures) {
+    expect({ message: f.message, stackTrace: f.stackTrace }).toEqual({ message: 'Encoded failure', stackTrace: '' });
+    expect(text(f.encodedAttributes?.metadata?.encoding)).toBe(ENCRYPTED_ENCODING);
+  }
+  // No failure text, request path, project, snapshot, query, database, bucket or secret is stored in clear.
+  const stored = textsOf(events).join('\n');
+  const secrets = [fx.sim.clientSecret, fx.sim.clientId];
+  const plain = [failure.message, fx.sim.projectId, '/v1/', sql, db.databaseName, db.bucketName, db.restoreAccountId];
+  const failureText = textsOf(failures).join('\n');
+  expect([...plain, missingSnapshot, ...secrets].filter((k) => failureText.includes(k))).toEqual([]);
+  // The snapshot ID is the run's workflow ID's business only when the run is named after it; here it is not.
+  expect([...plain, missingSnapshot, ...secrets].filter((k) => stored.includes(k))).toEqual([]);
 });

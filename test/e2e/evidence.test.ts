@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import type { InventoryResource } from '../../api';
 import { drDrill } from '../../runbooks/workflows';
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
-import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { DEFAULT_EVIDENCE_KEY_FILE, fingerprintOf, loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import { PUBLIC_KEY_FILE, Seal, SEAL_SUFFIX } from '../../runtime/evidence-seal';
 import { runCliFromSource } from '../helpers/cli-from-source';
-import { backedUp, nudge, setupE2E, teardownE2E, type E2E } from './helpers';
+import { backedUp, nudge, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;
 let scratch: string;
@@ -22,6 +23,8 @@ const drill = `audit-${randomUUID().slice(0, 8)}`;
 const otherDrill = `audit-other-${randomUUID().slice(0, 8)}`;
 /** Base names of `drill`'s reports by sequence (index 0 is sequence 1). */
 let chain: string[];
+let input: (name: string, resource: InventoryResource) => DrDrillInput;
+let vms: InventoryResource[];
 
 beforeAll(async () => {
   fx = await setupE2E();
@@ -35,7 +38,7 @@ beforeAll(async () => {
   const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
   const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
   if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
-  const vms = Object.values(state.resources)
+  vms = Object.values(state.resources)
     .map((r) => r.resource)
     // Backed up before, so that the drills pass their RPO target.
     .filter((r) => r.resourceType === 'PA_VM' && backedUp(fx, r.id))
@@ -43,7 +46,7 @@ beforeAll(async () => {
     .slice(0, 4);
   if (vms.length < 4) throw new Error('the seeded simulator has fewer than 4 VMs');
 
-  const input = (name: string, resource: InventoryResource): DrDrillInput => ({
+  input = (name: string, resource: InventoryResource): DrDrillInput => ({
     name,
     resources: { ids: [resource.id] },
     vaultId: vault.id,
@@ -99,11 +102,30 @@ test('the reports of the drills verify against the public key obtained out of ba
   expect(result.status).toBe(0);
 });
 
-test('without --public-key the key published next to the reports is used, and the output says so', async () => {
+test('without --public-key verify refuses (exit code 2) and shows the folder keys; --trust-folder-keys trusts them', async () => {
   expect(await readdir(reports)).toContain(PUBLIC_KEY_FILE);
-  const result = verifyCli(fx.outputDir);
-  expect(result.stdout).toContain('an auditor should pass --public-key');
-  expect(result.status).toBe(0);
+  const key = await loadOrCreateEvidenceKey(join(fx.outputDir, DEFAULT_EVIDENCE_KEY_FILE));
+  const refused = verifyCli(fx.outputDir);
+  expect(refused.status).toBe(2);
+  expect(refused.stdout).toContain(`${key.keyId} ${fingerprintOf(key.publicKey)} (${join(reports, PUBLIC_KEY_FILE)})`);
+  expect(refused.stderr).toContain('not verified: these keys lie beside the reports');
+  expect(refused.stdout).not.toContain('chain ');
+
+  const trusted = verifyCli(fx.outputDir, '--trust-folder-keys');
+  expect(trusted.status).toBe(0);
+  expect(trusted.stdout).toContain(fingerprintOf(key.publicKey));
+  expect(trusted.stdout).toContain('trusting them (--trust-folder-keys)');
+  expect(trusted.stdout).toContain(`chain ${drill}: ok, 3 reports`);
+
+  // A key swapped in beside the reports is refused just the same (trust never comes from the folder by default),
+  // and the auditor's own copy still decides.
+  const dir = await copyOfReports('swapped-key');
+  const forger = await loadOrCreateEvidenceKey(join(scratch, 'forger-key.pem'));
+  await writeFile(join(dir, PUBLIC_KEY_FILE), forger.publicKeyPem);
+  const swapped = verifyCli(dir);
+  expect(swapped.status).toBe(2);
+  expect(swapped.stdout).toContain(fingerprintOf(forger.publicKey));
+  expect(verifyCli(dir, '--public-key', publicKey).status).toBe(0);
 });
 
 test('a value edited in one report names that report as edited', async () => {
@@ -159,4 +181,47 @@ test('another public key, a bad key file and a missing folder are refused with t
   const missing = verifyCli(join(scratch, 'no-such-dir'), '--public-key', publicKey);
   expect(missing.status).toBe(2);
   expect(missing.stderr).toContain('no-such-dir is not a directory');
+});
+
+test('a rotation keeps the old public key in the history: reports of both keys verify against it', async () => {
+  const keyFile = join(fx.outputDir, DEFAULT_EVIDENCE_KEY_FILE);
+  const cli = (...args: string[]) => runCliFromSource(['evidence', 'key', ...args, '--key-file', keyFile]);
+  const old = await loadOrCreateEvidenceKey(keyFile);
+  const shown = cli('show');
+  expect(shown.status).toBe(0);
+  expect(shown.stdout).toContain(`current key: ${old.keyId} ${fingerprintOf(old.publicKey)}`);
+  expect(shown.stdout).toContain(`key history: ${keyHistoryPath(keyFile)}`);
+
+  const rotated = cli('rotate');
+  expect(rotated.status).toBe(0);
+  const next = await loadOrCreateEvidenceKey(keyFile);
+  expect(next.keyId).not.toBe(old.keyId);
+  expect(rotated.stdout).toContain(`${old.keyId} retired, ${next.keyId} current`);
+  const after = cli('show').stdout;
+  expect(after).toMatch(new RegExp(`${old.keyId} SHA256:[0-9a-f]{64} since .*, retired `));
+  expect(after).toMatch(new RegExp(`${next.keyId} SHA256:[0-9a-f]{64} since .*, current`));
+
+  // A worker restarted after the rotation seals the chain's next report with the new key.
+  const worker = await startWorker(fx, { evidenceKey: next, taskQueue: `evidence-rotated-${randomUUID()}` });
+  try {
+    const handle = await fx.env.client.workflow.start(drDrill, {
+      taskQueue: worker.taskQueue,
+      workflowId: `drill-${drill}-4`,
+      args: [input(drill, vms[0] as InventoryResource)],
+    });
+    const timer = setInterval(() => void nudge(handle).catch(() => undefined), 1_000);
+    expect((await handle.result().finally(() => clearInterval(timer))).summary.verdict).toBe('PASS');
+  } finally {
+    await worker.stop();
+  }
+
+  const history = verifyCli(reports, '--public-key', keyHistoryPath(keyFile));
+  expect(history.stderr).toBe('');
+  expect(history.stdout).toContain(`chain ${drill}: ok, 4 reports`);
+  expect(history.stdout).toContain(fingerprintOf(old.publicKey));
+  expect(history.status).toBe(0);
+  // The old key alone no longer covers the chain: the fourth report names the new key.
+  const oldOnly = verifyCli(reports, '--public-key', publicKey);
+  expect(oldOnly.status).toBe(1);
+  expect(oldOnly.stderr).toContain(next.keyId);
 });

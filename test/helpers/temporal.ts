@@ -19,6 +19,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
+import { FAILURE_CONVERTER_PATH } from '../../runtime/codec';
 import { PRELOAD_MODULES } from '../../worker/runbook-worker';
 
 // The script is plain CommonJS (it must run before any build), so it has no type declarations.
@@ -136,6 +137,8 @@ export function bundleWorkflows(
       workflowInterceptorModules: tracing ? [workflowsPath] : [],
       // Shared modules, frozen by the SDK, as on the worker: a runbook that writes to them fails here first.
       preloadModules: PRELOAD_MODULES,
+      // As on the worker: failure messages go into a payload, which a codec encrypts (runtime/failure-converter.ts).
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: new DefaultLogger('WARN'),
     });
     bundles.set(key, bundle);

@@ -163,7 +163,7 @@ test('the generated key is written once, mode 0600, and read back the same', asy
   expect(parsePublicKeys(key.publicKeyPem, 'pub.pem').map((k) => k.asymmetricKeyType)).toEqual(['ed25519']);
 });
 
-test('RUNBOOKS_EVIDENCE_KEY_FILE must name a readable Ed25519 key', async () => {
+test('RUNBOOKS_EVIDENCE_KEY_FILE must name a readable Ed25519 key, or none yet', async () => {
   const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
   const rsaPath = join(root, 'rsa.pem');
   await writeFile(rsaPath, rsa);
@@ -174,7 +174,7 @@ test('RUNBOOKS_EVIDENCE_KEY_FILE must name a readable Ed25519 key', async () => 
   expect(loadEvidenceKeyFile({})).toBeUndefined();
   for (const [path, message] of [
     [rsaPath, 'must be Ed25519'],
-    [join(root, 'missing.pem'), 'ENOENT'],
+    [root, 'EISDIR'],
     [textPath, 'not a PEM private key'],
   ] as const) {
     let error: unknown;

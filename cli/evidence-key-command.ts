@@ -1,0 +1,86 @@
+import { access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { dataDirOf } from '../runtime/config';
+import {
+  DEFAULT_EVIDENCE_KEY_FILE,
+  EvidenceKeyError,
+  fingerprintOf,
+  readEvidenceKey,
+  rotateEvidenceKey,
+} from '../runtime/evidence-key';
+import { keyHistoryPath, readKeyHistory, type KeyHistoryEntry } from '../runtime/evidence-key-history';
+import { parseCommandLine, positionals } from './args';
+import { CliError, UsageError } from './errors';
+
+export const KEY_USAGE = [
+  'usage: runbooks evidence key show|rotate [--key-file <pem>]',
+  "  show    the signing key's fingerprint and the key history (every public key that sealed reports)",
+  '  rotate  a new signing key; the old public key stays in the history, so older reports still verify.',
+  '          Restart the workers afterwards: they sign with the key they loaded at start.',
+  'The key: --key-file, else RUNBOOKS_EVIDENCE_KEY_FILE, else $RUNBOOKS_DATA_DIR/evidence-signing-key.pem.',
+  'Give auditors the history (<key>.history.json): runbooks evidence verify <dir> --public-key <history>.',
+].join('\n');
+
+/** The key to show or rotate does not exist. */
+export class NoEvidenceKeyError extends CliError {}
+
+/** One line per key of a history, as `show` and `verify` print them. */
+export function describeHistoryEntry(entry: KeyHistoryEntry): string {
+  const since = entry.since ? `since ${entry.since}` : 'since (before the history)';
+  const state = entry.retiredAt ? `retired ${entry.retiredAt}` : 'current';
+  return `${entry.keyId} ${entry.fingerprint} ${since}, ${state}`;
+}
+
+export async function evidenceKeyCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const { values, positionals: given } = parseCommandLine(
+    argv,
+    { 'key-file': { type: 'string' }, help: { type: 'boolean', default: false } },
+    KEY_USAGE,
+  );
+  if (values.help) return console.log(KEY_USAGE);
+  const [action = ''] = positionals(given, ['show|rotate'], KEY_USAGE);
+  const keyFile = resolve(
+    values['key-file'] ?? env.RUNBOOKS_EVIDENCE_KEY_FILE?.trim() ?? join(dataDirOf(env), DEFAULT_EVIDENCE_KEY_FILE),
+  );
+  if (action === 'show') return show(keyFile);
+  if (action === 'rotate') return rotate(keyFile);
+  throw new UsageError(`unknown evidence key command '${action}'\n${KEY_USAGE}`);
+}
+
+async function show(keyFile: string): Promise<void> {
+  const present = await access(keyFile).then(
+    () => true,
+    () => false,
+  );
+  if (!present) {
+    throw new NoEvidenceKeyError(
+      `no evidence key at ${keyFile} yet: the worker creates it at start (or run runbooks evidence key rotate)`,
+    );
+  }
+  const key = await readEvidenceKey(keyFile).catch(rethrowAsCliError);
+  const history = await readKeyHistory(keyFile).catch(rethrowAsCliError);
+  console.log(`key file: ${keyFile}`);
+  console.log(`current key: ${key.keyId} ${fingerprintOf(key.publicKey)}`);
+  console.log(`key history: ${keyHistoryPath(keyFile)} (public keys only: give it to auditors)`);
+  for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}`);
+  if (!history.keys.some((k) => k.keyId === key.keyId)) {
+    console.log('  (the current key is not listed: the worker lists it at start when it can write beside the key)');
+  }
+}
+
+async function rotate(keyFile: string): Promise<void> {
+  const { previous, current, history } = await rotateEvidenceKey(keyFile).catch(rethrowAsCliError);
+  console.log(
+    previous
+      ? `rotated the evidence key at ${keyFile}: ${previous.keyId} retired, ${current.keyId} current`
+      : `created the evidence key at ${keyFile}: ${current.keyId}`,
+  );
+  console.log(`key history: ${keyHistoryPath(keyFile)}`);
+  for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}`);
+  console.log('restart the workers: until then they sign with the key they loaded at start (still in the history)');
+}
+
+function rethrowAsCliError(err: unknown): never {
+  if (err instanceof EvidenceKeyError) throw new CliError(err.message);
+  throw err;
+}
