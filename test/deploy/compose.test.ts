@@ -41,7 +41,9 @@ function service(name: string): Service {
 }
 
 /** The project's own variables runtime/config.ts reads: the keys of its zod schemas of the environment. */
-const CONFIG_NAMES = new Set([...read('runtime/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]));
+const CONFIG_NAMES = new Set(
+  [...read('runtime/config.ts').matchAll(/(?:^\s+|z\.object\(\{ )([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]),
+);
 
 /** A Temporal variable counts as read when another value changes the connection, or is refused (envconfig reads them). */
 function temporalReads(name: string, env: Record<string, string>): boolean {
