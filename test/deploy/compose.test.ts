@@ -210,9 +210,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('versions the workers: one deployment, a build ID from the bundle unless the shell names the release', () => {
-    expect(loadConfig(workerEnv).versioning).toEqual({ deploymentName: 'backup-runbooks', buildId: undefined });
+    expect(loadConfig(workerEnv).versioning).toMatchObject({ deploymentName: 'backup-runbooks', buildId: undefined });
     const named = interpolate(worker.environment ?? {}, { RUNBOOKS_BUILD_ID: '2026.11.2' });
-    expect(loadConfig(named).versioning).toEqual({ deploymentName: 'backup-runbooks', buildId: '2026.11.2' });
+    expect(loadConfig(named).versioning).toMatchObject({ deploymentName: 'backup-runbooks', buildId: '2026.11.2' });
   });
 
   it('runs the simulator with flags it has, where the workers look for it', () => {
