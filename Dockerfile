@@ -2,7 +2,7 @@
 # The runbooks' image: the worker by default (`node dist/worker/main.js`); the same image runs the CLI and the simulator.
 
 # Build: all dependencies, the TypeScript build and the workflow bundle.
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No install scripts: `prepare` would build before the sources are here.
@@ -23,12 +23,12 @@ RUN npm run build
 RUN node dist/worker/bundle-workflows.js dist/workflow-bundle.js
 
 # Production dependencies only.
-FROM node:20-slim AS deps
+FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 ENV NODE_ENV=production \
     RUNBOOKS_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js \
     RUNBOOKS_DATA_DIR=/home/node/.runbooks \
@@ -37,9 +37,11 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-# Volumes mounted here start with these owners, so the non-root user can write them.
+# Volumes mounted here start with these owners and modes, so the non-root user can write them and nobody else can
+# read them. The worker creates what it needs below them (credentials/, keys/, output/) itself, mode 0700.
 RUN mkdir -p /var/lib/runbooks/output /data /home/node/.runbooks \
-    && chown -R node:node /var/lib/runbooks /data /home/node/.runbooks
+    && chown -R node:node /var/lib/runbooks /data /home/node/.runbooks \
+    && chmod 0700 /var/lib/runbooks /var/lib/runbooks/output /data /home/node/.runbooks
 USER node
 EXPOSE 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "dist/worker/healthcheck.js"]

@@ -95,6 +95,10 @@ export interface Config {
   evidenceKeyFile?: string;
   /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
   webhooks?: WebhookTarget[];
+  /** At start, retry an unreachable Temporal this long (RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS), then fail. */
+  temporalConnectTimeoutMs?: number;
+  /** After SIGTERM, running activities get this long (RUNBOOKS_SHUTDOWN_GRACE_TIME_MS) before they are cancelled. */
+  shutdownGraceTimeMs?: number;
   /** RUNBOOKS_ALLOW_SHARED_KEY_FILES: key files that the group or others can read are accepted. */
   allowSharedKeyFiles?: boolean;
 }
@@ -167,6 +171,18 @@ const SERVICE_IDENTITY = [
   'BACKUP_CREDENTIALS_FILE',
 ] as const;
 
+/** How long a starting worker keeps retrying an unreachable Temporal before it gives up (and exits non-zero). */
+export const DEFAULT_TEMPORAL_CONNECT_TIMEOUT_MS = 60_000;
+/** Running activities get this long to finish after SIGTERM; inside Docker's default 10 s stop timeout with cleanup. */
+export const DEFAULT_SHUTDOWN_GRACE_TIME_MS = 8_000;
+
+const millis = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
 const ProcessEnv = z.object({
   RUNBOOKS_DATA_DIR: text.default('.data'),
   RUNBOOKS_OUTPUT_DIR: text.optional(),
@@ -183,6 +199,8 @@ const ProcessEnv = z.object({
     .transform(Number)
     .pipe(z.number().int().max(100_000, 'must be at most 100000'))
     .default(DEFAULT_MAX_CACHED_WORKFLOWS),
+  RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: millis(0, 3_600_000).default(DEFAULT_TEMPORAL_CONNECT_TIMEOUT_MS),
+  RUNBOOKS_SHUTDOWN_GRACE_TIME_MS: millis(0, 600_000).default(DEFAULT_SHUTDOWN_GRACE_TIME_MS),
 });
 
 // Temporal joins the two as `<deploymentName>.<buildId>` in its older APIs and UI, so a name holds no dot.
@@ -496,6 +514,8 @@ export function loadConfig(env: Env = process.env): Config {
     versioning: versioning.config,
     evidenceKeyFile: evidence.keyFile,
     webhooks: webhooks.length > 0 ? webhooks : undefined,
+    temporalConnectTimeoutMs: rest.RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS,
+    shutdownGraceTimeMs: rest.RUNBOOKS_SHUTDOWN_GRACE_TIME_MS,
     ...(shared.allowed ? { allowSharedKeyFiles: true } : {}),
   };
 }

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import {
   NotFoundError,
@@ -66,8 +67,12 @@ export async function readCredentialsFile(path: string): Promise<StoredCredentia
   return parsed.data;
 }
 
-/** Writes credentials atomically with mode 0600: a crash leaves either the old file or the new one. */
+/**
+ * Writes credentials atomically with mode 0600: a crash leaves either the old file or the new one. A missing folder
+ * is created, 0700 (a fresh volume has none).
+ */
 export async function writeCredentialsFile(path: string, credentials: StoredCredentials): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFileAtomic(path, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
 }
 

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
+import { dirname, join, resolve } from 'node:path';
+import { Client, type Connection } from '@temporalio/client';
+import { bundleWorkflowCode, type NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
 import { writeCredentialsFile } from '../runtime/credentials-file';
@@ -16,6 +16,8 @@ import { PinoTemporalLogger } from './logger';
 import { createRunbookWorker, prebuiltWorkflowBundle, runbookBundleOptions } from './runbook-worker';
 import { startHeartbeat } from './heartbeat';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
+import { prepareFolders, type WorkerFolder } from '../runtime/worker-folders';
+import { abortable, connectTemporal } from './connect-temporal';
 import { codecDataConverter } from '../runtime/codec';
 import { loadTracing, tracingEnabled } from '../runtime/tracing';
 import { bootstrapCurrentVersion, buildIdOfBundle } from './versioning';
@@ -28,8 +30,11 @@ export interface StackOptions {
   ui?: boolean;
   /** Write `<dataDir>/temporal-address` and `<dataDir>/simulator-url` for the CLI (the worker does; the demo not). */
   writeAddressFiles?: boolean;
+  /** Unset: RUNBOOKS_SHUTDOWN_GRACE_TIME_MS. */
   shutdownGraceTimeMs?: number;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Aborted (SIGTERM, SIGINT): start-up stops where it is, and what it started is stopped. */
+  signal?: AbortSignal;
   /** Rewritten while the worker runs, for the container's healthcheck (the worker process sets it). */
   heartbeatFile?: string;
 }
@@ -76,7 +81,9 @@ export async function startStack(config: Config, options: StackOptions): Promise
         });
   bundle.catch(() => undefined);
 
+  const { signal } = options;
   try {
+    await prepareFolders(foldersOf(config, dataDir));
     let temporalAddress = config.temporal.address;
     let uiUrl: string | undefined;
     if (!temporalAddress) {
@@ -90,15 +97,19 @@ export async function startStack(config: Config, options: StackOptions): Promise
       cleanups.push(() => server.stop());
       temporalAddress = server.address;
       uiUrl = server.uiUrl;
+      signal?.throwIfAborted();
     }
 
     const { service, credentialsFile, simulator } = await connectService(config, dataDir, options.log);
     if (simulator) cleanups.push(() => simulator.close());
 
     const connectionOptions = temporalConnectionOptions(config.temporal, temporalAddress);
-    const connection = await NativeConnection.connect(connectionOptions);
+    const { native: connection, client: clientConnection } = await connectTemporal(connectionOptions, {
+      log,
+      timeoutMs: config.temporalConnectTimeoutMs ?? 0,
+      signal,
+    });
     cleanups.push(() => connection.close());
-    const clientConnection = await Connection.connect(connectionOptions);
     cleanups.push(() => clientConnection.close());
     // One codec for the worker and the stack's client: what one encrypts, the other reads.
     const dataConverter = codecDataConverter(config.codecKeys);
@@ -112,7 +123,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
     // OTEL_* turn traces on (runtime/tracing.ts); flushed at shutdown.
     const tracing = loadTracing('runbooks-worker');
     if (tracing) cleanups.push(() => tracing.shutdown());
-    const workflowBundle = await bundle;
+    const workflowBundle = await abortable(bundle, signal);
     const deploymentVersion = config.versioning && {
       deploymentName: config.versioning.deploymentName,
       buildId: config.versioning.buildId ?? (await buildIdOfBundle(workflowBundle)),
@@ -134,7 +145,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       evidenceKey,
       credentialsFile,
       workflowBundle,
-      shutdownGraceTimeMs: options.shutdownGraceTimeMs,
+      shutdownGraceTimeMs: options.shutdownGraceTimeMs ?? config.shutdownGraceTimeMs,
       dataConverter,
       tracing,
       deploymentVersion,
@@ -143,6 +154,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       maxCachedWorkflows: config.maxCachedWorkflows,
     });
     cleanups.push(() => closeHttpPools());
+    signal?.throwIfAborted();
 
     if (options.writeAddressFiles) {
       await mkdir(dataDir, { recursive: true });
@@ -238,6 +250,21 @@ export async function startStack(config: Config, options: StackOptions): Promise
     await cleanUp();
     throw err;
   }
+}
+
+/** Every folder the worker writes to, with the variable that places it. */
+function foldersOf(config: Config, dataDir: string): WorkerFolder[] {
+  const folders: WorkerFolder[] = [
+    { variable: 'RUNBOOKS_DATA_DIR', path: dataDir },
+    { variable: 'RUNBOOKS_OUTPUT_DIR', path: resolve(config.outputDir) },
+  ];
+  if (config.service.mode === 'remote' && config.service.credentialsFile) {
+    folders.push({ variable: 'BACKUP_CREDENTIALS_FILE', path: dirname(resolve(config.service.credentialsFile)) });
+  }
+  if (config.evidenceKeyFile) {
+    folders.push({ variable: 'RUNBOOKS_EVIDENCE_KEY_FILE', path: dirname(resolve(config.evidenceKeyFile)) });
+  }
+  return folders;
 }
 
 /** The service's client options: from the configuration, or from a simulator started here. */

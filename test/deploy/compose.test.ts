@@ -6,8 +6,10 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { loadConfig, loadTemporalConfig } from '../../runtime/config';
 import { parseSimulatorFlags } from '../../simulator/command';
 import { startSimulator } from '../../simulator/server';
+import { ComposeRefusal, interpolate as interpolateValue } from './image-layout';
 
 const ROOT = join(__dirname, '..', '..');
+const LOOPBACK_PORT = /^127\.0\.0\.1:\d+:\d+$/;
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 interface HealthCheck {
@@ -21,6 +23,7 @@ interface Service {
   environment?: Record<string, string>;
   volumes?: string[];
   healthcheck?: HealthCheck;
+  ports?: string[];
   depends_on?: Record<string, { condition: string }>;
   deploy?: { replicas?: number };
 }
@@ -38,7 +41,9 @@ function service(name: string): Service {
 }
 
 /** The project's own variables runtime/config.ts reads: the keys of its zod schemas of the environment. */
-const CONFIG_NAMES = new Set([...read('runtime/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]));
+const CONFIG_NAMES = new Set(
+  [...read('runtime/config.ts').matchAll(/(?:^\s+|z\.object\(\{ )([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]),
+);
 
 /** A Temporal variable counts as read when another value changes the connection, or is refused (envconfig reads them). */
 function temporalReads(name: string, env: Record<string, string>): boolean {
@@ -159,6 +164,38 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('publishes every port on 127.0.0.1 only', () => {
+    const published = Object.entries(compose.services).flatMap(([name, s]) => (s.ports ?? []).map((p) => [name, p]));
+    expect(published.length).toBeGreaterThanOrEqual(5);
+    for (const [name, port] of published) expect([name, port]).toEqual([name, expect.stringMatching(LOOPBACK_PORT)]);
+  });
+
+  it('gives Grafana no anonymous access and an admin password from the shell, without which compose refuses', () => {
+    const grafana = service('grafana').environment ?? {};
+    expect(grafana.GF_AUTH_ANONYMOUS_ENABLED).toBe('false');
+    expect(grafana.GF_AUTH_ANONYMOUS_ORG_ROLE).toBeUndefined();
+    expect(grafana.GF_USERS_ALLOW_SIGN_UP).toBe('false');
+    const password = grafana.GF_SECURITY_ADMIN_PASSWORD ?? '';
+    expect(() => interpolateValue(password, {})).toThrow(ComposeRefusal);
+    expect(() => interpolateValue(password, { GRAFANA_ADMIN_PASSWORD: '' })).toThrow(/GRAFANA_ADMIN_PASSWORD/);
+    expect(interpolateValue(password, { GRAFANA_ADMIN_PASSWORD: 'from-the-shell' })).toBe('from-the-shell');
+  });
+
+  it('shares one evidence key on the volume, and replaces the workers in place (auto-upgrade)', () => {
+    const shared = (worker.volumes ?? []).map((v) => v.split(':')[1] ?? '');
+    const keyFile = workerEnv.RUNBOOKS_EVIDENCE_KEY_FILE ?? '';
+    expect(shared.some((dir) => keyFile.startsWith(`${dir}/`))).toBe(true);
+    expect(workerEnv.RUNBOOKS_VERSIONING).toBe('auto-upgrade');
+  });
+
+  it('lets the workers finish their grace time before Docker kills them', () => {
+    const period = /^(\d+)s$/.exec((worker as { stop_grace_period?: string }).stop_grace_period ?? '');
+    const grace = Number(workerEnv.RUNBOOKS_SHUTDOWN_GRACE_TIME_MS);
+    expect(grace).toBeGreaterThan(0);
+    // The worker exits at most 5 s after its grace time (worker/main.ts).
+    expect(Number(period?.[1]) * 1000).toBeGreaterThanOrEqual(grace + 5_000);
+  });
+
   it('runs two worker replicas', () => {
     expect(worker.deploy?.replicas).toBe(2);
   });
@@ -173,9 +210,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('versions the workers: one deployment, a build ID from the bundle unless the shell names the release', () => {
-    expect(loadConfig(workerEnv).versioning).toEqual({ deploymentName: 'backup-runbooks', buildId: undefined });
+    expect(loadConfig(workerEnv).versioning).toMatchObject({ deploymentName: 'backup-runbooks', buildId: undefined });
     const named = interpolate(worker.environment ?? {}, { RUNBOOKS_BUILD_ID: '2026.11.2' });
-    expect(loadConfig(named).versioning).toEqual({ deploymentName: 'backup-runbooks', buildId: '2026.11.2' });
+    expect(loadConfig(named).versioning).toMatchObject({ deploymentName: 'backup-runbooks', buildId: '2026.11.2' });
   });
 
   it('runs the simulator with flags it has, where the workers look for it', () => {
@@ -287,9 +324,9 @@ describe('Dockerfile', () => {
   const args = (lines: { op: string; args: string }[] | undefined, op: string) =>
     (lines ?? []).filter((l) => l.op === op).map((l) => l.args);
 
-  it('builds in stages on Node 20 slim', () => {
+  it('builds in stages on Node 24 (the current LTS) slim', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const s of stages) expect(s.from).toBe('node:20-slim');
+    for (const s of stages) expect(s.from).toBe('node:24-slim');
     expect(args(stage('build')?.lines, 'RUN')).toContainEqual(expect.stringMatching(/^npm ci\b/));
     expect(args(stage('build')?.lines, 'RUN')).toContain('npm run build');
   });

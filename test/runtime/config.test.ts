@@ -49,7 +49,20 @@ describe('loadConfig', () => {
       outputDir: join('.data', 'output'),
       logLevel: 'info',
       maxCachedWorkflows: 50,
+      temporalConnectTimeoutMs: 60_000,
+      shutdownGraceTimeMs: 8_000,
     });
+  });
+
+  test('the start-up and shutdown bounds are whole milliseconds, named when wrong', () => {
+    const config = loadConfig({ RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '0', RUNBOOKS_SHUTDOWN_GRACE_TIME_MS: '20000' });
+    expect(config).toMatchObject({ temporalConnectTimeoutMs: 0, shutdownGraceTimeMs: 20_000 });
+    expect(() => loadConfig({ RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '1m' })).toThrow(
+      /RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: must be a whole number of milliseconds/,
+    );
+    expect(() => loadConfig({ RUNBOOKS_SHUTDOWN_GRACE_TIME_MS: '900000' })).toThrow(
+      /RUNBOOKS_SHUTDOWN_GRACE_TIME_MS: must be at most 600000/,
+    );
   });
 
   test('empty strings count as unset', () => {
