@@ -80,7 +80,7 @@ export async function writeCredentialsFile(path: string, credentials: StoredCred
  * Runs `fn` holding `<path>.lock`, so that the workers sharing a file (and a retry racing a slow attempt) never
  * rotate with the same held token at once: two rotations would each store a secret, and the first would be dead.
  */
-export function withFileLock<T>(path: string, waitMs: number, fn: () => Promise<T>): Promise<T> {
+export function withFileLock<T>(path: string, waitMs: number, fn: (held: AbortSignal) => Promise<T>): Promise<T> {
   return withLockFile(path, waitMs, fn, (lock) => new CredentialsFileError(`${lock} is held by another rotation`));
 }
 
@@ -130,25 +130,26 @@ export class CredentialsFile implements CredentialsSource {
    * the file's secret is dead but a rotation left a token behind, the secret of that rotation finished now.
    */
   async recover(refused: Credentials): Promise<Credentials | undefined> {
-    return withFileLock(this.path, 60_000, async () => {
+    return withFileLock(this.path, 60_000, async (lock) => {
       const stored = await this.read();
       if (stored.clientId !== refused.clientId || stored.clientSecret !== refused.clientSecret) return pick(stored);
       const held = stored.pendingRotation;
       if (!held || !this.usable(held)) return undefined;
-      return pick(await this.finish(stored, held));
+      return pick(await this.finish(stored, held, lock));
     });
   }
 
   /** Rotates the secret, recoverably; a retry of the same `rotationId` picks up where the last attempt stopped. */
   rotate(rotationId: string): Promise<RotationOutcome> {
-    return withFileLock(this.path, 30_000, async () => {
+    return withFileLock(this.path, 30_000, async (lock) => {
+      const write = (credentials: StoredCredentials) => this.write(credentials, lock);
       const stored = await this.read();
       if (stored.lastRotation === rotationId && !stored.pendingRotation) return 'alreadyDone';
       let held = stored.pendingRotation;
       if (held?.rotationId === rotationId && held.secretStored) {
         // Stored, but not yet proved: prove it rather than rotate again.
         if (await this.works(pick(stored))) {
-          await this.write({ ...pick(stored), lastRotation: rotationId });
+          await write({ ...pick(stored), lastRotation: rotationId });
           return 'rotated';
         }
       }
@@ -174,9 +175,9 @@ export class CredentialsFile implements CredentialsSource {
           rotationId,
           secretStored: false,
         };
-        await this.write({ ...pick(stored), pendingRotation: held });
+        await write({ ...pick(stored), pendingRotation: held });
       }
-      await this.finish(stored, held);
+      await this.finish(stored, held, lock);
       return 'rotated';
     });
   }
@@ -185,22 +186,26 @@ export class CredentialsFile implements CredentialsSource {
    * Rotates with the held token, stores the new secret, proves it, drops the token. Rotating again after a lost
    * answer leaves the secret of the lost answer on the service unused, but this rotation has already invalidated it.
    */
-  private async finish(stored: StoredCredentials, held: PendingRotation): Promise<StoredCredentials> {
+  private async finish(
+    stored: StoredCredentials,
+    held: PendingRotation,
+    lock: AbortSignal,
+  ): Promise<StoredCredentials> {
     const transport = this.options.transport();
     const rotated = await rotateWithToken(transport, held.accessToken).catch(async (err: unknown) => {
       if (!(err instanceof UnauthorizedError)) throw err;
       // The held token died early (revoked, or the service's clock is ahead): forget it; the next try gets a new one.
-      await this.write(pick(stored));
+      await this.write(pick(stored), lock);
       throw new CredentialsFileError('the token held for the rotation was refused; it was dropped');
     });
     const fresh = { clientId: rotated.clientId || stored.clientId, clientSecret: rotated.clientSecret };
-    await this.write({ ...fresh, pendingRotation: { ...held, secretStored: true } });
+    await this.write({ ...fresh, pendingRotation: { ...held, secretStored: true } }, lock);
     if (!(await this.works(fresh))) {
       // Rotated again by someone outside this file; the next try rotates once more with the held token.
       throw new CredentialsFileError('the new secret was refused right after it was stored');
     }
     const done = { ...fresh, lastRotation: held.rotationId };
-    await this.write(done);
+    await this.write(done, lock);
     return done;
   }
 
@@ -224,8 +229,10 @@ export class CredentialsFile implements CredentialsSource {
     return expiresAt - this.now() > margin;
   }
 
-  private write(credentials: StoredCredentials): Promise<void> {
-    return this.writeFile(this.path, credentials);
+  /** A holder that lost its lock (it froze past the staleness limit) must not overwrite its successor's file. */
+  private async write(credentials: StoredCredentials, lock: AbortSignal): Promise<void> {
+    if (lock.aborted) throw new CredentialsFileError(`${this.path}.lock was taken over while this rotation held it`);
+    await this.writeFile(this.path, credentials);
   }
 }
 

@@ -150,3 +150,28 @@ describe('the rotation lock', () => {
     await expect(withFileLock(path, 300, () => Promise.resolve('ran'))).resolves.toBe('ran');
   });
 });
+
+test('a rotation whose lock was taken over meanwhile stores nothing more, and leaves the successor its lock', async () => {
+  const { path, old } = await fileWith();
+  let writes = 0;
+  const successor = `${JSON.stringify({ pid: 1, host: 'another-host', token: 'successor' })}\n`;
+  const file = new CredentialsFile({
+    path,
+    transport: () => transport,
+    write: async (target, credentials) => {
+      writes += 1;
+      await writeCredentialsFile(target, credentials);
+      if (writes > 1) return;
+      // This holder froze past the staleness limit, and another worker took the lock over: the next renewal sees it.
+      await writeFile(`${path}.lock`, successor);
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+    },
+  });
+  await expect(file.rotate('wf/run/taken-over')).rejects.toThrow(/taken over while this rotation held it/);
+  expect(writes).toBe(1);
+  const stored = await read(path);
+  // The held token stays in the file, so the successor can finish the rotation.
+  expect(stored.clientSecret).toBe(old.clientSecret);
+  expect(stored.pendingRotation?.rotationId).toBe('wf/run/taken-over');
+  expect(await readFile(`${path}.lock`, 'utf8')).toBe(successor);
+});
