@@ -84,7 +84,9 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
           restoreAccountId: fixtures.restoreAccountId,
           destination: { bucketA: { bucketName: target.bucketName, prefix } },
         },
-        pageSize: 250,
+        // About 400 pages: a kill at 2 to 3.5 s lands inside the export even on an idle machine (at 250 rows a page
+        // the export could end first).
+        pageSize: 100,
       };
       return { kind, runbook: 'queryExport', input };
     }
@@ -92,8 +94,8 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
       const input: CostExportInput = {
         window: fixtures.costWindow(),
         options: { granularity: 'HOURLY', groupBy: 'RESOURCE' },
-        // About 260 pages: long enough for a kill to land inside the export.
-        pageSize: 40,
+        // About 520 pages: long enough for a kill to land inside the export (at 40 a page it could end first).
+        pageSize: 20,
       };
       return { kind, runbook: 'costExport', input };
     }
