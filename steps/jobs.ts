@@ -10,6 +10,7 @@ import {
   type RestoreBucketInput,
   type RestoreFilesInput,
 } from '../api';
+import { destinationConcepts, restoreTypeFits } from '../api/dialect';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { calling, isAmbiguous, notYet, toFailure } from '../runtime/failures';
 import { jobPollDelayMs } from '../runtime/poll-delays';
@@ -64,9 +65,6 @@ export type StartRestoreResult =
   | { kind: 'started'; jobId: string; adopted: boolean; possibleLeftoverRequests: number }
   | { kind: 'approvalRequired'; requestId: string; possibleLeftoverRequests: number };
 
-/** The restore type a job record carries for each kind of call. */
-const RESTORE_TYPE = { bucket: 'BUCKET', files: 'FILES' } as const;
-
 export function jobActivities({ client }: Pick<ActivityDeps, 'client'>) {
   /**
    * The earliest moment, on the service's clock, at which this activity can have started a job: when Temporal first
@@ -101,9 +99,7 @@ export function jobActivities({ client }: Pick<ActivityDeps, 'client'>) {
       { pageSize: 50 },
     );
     const earliest = from();
-    const ours = page.jobs.find(
-      (job) => Date.parse(job.jobExecutionDetails.createdTime) >= earliest && isRestoreOf(job, input),
-    );
+    const ours = page.jobs.find((job) => isRestoreOf(job, input, earliest));
     return ours?.jobExecutionDetails.jobId;
   }
 
@@ -240,19 +236,22 @@ function requireInput<T>(value: T | undefined): T {
 }
 
 /**
- * Whether a job is the one a call of ours would have made: same restore type, snapshot, restore account, resource
- * and, where the record carries it, destination. Anything less could adopt another run's restore.
+ * Whether a job is the one a call of ours would have made: created at or after `earliest` (service clock), same
+ * restore type (as the dialect tables give it for the resource and kind), snapshot, restore account, resource and,
+ * where the record carries it, destination. Anything less could adopt another run's restore. A restore type no table
+ * knows decides nothing: the other parameters do, since re-issuing a restore over an unfamiliar name is the worse harm.
  */
-export function isRestoreOf(job: RestoreJob, input: StartRestoreInput): boolean {
+export function isRestoreOf(job: RestoreJob, input: StartRestoreInput, earliest = -Infinity): boolean {
   const asked = input.kind === 'bucket' ? input.bucket : input.files;
   if (!asked) return false;
   const carried = destinationOf(job);
   return (
-    job.restoreType === RESTORE_TYPE[input.kind] &&
+    Date.parse(job.jobExecutionDetails.createdTime) >= earliest &&
+    restoreTypeFits(job.restoreType, input.kind, job.resourceDetails?.resourceType) &&
     job.destinationDetails.restoreAccountId === asked.restoreAccountId &&
     (job.snapshotDetails?.id === undefined || job.snapshotDetails.id === input.snapshotId) &&
     (job.resourceDetails?.id === undefined || job.resourceDetails.id === input.resourceId) &&
-    (carried === undefined || canonical(carried) === canonical(asked.destination))
+    (carried === undefined || sameDestination(carried, asked.destination))
   );
 }
 
@@ -261,6 +260,12 @@ function destinationOf(job: RestoreJob): unknown {
   const details = job.destinationDetails as Record<string, unknown>;
   const result = details.restoreResult as Record<string, unknown> | undefined;
   return details.destination ?? (typeof result === 'object' && result !== null ? result.destination : undefined);
+}
+
+/** Destinations compare by concept, so that a record in one dialect matches a call named in the other. */
+function sameDestination(carried: unknown, asked: object): boolean {
+  const named = (d: unknown) => (d !== null && typeof d === 'object' ? destinationConcepts(d) : d);
+  return canonical(named(carried)) === canonical(named(asked));
 }
 
 function canonical(value: unknown): string {

@@ -1,0 +1,136 @@
+/**
+ * The wire tokens of the two dialects the service may speak, next to the concepts the runbooks reason about. The
+ * neutral dialect is the specification's vocabulary (api/enums.ts); the public one is the real service's OpenAPI
+ * document (spec/interface-facts.md §10). Pure data: workflow code imports it, so nothing here touches Node.
+ *
+ * Concept names are chosen to be neither dialect's token (`amazonWebServices`, not `aws` nor `PROVIDER_A`), so that a
+ * concept can never be sent, or mistaken for a wire value, by accident.
+ */
+
+export const DIALECTS = ['neutral', 'public'] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+export const PROVIDER_CONCEPTS = [
+  'amazonWebServices',
+  'microsoftAzure',
+  'googleCloud',
+  'mongodbAtlas',
+  'googleWorkspace',
+  'microsoftOffice365',
+] as const;
+export type ProviderConcept = (typeof PROVIDER_CONCEPTS)[number];
+
+export const RESOURCE_CATEGORIES = [
+  'virtualMachine',
+  'relationalDatabase',
+  'objectStore',
+  'fileSystem',
+  'disk',
+  'kubernetesNamespace',
+  'keyValue',
+  'documentDatabase',
+  'unknown',
+] as const;
+export type ResourceCategory = (typeof RESOURCE_CATEGORIES)[number];
+
+export const RESTORE_KINDS = ['bucket', 'files'] as const;
+export type RestoreKind = (typeof RESTORE_KINDS)[number];
+
+/** Where a restore or a query writes: an object store of one provider. */
+export const DESTINATION_KINDS = ['amazonBucket', 'googleBucket', 'azureBlobContainer'] as const;
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+
+type PerDialect<T extends string = string> = Readonly<Record<Dialect, T | undefined>>;
+
+/** `cloudProvider` values, and the member naming the provider in attribute objects (source accounts, vaults). */
+export const PROVIDERS: Readonly<Record<ProviderConcept, { value: PerDialect; member: PerDialect }>> = {
+  amazonWebServices: {
+    value: { neutral: 'PROVIDER_A', public: 'AWS' },
+    member: { neutral: 'providerA', public: 'aws' },
+  },
+  microsoftAzure: {
+    value: { neutral: 'PROVIDER_B', public: 'AZURE' },
+    member: { neutral: 'providerB', public: 'azure' },
+  },
+  googleCloud: { value: { neutral: 'PROVIDER_C', public: 'GCP' }, member: { neutral: 'providerC', public: 'gcp' } },
+  mongodbAtlas: {
+    value: { neutral: 'PROVIDER_D', public: 'MONGO_ATLAS' },
+    member: { neutral: undefined, public: undefined },
+  },
+  googleWorkspace: {
+    value: { neutral: undefined, public: 'GOOGLE_WORKSPACE' },
+    member: { neutral: undefined, public: undefined },
+  },
+  microsoftOffice365: {
+    value: { neutral: undefined, public: 'MICROSOFT_365' },
+    member: { neutral: undefined, public: undefined },
+  },
+};
+
+/** Destination members of `ObjectStorageDestination` (and, for `amazonBucket` only, of a query's destination). */
+export const DESTINATIONS: Readonly<Record<DestinationKind, PerDialect>> = {
+  amazonBucket: { neutral: 'bucketA', public: 's3Bucket' },
+  googleBucket: { neutral: 'bucketC', public: 'gcsBucket' },
+  azureBlobContainer: { neutral: 'storageAccount', public: 'storageAccount' },
+};
+
+export interface ResourceTypeRow {
+  provider: ProviderConcept;
+  category: ResourceCategory;
+  neutral?: string;
+  public?: string;
+}
+
+const row = (
+  provider: ProviderConcept,
+  category: ResourceCategory,
+  neutral?: string,
+  pub?: string,
+): ResourceTypeRow => ({
+  provider,
+  category,
+  ...(neutral ? { neutral } : {}),
+  ...(pub ? { public: pub } : {}),
+});
+
+/** Resource types, paired across the dialects by name (§10); a type one dialect lacks has only the other's token. */
+export const RESOURCE_TYPE_ROWS: readonly ResourceTypeRow[] = [
+  row('amazonWebServices', 'virtualMachine', 'PA_VM', 'AWS_EC2'),
+  row('amazonWebServices', 'relationalDatabase', 'PA_RELATIONAL_DB', 'AWS_RDS'),
+  row('amazonWebServices', 'objectStore', 'PA_OBJECT_STORE', 'AWS_S3'),
+  row('amazonWebServices', 'fileSystem', 'PA_FILE_SYSTEM', 'AWS_EFS'),
+  row('amazonWebServices', 'fileSystem', 'PA_MANAGED_FILE_SYSTEM', 'AWS_FSX'),
+  row('amazonWebServices', 'kubernetesNamespace', 'PA_K8S_NAMESPACE', 'AWS_EKS_NAMESPACE'),
+  row('amazonWebServices', 'keyValue', 'PA_KEYVALUE_DB', 'AWS_DYNAMO_DB'),
+  row('microsoftAzure', 'virtualMachine', 'PB_VM', 'AZURE_VIRTUAL_MACHINE'),
+  row('microsoftAzure', 'fileSystem', 'PB_FILE_SHARE', 'AZURE_FILE_SHARE'),
+  row('microsoftAzure', 'objectStore', 'PB_STORAGE_ACCOUNT', 'AZURE_STORAGE_ACCOUNT'),
+  row('microsoftAzure', 'disk', 'PB_DISK', 'AZURE_DISK'),
+  row('microsoftAzure', 'relationalDatabase', 'PB_SQL_DATABASE', 'AZURE_SQL_DATABASE'),
+  row('microsoftAzure', 'relationalDatabase', 'PB_SQL_MANAGED_INSTANCE', 'AZURE_SQL_MANAGED_INSTANCE'),
+  row('microsoftAzure', 'relationalDatabase', 'PB_SQL_VM', 'AZURE_SQL_VIRTUAL_MACHINE'),
+  row('microsoftAzure', 'relationalDatabase', 'PB_MYSQL', 'AZURE_MYSQL'),
+  row('microsoftAzure', 'relationalDatabase', 'PB_POSTGRESQL', 'AZURE_POSTGRESQL'),
+  row('microsoftAzure', 'documentDatabase', 'PB_DOC_DB_A', 'AZURE_COSMOSDB_MONGODB'),
+  row('microsoftAzure', 'documentDatabase', 'PB_DOC_DB_B', 'AZURE_COSMOSDB_NOSQL'),
+  row('mongodbAtlas', 'documentDatabase', 'PD_DOC_DB_CLUSTER', 'ATLAS_MONGODB_CLUSTER'),
+  row('googleCloud', 'virtualMachine', 'PC_VM', 'GCP_COMPUTE_ENGINE_INSTANCE'),
+  row('googleCloud', 'relationalDatabase', 'PC_SQL_INSTANCE', 'GCP_CLOUD_SQL_INSTANCE'),
+  row('googleCloud', 'objectStore', 'PC_OBJECT_BUCKET', 'GCP_CLOUD_STORAGE_BUCKET'),
+  row('googleCloud', 'disk', undefined, 'GCP_DISK'),
+];
+
+/**
+ * `restoreType` of a restore job, by resource type and restore kind. The neutral dialect has one value per kind,
+ * whatever the resource (what the specification's simulator returns); the public one names provider and kind (§10).
+ */
+export const NEUTRAL_RESTORE_TYPES: Readonly<Record<RestoreKind, string>> = { bucket: 'BUCKET', files: 'FILES' };
+
+export const PUBLIC_RESTORE_TYPES: Readonly<Record<string, Partial<Record<RestoreKind, string>>>> = {
+  AWS_S3: { bucket: 'AWS_S3_BUCKET_RESTORE', files: 'AWS_S3_OBJECT_RESTORE' },
+  AWS_EC2: { files: 'AWS_EC2_FILE_RESTORE' },
+  AZURE_STORAGE_ACCOUNT: { bucket: 'AZURE_STORAGE_ACCOUNT_RESTORE', files: 'AZURE_STORAGE_ACCOUNT_BLOB_RESTORE' },
+  AZURE_VIRTUAL_MACHINE: { files: 'AZURE_VM_FILE_RESTORE' },
+  GCP_CLOUD_STORAGE_BUCKET: { bucket: 'GCP_CLOUD_STORAGE_BUCKET_RESTORE', files: 'GCP_CLOUD_STORAGE_OBJECT_RESTORE' },
+  GCP_COMPUTE_ENGINE_INSTANCE: { files: 'GCP_COMPUTE_ENGINE_FILE_RESTORE' },
+};
