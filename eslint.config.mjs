@@ -43,7 +43,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, runtime/{calls,tracker,input-rules,metrics} and its own contract, report, expectations or windows; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics} and its own contract, report, expectations or windows; import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -80,6 +80,7 @@ export default tseslint.config(
                 String.raw`\./(?:contract|report|expectations|windows)`,
                 String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics)`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
+                String.raw`\.\./\.\./api/dialect`,
               ]),
               allowTypeImports: true,
               message: workflowMessage,
@@ -116,6 +117,7 @@ export default tseslint.config(
       'runtime/calls.ts',
       'runtime/metrics.ts',
       'contracts/**/*.ts',
+      'api/dialect/**/*.ts',
     ],
     rules: {
       'no-restricted-imports': [

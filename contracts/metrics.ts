@@ -15,6 +15,8 @@ export const RunbookMetric = {
   drillRtoTarget: 'runbooks_drill_rto_target_seconds',
   drillRpo: 'runbooks_drill_rpo_seconds',
   drillRpoTarget: 'runbooks_drill_rpo_target_seconds',
+  /** Gauge {resource}: 1 when the last drill's check could not run on the resource (not a relational database). */
+  drillCheckNotRun: 'runbooks_drill_check_not_run',
   /** Counters {runbook}: rows and bytes of finished exports. */
   exportedRows: 'runbooks_exported_rows_total',
   exportedBytes: 'runbooks_exported_bytes_total',

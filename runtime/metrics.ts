@@ -57,6 +57,7 @@ export interface DrillMeasure {
   resourceId: string;
   rtoSeconds?: number;
   rpoSeconds?: number;
+  check?: { status: string };
 }
 
 /** The last drill's RTO and RPO per resource, next to their targets, so that alerts compare the two. */
@@ -66,11 +67,13 @@ export function recordDrill(results: readonly DrillMeasure[], targets: { rtoSeco
   const rpo = gauge(RunbookMetric.drillRpo, 'Drill recovery point age per resource');
   const rtoTarget = gauge(RunbookMetric.drillRtoTarget, 'Drill RTO target');
   const rpoTarget = gauge(RunbookMetric.drillRpoTarget, 'Drill RPO target');
+  const checkNotRun = metricMeter.createGauge(RunbookMetric.drillCheckNotRun, 'int', '1', 'Drill check could not run');
   for (const result of results) {
     const tags = { resource: result.resourceId };
     if (result.rtoSeconds !== undefined) rto.set(result.rtoSeconds, tags);
     if (result.rpoSeconds !== undefined) rpo.set(result.rpoSeconds, tags);
     rtoTarget.set(targets.rtoSeconds, tags);
     rpoTarget.set(targets.rpoSeconds, tags);
+    if (result.check) checkNotRun.set(result.check.status === 'notRun' ? 1 : 0, tags);
   }
 }

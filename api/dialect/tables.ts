@@ -121,6 +121,12 @@ export const RESOURCE_TYPE_ROWS: readonly ResourceTypeRow[] = [
 ];
 
 /**
+ * The one resource type drills ran their SQL check on before they decided by category: histories of those runs
+ * replay with it (runbooks/dr-drill, patch `drill-check-by-category`).
+ */
+export const PRE_CATEGORY_CHECKED_TYPE = 'PA_RELATIONAL_DB';
+
+/**
  * `restoreType` of a restore job, by resource type and restore kind. The neutral dialect has one value per kind,
  * whatever the resource (what the specification's simulator returns); the public one names provider and kind (§10).
  */

@@ -58,6 +58,11 @@ export const DrDrillInput = strictDeep(
         destination: QueryTarget,
       })
       .optional(),
+    /**
+     * With `sqlCheck`: a resource the check cannot run on (not a relational database) fails the drill instead of
+     * passing with "check not run". Off by default: one check per drill, over a selection that may mix types.
+     */
+    requireChecks: z.boolean().default(false),
     parallelism: z.number().int().min(1).max(20).default(3),
   }),
 );

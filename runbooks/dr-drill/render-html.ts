@@ -1,6 +1,6 @@
 import { escapeHtml as esc } from '../../runtime/escape-html';
 import { duration, renderChart } from './render-chart';
-import type { DrillReport, DrillResourceResult } from './report';
+import { checkText, type DrillReport, type DrillResourceResult } from './report';
 
 /** Which restore point a resource's RPO was measured against, in words (shared by the Markdown and the page). */
 export function rpoNote(r: DrillResourceResult): string {
@@ -24,7 +24,7 @@ dl.summary dt { color: #555; } dl.summary dd { margin: 0; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 5px 7px; text-align: left; vertical-align: top; }
 th { background: #f3f4f6; } tr.fail td { background: #fdecea; } tr.fail td.verdict-cell { color: #c62828; font-weight: 700; }
-td.missed { color: #c62828; font-weight: 700; } .note { color: #555; }
+td.missed { color: #c62828; font-weight: 700; } td.not-run { color: #b26a00; font-weight: 700; } .note { color: #555; }
 svg.chart { font: 12px system-ui, sans-serif; max-width: 100%; height: auto; border: 1px solid #eee; }
 `;
 
@@ -85,7 +85,7 @@ const COLUMNS = [
 ];
 
 function row(r: DrillResourceResult): string {
-  const check = r.check ? `${r.check.passed ? 'passed' : 'FAILED'} (${r.check.detail})` : 'none';
+  const check = checkText(r.check);
   const cells: [string, string?][] = [
     [r.resourceName],
     [r.resourceType],
@@ -96,7 +96,7 @@ function row(r: DrillResourceResult): string {
     ],
     [rpoNote(r)],
     [`${seconds(r.rtoSeconds)}${met(r.rtoMet)}`, r.rtoMet === false ? 'missed' : undefined],
-    [check, r.check && !r.check.passed ? 'missed' : undefined],
+    [check, r.check?.status === 'failed' ? 'missed' : r.check?.status === 'notRun' ? 'not-run' : undefined],
     [r.backupJobId ?? (r.snapshotReused ? 'reused snapshot' : 'n/a')],
     [r.restoreJobId ?? 'n/a'],
   ];

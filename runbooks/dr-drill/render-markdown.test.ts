@@ -8,7 +8,13 @@ const failed: DrillResourceResult = {
   snapshotReused: false,
   backupJobId: 'job-1',
   restoreJobId: 'restore-1',
-  check: { query: 'SELECT 1', expectation: 'rows >= 1', passed: false, detail: 'query failed:\nrelation "x" missing' },
+  check: {
+    query: 'SELECT 1',
+    expectation: 'rows >= 1',
+    passed: false,
+    status: 'failed',
+    detail: 'query failed:\nrelation "x" missing',
+  },
   verdict: 'FAIL',
   reasons: ['restore failed: disk full\r\n| injected | row |', '*bold* [link](http://evil.example)'],
 };

@@ -1,5 +1,5 @@
 import { rpoNote } from './render-html';
-import type { DrillReport, DrillResourceResult } from './report';
+import { checkText, type DrillReport, type DrillResourceResult } from './report';
 
 const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
 const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
@@ -49,7 +49,7 @@ export function renderMarkdown(report: DrillReport): string {
 }
 
 function row(r: DrillResourceResult): string {
-  const check = r.check ? `${r.check.passed ? 'passed' : 'FAILED'} (${r.check.detail})` : 'none';
+  const check = checkText(r.check);
   const cells = [
     r.resourceName,
     r.resourceType,

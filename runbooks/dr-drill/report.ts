@@ -1,11 +1,24 @@
 /** The drill's evidence: built by the workflow, written to files by an activity. */
 
+/** Why a check could not run on a resource: the drill says so rather than passing it silently. */
+export type CheckStatus = 'passed' | 'failed' | 'notRun';
+
 export interface DrillCheckResult {
   query: string;
   expectation: string;
+  /** Rows the query returned; absent when it did not run or did not finish. */
   rows?: number;
+  /** Whether the check ran and held: false when it failed, and when it could not run. */
   passed: boolean;
+  status: CheckStatus;
   detail: string;
+}
+
+/** The check's cell in the Markdown and HTML tables. */
+export function checkText(check: DrillCheckResult | undefined): string {
+  if (!check) return 'none';
+  if (check.status === 'notRun') return check.detail;
+  return `${check.passed ? 'passed' : 'FAILED'} (${check.detail})`;
 }
 
 export interface DrillResourceResult {
@@ -46,7 +59,7 @@ export interface DrillSummary {
 }
 
 /** The version of `drill-report.schema.json` the written JSON follows; bump both together. */
-export const DRILL_REPORT_SCHEMA_VERSION = 1;
+export const DRILL_REPORT_SCHEMA_VERSION = 2;
 
 export interface DrillReport {
   /** Stamped by the activity that writes the files (runs that started before it existed have none in history). */

@@ -1,6 +1,7 @@
 import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ResourceRef } from './activities';
 import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary } from './report';
+import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect';
 import { checkExpectation } from './expectations';
 import {
   heartbeatingCalls,
@@ -22,6 +23,12 @@ const heartbeating = heartbeatingCalls<Activities>();
 
 /** Measures RPO against the newest snapshot before the drill began (one lookup per resource), not the drill's own. */
 export const RPO_PRIOR_SNAPSHOT_PATCH = 'drill-rpo-prior-snapshot';
+
+/**
+ * Runs the SQL check on every relational database, whatever its dialect's type token; before, only on one neutral
+ * type, so histories without this marker replay that way.
+ */
+export const CHECK_BY_CATEGORY_PATCH = 'drill-check-by-category';
 
 /** A disaster-recovery drill: back up, restore and check each resource, and write the evidence. */
 export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
@@ -170,13 +177,30 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       }
       if (restore.outcome === 'PARTIAL') result.reasons.push(`restore partial: ${restore.statusMessage ?? ''}`);
 
-      if (input.sqlCheck && resource.resourceType === 'PA_RELATIONAL_DB') {
-        result.check = await runCheck(snapshotId, input.sqlCheck);
+      if (input.sqlCheck) {
+        const notCheckable = whyNotCheckable(resource.resourceType);
+        result.check =
+          notCheckable === undefined
+            ? await runCheck(snapshotId, input.sqlCheck)
+            : {
+                query: input.sqlCheck.query,
+                expectation: input.sqlCheck.expectation,
+                passed: false,
+                status: 'notRun',
+                detail: `check not run: ${notCheckable}`,
+              };
       }
       if (result.rpoMet === false) result.reasons.push(rpoMissed(result, input.targets.rpoSeconds));
       if (result.rtoMet === false) result.reasons.push(`RTO ${result.rtoSeconds ?? '?'} s over target`);
-      if (result.check && !result.check.passed) result.reasons.push(`check failed: ${result.check.detail}`);
-      const clean = result.rpoMet !== false && result.rtoMet !== false && (result.check?.passed ?? true);
+      if (result.check?.status === 'failed') result.reasons.push(`check failed: ${result.check.detail}`);
+      if (result.check?.status === 'notRun') {
+        result.reasons.push(input.requireChecks ? `${result.check.detail} (requireChecks)` : result.check.detail);
+      }
+      const checkHeld =
+        result.check === undefined ||
+        result.check.status === 'passed' ||
+        (result.check.status === 'notRun' && !input.requireChecks);
+      const clean = result.rpoMet !== false && result.rtoMet !== false && checkHeld;
       result.verdict = clean && (restore.outcome === 'COMPLETED' || restore.outcome === 'PARTIAL') ? 'PASS' : 'FAIL';
       return result;
     } catch (err) {
@@ -184,6 +208,18 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       result.reasons.push(err instanceof Error ? err.message : String(err));
       return result;
     }
+  }
+
+  /** Why the SQL check cannot run on a resource of this type, or `undefined` when it can. A pure table lookup. */
+  function whyNotCheckable(resourceType: string): string | undefined {
+    if (!patched(CHECK_BY_CATEGORY_PATCH)) {
+      return resourceType === PRE_CATEGORY_CHECKED_TYPE ? undefined : 'not a relational database';
+    }
+    const category = resourceCategoryOf(resourceType);
+    if (category === 'relationalDatabase') return undefined;
+    return category === 'unknown'
+      ? `resource type ${resourceType} is not known to be a relational database`
+      : 'not a relational database';
   }
 
   async function runCheck(snapshotId: string, check: NonNullable<typeof input.sqlCheck>): Promise<DrillCheckResult> {
@@ -201,10 +237,11 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       await heartbeating.waitForQuery(queryId);
       const { rows } = await heartbeating.countQueryRows(queryId);
       const passed = checkExpectation(check.expectation, rows);
-      return { ...base, rows, passed, detail: `${rows} rows; expected ${check.expectation}` };
+      const status = passed ? 'passed' : 'failed';
+      return { ...base, rows, passed, status, detail: `${rows} rows; expected ${check.expectation}` };
     } catch (err) {
       if (isCancellation(err)) throw err;
-      return { ...base, passed: false, detail: err instanceof Error ? err.message : String(err) };
+      return { ...base, passed: false, status: 'failed', detail: err instanceof Error ? err.message : String(err) };
     }
   }
 }

@@ -112,7 +112,7 @@ test('an RPO target shorter than the age of the newest prior snapshot fails, wit
 
   expect(validate(report)).toBe(true);
   expect(validate.errors ?? []).toEqual([]);
-  expect(report.schemaVersion).toBe(1);
+  expect(report.schemaVersion).toBe(2);
   expect(result.summary).toMatchObject({ total: 3, passed: 1, failed: 2, verdict: 'FAIL' });
   const byId = new Map(report.resources.map((r) => [r.resourceId, r]));
 
@@ -161,7 +161,7 @@ test('a generous RPO target passes and the report validates against its schema',
 
 test('the schema refuses a report that misses a field or carries an unknown verdict', () => {
   const report = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     name: 'x',
     workflowId: 'w',
     runId: 'r',

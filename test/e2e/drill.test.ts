@@ -178,7 +178,15 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
   }
   expect(byId.get(relational.id)?.check).toMatchObject({ passed: true, expectation: 'rows >= 100' });
   expect(byId.get(relational.id)?.check?.rows).toBeGreaterThanOrEqual(400);
-  expect(byId.get(vm.id)?.check).toBeUndefined();
+  // The check cannot run on a VM: the report says so, and by default the VM still passes.
+  expect(byId.get(vm.id)?.check).toEqual({
+    query: 'SELECT id, name FROM customers',
+    expectation: 'rows >= 100',
+    passed: false,
+    status: 'notRun',
+    detail: 'check not run: not a relational database',
+  });
+  expect(byId.get(vm.id)?.reasons).toEqual(['check not run: not a relational database']);
   const failed = byId.get(broken.id);
   expect(failed).toMatchObject({ verdict: 'FAIL', backupStatus: 'JOB_FAILED' });
   expect(failed?.restoreJobId).toBeUndefined();
@@ -317,6 +325,39 @@ test.each([
     args: [{ ...drillInput(['some-id']), ...overrides }],
   });
   await expectRefusedInput(handle, `invalid input ${field}`);
+});
+
+test('with requireChecks, a resource the SQL check cannot run on fails, and every report says the check did not run', async () => {
+  const vm = take('PA_VM');
+  const input = drillInput([vm.id], {
+    requireChecks: true,
+    sqlCheck: {
+      databaseName: 'app',
+      query: 'SELECT 1',
+      expectation: 'rows >= 1',
+      destination: { bucketA: { bucketName: `query-results-${vaultRegion}` } },
+    },
+  });
+  const handle = await startDrill(input);
+  const stop = keepNudging(handle);
+  const result = await handle.result().finally(stop);
+
+  expect(result.summary).toMatchObject({ total: 1, passed: 0, failed: 1, verdict: 'FAIL' });
+  const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
+  expect(report.schemaVersion).toBe(2);
+  const [row] = report.resources;
+  // Backup and restore went well: the check alone fails it.
+  expect(row).toMatchObject({ verdict: 'FAIL', rpoMet: true, rtoMet: true, restoreStatus: 'JOB_COMPLETED' });
+  expect(row?.check).toMatchObject({ status: 'notRun', passed: false });
+  expect(row?.check?.rows).toBeUndefined();
+  expect(row?.reasons).toEqual(['check not run: not a relational database (requireChecks)']);
+  // No query was started for it.
+  expect(Object.values(fx.sim.ctx.state.queries).filter((q) => q.resourceId === vm.id)).toEqual([]);
+  const markdown = await readFile(result.report.markdown, 'utf8');
+  expect(markdown).toContain('| check not run: not a relational database |');
+  expect(markdown).toContain('check not run: not a relational database (requireChecks)');
+  const html = await readFile(result.report.html ?? '', 'utf8');
+  expect(html).toContain('<td class="not-run">check not run: not a relational database</td>');
 });
 
 test('no secret or token appears in any workflow history or in the logs', async () => {
