@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { TimestampInput } from '../api/schemas/common';
 import { QueryDestination } from '../api/schemas/queries';
 import { ObjectStorageDestination } from '../api/schemas/restore';
+import { DESTINATIONS, destinationIn, destinationNames, type DestinationKind } from '../api/dialect';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -93,19 +94,38 @@ export const NonBlank = z.string().regex(/\S/, 'must not be blank');
 export const QueryText = z.string().regex(/\S/, 'must not be blank: give a SELECT statement');
 
 /**
+ * The wire dialect inputs are translated to before any call. The client speaks the specification's vocabulary only,
+ * until it follows a configured dialect (issue 17).
+ */
+const WIRE = 'neutral';
+
+/** A destination's members named by concept or by either dialect, renamed to the wire dialect's before validation. */
+const inWireDialect = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? destinationIn(WIRE, value) : value;
+
+const member = (kind: DestinationKind) => DESTINATIONS[kind][WIRE] ?? kind;
+const named = (kinds: readonly DestinationKind[]) => destinationNames(kinds).join(', ');
+
+/**
  * Where a restore writes. The service restores to the original location when no target fits the resource; a runbook
  * never does that by accident, so at least one target is named.
  */
-export const RestoreTarget = strictDeep(ObjectStorageDestination).refine(
-  (d) => d.bucketA !== undefined || d.storageAccount !== undefined || d.bucketC !== undefined,
-  'name a target (bucketA, storageAccount or bucketC); a runbook never restores over the original location',
+export const RestoreTarget = z.preprocess(
+  inWireDialect,
+  strictDeep(ObjectStorageDestination).refine(
+    (d) => Object.values(d).some((target) => target !== undefined),
+    `name a target (${named(['amazonBucket', 'googleBucket', 'azureBlobContainer'])}); a runbook never restores over the original location`,
+  ),
 );
 
 /** Where a query writes its results: a bucket must be named. */
-export const QueryTarget = strictDeep(QueryDestination).refine((d) => d.bucketA !== undefined, {
-  message: 'name the bucket the results go to',
-  path: ['bucketA'],
-});
+export const QueryTarget = z.preprocess(
+  inWireDialect,
+  strictDeep(QueryDestination).refine((d) => Object.values(d).some((target) => target !== undefined), {
+    message: `name the bucket the results go to (${named(['amazonBucket'])})`,
+    path: [member('amazonBucket')],
+  }),
+);
 
 /** An explicit time frame, as the service takes it: in order and at least 24 hours long. */
 export const TimeWindow = z

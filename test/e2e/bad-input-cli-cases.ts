@@ -47,7 +47,7 @@ export const CLI_CASES: CliCase[] = [
   {
     name: 'a restore to destination {}',
     args: (t) => ['start', 'approvalGatedRestore', '--input', json(restore(t, { destination: {} }))],
-    message: /destination: name a target \(bucketA, storageAccount or bucketC\)/,
+    message: /destination: name a target \(amazonBucket, bucketA, s3Bucket, googleBucket, bucketC, gcsBucket/,
   },
   {
     name: 'a drill restoring to destination {}',

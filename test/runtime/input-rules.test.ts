@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { issueField, issueMessage, issuesInOrder } from '../../api/validate';
-import { strictDeep } from '../../runtime/input-rules';
+import { QueryTarget, RestoreTarget, strictDeep } from '../../runtime/input-rules';
 
 function firstIssue(schema: z.ZodType, value: unknown): string {
   const result = schema.safeParse(value);
@@ -44,4 +44,34 @@ test('a misspelled key is reported before the missing key it was meant to be', (
   expect(result.success).toBe(false);
   const [first] = issuesInOrder(result.error?.issues ?? []);
   expect(first && issueField(first)).toBe('isDir');
+});
+
+describe('destinations in either dialect, or by concept', () => {
+  const bucket = { bucketName: 'restored', prefix: 'p/' };
+  const wire = { bucketA: bucket };
+
+  test.each([
+    ['the neutral member', { bucketA: bucket }],
+    ['the public member', { s3Bucket: bucket }],
+    ['the concept', { amazonBucket: bucket }],
+  ])('a restore target named by %s reaches the call in the wire dialect', (_how, destination) => {
+    expect(RestoreTarget.parse(destination)).toEqual(wire);
+    expect(QueryTarget.parse(destination)).toEqual(wire);
+  });
+
+  test('the other providers translate too, and a member no dialect names is refused', () => {
+    expect(RestoreTarget.parse({ gcsBucket: { bucketName: 'g' } })).toEqual({ bucketC: { bucketName: 'g' } });
+    expect(RestoreTarget.parse({ azureBlobContainer: { name: 'a', container: 'c' } })).toEqual({
+      storageAccount: { name: 'a', container: 'c' },
+    });
+    expect(firstIssue(RestoreTarget, { s3Buckt: bucket })).toMatch(/^s3Buckt: unknown field/);
+    expect(firstIssue(QueryTarget, { gcsBucket: bucket })).toMatch(/^bucketC: unknown field/);
+  });
+
+  test('no target at all is refused, naming every accepted member', () => {
+    expect(firstIssue(RestoreTarget, {})).toMatch(/name a target \(amazonBucket, bucketA, s3Bucket, googleBucket/);
+    expect(firstIssue(QueryTarget, {})).toBe(
+      'bucketA: name the bucket the results go to (amazonBucket, bucketA, s3Bucket)',
+    );
+  });
 });
