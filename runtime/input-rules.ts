@@ -100,8 +100,11 @@ export const QueryText = z.string().regex(/\S/, 'must not be blank: give a SELEC
 const WIRE = 'neutral';
 
 /** A destination's members named by concept or by either dialect, renamed to the wire dialect's before validation. */
-const inWireDialect = (value: unknown) =>
+const inWireDialect = (value: DestinationByAnyName): unknown =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? destinationIn(WIRE, value) : value;
+
+/** A destination as inputs may give it: members named by concept or by either dialect. */
+export type DestinationByAnyName = Readonly<Record<string, unknown>>;
 
 const member = (kind: DestinationKind) => DESTINATIONS[kind][WIRE] ?? kind;
 const named = (kinds: readonly DestinationKind[]) => destinationNames(kinds).join(', ');
