@@ -65,7 +65,10 @@ export class BackupServiceClient {
     return pathOf`/v1/projects/${this.projectId}` + pathOf(strings, ...params);
   }
 
-  /** One page of a POST list call, with the body validated and the paging parameters in the query. */
+  /**
+   * One page of a POST list call, with the body validated and the paging parameters in the query. An undefined body
+   * sends none: the vault, role, IdP and IdP-group lists declare no body, and a strict service refuses one with 415.
+   */
   private async listPage<S extends z.ZodType>(path: string, schema: S, body: unknown, page: ListOptions, extra = {}) {
     const { pageSize, pageToken } = validate(s.PageParams, page, 'page');
     return this.data({ method: 'POST', path, json: body, query: { pageSize, pageToken, ...extra }, ok: [200], schema });
@@ -117,13 +120,13 @@ export class BackupServiceClient {
     await this.data({ method: 'DELETE', path, ok: [204, 200], schema: Empty });
   }
   async listRolesPage(page: ListOptions = {}) {
-    return this.listPage('/v1/roles/list', s.RolePage, {}, page);
+    return this.listPage('/v1/roles/list', s.RolePage, undefined, page);
   }
   listRoles(options: ListOptions = {}): AsyncGenerator<s.Role> {
     return this.all('roles', options, (p) => this.listRolesPage(p));
   }
   async listIdpsPage(page: ListOptions = {}) {
-    return this.listPage('/v1/idps/list', s.IdpPage, {}, page);
+    return this.listPage('/v1/idps/list', s.IdpPage, undefined, page);
   }
   listIdps(options: ListOptions = {}): AsyncGenerator<s.IdentityProvider> {
     return this.all('idps', options, (p) => this.listIdpsPage(p));
@@ -147,7 +150,7 @@ export class BackupServiceClient {
     await this.data({ method: 'DELETE', path, ok: [204, 200], schema: Empty });
   }
   async listIdpGroupsPage(page: ListOptions = {}) {
-    return this.listPage('/v1/idp-groups/list', s.IdpGroupPage, {}, page);
+    return this.listPage('/v1/idp-groups/list', s.IdpGroupPage, undefined, page);
   }
   listIdpGroups(options: ListOptions = {}): AsyncGenerator<s.IdpGroup> {
     return this.all('groups', options, (p) => this.listIdpGroupsPage(p));
@@ -225,7 +228,7 @@ export class BackupServiceClient {
     return (await this.data({ method: 'PATCH', path, json, ok: [200], schema: s.VaultBody })).vault;
   }
   async listVaultsPage(page: ListOptions = {}) {
-    return this.listPage(this.project`/vaults/list`, s.VaultPage, {}, page);
+    return this.listPage(this.project`/vaults/list`, s.VaultPage, undefined, page);
   }
   listVaults(options: ListOptions = {}): AsyncGenerator<s.Vault> {
     return this.all('vaults', options, (p) => this.listVaultsPage(p));

@@ -7,6 +7,7 @@ import {
   errorOf,
   expectAuthRefusals,
   type Method,
+  type Reply,
   okBody,
   simulatorForSuite,
   suiteCall,
@@ -204,6 +205,40 @@ describe('roles', () => {
       expect(errorOf(res)).toMatch(/page(Size|Token)/);
     }
     await expectAuthRefusals(call, 'POST', '/v1/roles/list', unprivileged);
+  });
+});
+
+// The public API declares no body on these lists: paging comes from the query. Older clients' `{}` still works.
+describe('list calls with no request body', () => {
+  /** A page's IDs and its next token, from the reply (which must be a 200). */
+  type PageOf = (reply: Reply) => { ids: string[]; nextToken?: string | null };
+  const lists: [string, PageOf][] = [
+    ['/v1/roles/list', (r) => ({ ...okBody(r, RolePage), ids: okBody(r, RolePage).roles.map((x) => x.id) })],
+    ['/v1/idps/list', (r) => ({ ...okBody(r, IdpPage), ids: okBody(r, IdpPage).idps.map((x) => x.id) })],
+    [
+      '/v1/idp-groups/list',
+      (r) => ({ ...okBody(r, IdpGroupPage), ids: okBody(r, IdpGroupPage).groups.map((x) => x.id) }),
+    ],
+  ];
+
+  beforeAll(async () => {
+    // Two groups at least, so that their list pages too.
+    const [idpId, viewer] = [await firstIdpId(), await builtIn('Viewer')];
+    for (const providerGroupId of ['paged-1', 'paged-2']) {
+      expect(
+        (await call('POST', '/v1/idp-groups', { body: { idpId, providerGroupId, roleIds: [viewer.id] } })).status,
+      ).toBe(201);
+    }
+  });
+
+  test.each(lists)('%s pages from the query without a body, as with a JSON body', async (path, pageOf) => {
+    const idsOf = async (body?: unknown) =>
+      (await allPages(1, async (query) => pageOf(await call('POST', `${path}${query}`, { body })))).flatMap(
+        (p) => p.ids,
+      );
+    const bodyless = await idsOf();
+    expect(bodyless.length).toBeGreaterThanOrEqual(1);
+    expect(await idsOf({})).toEqual(bodyless);
   });
 });
 

@@ -153,6 +153,17 @@ describe('list', () => {
     expect(pages.flatMap((page) => page.vaults.map((v) => v.id))).toEqual(all.map((v) => v.id));
   });
 
+  // The public API declares no body on this list: paging comes from the query. Older clients' `{}` still works.
+  test('pages from the query without a body, as with a JSON body', async () => {
+    const idsOf = async (body?: unknown) =>
+      (await allPages(2, async (q) => okBody(await call('POST', `${vaults()}/list${q}`, { body }), VaultPage))).flatMap(
+        (page) => page.vaults.map((v) => v.id),
+      );
+    const bodyless = await idsOf();
+    expect(bodyless).toEqual((await listAll()).map((v) => v.id));
+    expect(await idsOf({})).toEqual(bodyless);
+  });
+
   test('400 for a bad pageSize; 404 unknown project; 401; 403', async () => {
     const bad = await call('POST', `${vaults()}/list?pageSize=-1`);
     expect(bad.status).toBe(400);
