@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './errors';
+import { HelpRequested, UsageError } from './errors';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** `parseArgs` in strict mode, with its errors turned into usage errors that show the command's usage. */
+const asksForHelp = (argv: readonly string[]) => {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+};
+
+/**
+ * `parseArgs` in strict mode, with its errors turned into usage errors that show the command's usage. `--help` is
+ * every command's option, so it is answered here, before anything the command would check.
+ */
 export function parseCommandLine<O extends Options>(argv: string[], options: O, usage: string) {
+  if (asksForHelp(argv)) throw new HelpRequested(usage);
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {
@@ -77,9 +86,6 @@ export function wholeNumber(value: string, flag: string, min: number, max: numbe
 
 /** A command group's answer to `--help`, to no subcommand and to an unknown one. */
 export function otherSubcommand(sub: string | undefined, group: string, usage: string): void {
-  if (sub === '--help') {
-    console.log(usage);
-    return;
-  }
+  if (sub !== undefined && asksForHelp([sub])) throw new HelpRequested(usage);
   throw new UsageError(sub === undefined ? usage : `unknown ${group} command '${sub}'\n${usage}`);
 }

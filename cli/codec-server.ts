@@ -245,11 +245,9 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
       'allow-origin': { type: 'string', default: DEFAULT_ALLOWED_ORIGIN },
       'allow-host': { type: 'string', multiple: true },
       'allow-encode': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
     USAGE,
   );
-  if (values.help) return console.log(USAGE);
   positionals(extra, [], USAGE);
   const port = wholeNumber(values.port, '--port', 0, 65535, USAGE);
   const origin = values['allow-origin'];

@@ -18,6 +18,13 @@ export class UsageError extends CliError {
   }
 }
 
+/** `--help` or `-h` anywhere before `--`: the command's usage goes to standard output, and the exit code is 0. */
+export class HelpRequested extends CliError {
+  constructor(readonly usage: string) {
+    super(usage, 0);
+  }
+}
+
 /** Temporal is not configured or not reachable. */
 export class NotConnectedError extends CliError {
   constructor(message: string) {

@@ -50,11 +50,9 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
     {
       'public-key': { type: 'string', multiple: true },
       'trust-folder-keys': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
     VERIFY_USAGE,
   );
-  if (values.help) return console.log(VERIFY_USAGE);
   const [dirArg = ''] = positionals(given, ['dir'], VERIFY_USAGE);
   const dir = await reportsDir(dirArg);
   const keyFiles = values['public-key'] ?? [];

@@ -32,12 +32,7 @@ export function describeHistoryEntry(entry: KeyHistoryEntry): string {
 }
 
 export async function evidenceKeyCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values, positionals: given } = parseCommandLine(
-    argv,
-    { 'key-file': { type: 'string' }, help: { type: 'boolean', default: false } },
-    KEY_USAGE,
-  );
-  if (values.help) return console.log(KEY_USAGE);
+  const { values, positionals: given } = parseCommandLine(argv, { 'key-file': { type: 'string' } }, KEY_USAGE);
   const [action = ''] = positionals(given, ['show|rotate'], KEY_USAGE);
   const keyFile = resolve(
     values['key-file'] ?? env.RUNBOOKS_EVIDENCE_KEY_FILE?.trim() ?? join(dataDirOf(env), DEFAULT_EVIDENCE_KEY_FILE),

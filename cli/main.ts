@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
 import { registerEnvironmentSecrets } from '../runtime/env-secrets';
-import { describeCliError } from './errors';
+import { describeCliError, HelpRequested } from './errors';
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -71,6 +71,10 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof HelpRequested) {
+    console.log(err.usage);
+    return;
+  }
   // Secrets never reach the terminal.
   const { text, exitCode } = describeCliError(err, process.env.RUNBOOKS_DEBUG === '1');
   console.error(redact(text));

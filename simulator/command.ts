@@ -29,7 +29,6 @@ const OPTIONS = {
   'fault-path-prefix': { type: 'string' },
   'fault-method': { type: 'string' },
   'fault-times': { type: 'string' },
-  help: { type: 'boolean', default: false },
 } as const;
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
@@ -46,7 +45,6 @@ const FAULT_FLAGS = {
 } as const;
 
 export interface SimulatorFlags {
-  help: boolean;
   options: StartOptions;
   faults?: FaultConfig;
 }
@@ -63,7 +61,6 @@ export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${values['log-level']}'\n${USAGE}`);
   }
   return {
-    help: values.help,
     options: {
       port: integer(values.port, '--port', 0, 65535),
       host: values.host,
@@ -80,10 +77,6 @@ export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
 /** `runbooks simulator`: runs the local service until SIGINT or SIGTERM. */
 export async function simulatorCommand(argv: string[]): Promise<void> {
   const flags = parseSimulatorFlags(argv);
-  if (flags.help) {
-    console.log(USAGE);
-    return;
-  }
   const sim = await startSimulator(flags.options).catch((err: unknown) => {
     // A port in use or an unreadable --data-dir: the reason, without a stack.
     throw new CliError(`the simulator could not start: ${err instanceof Error ? err.message : String(err)}`);
