@@ -3,7 +3,6 @@
 // against a Temporal dev server registered by deploy/temporal/register.sh. A restore and a drill then run end to end.
 // A folder the image lacks, or a variable compose forgets, fails here.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +16,7 @@ import { startSimulator } from '../../simulator/server';
 import { APPROVAL, eventually, FAST_JOBS, waitingRequestId } from '../e2e/helpers';
 import { startTestEnv, temporalCliPath } from '../helpers/temporal';
 import { ensureWorkflowBundle } from '../worker/worker-process';
+import { freePort } from '../../worker/dev-server';
 import { layOut, namedMounts, parseCompose, rooted, runtimeImage, type ComposeService } from './image-layout';
 
 const REPO = join(__dirname, '..', '..');
@@ -30,15 +30,6 @@ function service(name: string): ComposeService {
   const found = compose.services[name];
   if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
   return found;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 interface Container {

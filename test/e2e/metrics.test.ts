@@ -1,22 +1,12 @@
 // Metrics end to end: real runbooks on a dev server, then the Runtime's Prometheus endpoint scraped over HTTP.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { RunbookMetric } from '../../contracts';
+import { freePort } from '../../worker/dev-server';
 import { approvalGatedRestore, queryExport } from '../../runbooks/workflows';
 import { APPROVAL, nudge, objectStoreTarget, setupE2E, teardownE2E, waitingRequestId, type E2E } from './helpers';
 
 let fx: E2E;
 let metricsAddress: string;
-
-/** A port free right now (the exporter binds it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 beforeAll(async () => {
   // The Runtime is installed once per process: the fixture installs it with the exporter before anything else can.

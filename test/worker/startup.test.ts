@@ -3,12 +3,12 @@
 // wherever it is. Each case starts `node dist/worker/main.js` as a process.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startTestEnv } from '../helpers/temporal';
 import { ensureWorkflowBundle, lineOf, startWorkerProcess } from './worker-process';
+import { freePort } from '../../worker/dev-server';
 
 let dir: string;
 let bundle: string;
@@ -21,16 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on: Temporal "down". */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** A remote configuration whose folders are all under `root`. */
 function remoteEnv(root: string, temporalAddress: string): Record<string, string> {
@@ -79,7 +69,7 @@ test('a folder that cannot be created: exit code 2 and one line naming the varia
   const root = join(dir, 'unwritable');
   await writeFile(join(dir, 'a-file'), 'not a folder\n');
   const worker = startWorkerProcess({
-    ...remoteEnv(root, `127.0.0.1:${await closedPort()}`),
+    ...remoteEnv(root, `127.0.0.1:${await freePort()}`),
     RUNBOOKS_OUTPUT_DIR: join(dir, 'a-file', 'output'),
   });
   expect(await worker.exited).toBe(2);
@@ -88,7 +78,7 @@ test('a folder that cannot be created: exit code 2 and one line naming the varia
 });
 
 test('Temporal down: one line per attempt, then exit code 1 and one line naming the address and the bound', async () => {
-  const address = `127.0.0.1:${await closedPort()}`;
+  const address = `127.0.0.1:${await freePort()}`;
   const worker = startWorkerProcess({
     ...remoteEnv(join(dir, 'down'), address),
     RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '3000',
@@ -104,7 +94,7 @@ test('Temporal down: one line per attempt, then exit code 1 and one line naming 
 
 test('SIGTERM while it retries the connection: it stops at once, with exit code 0', async () => {
   const worker = startWorkerProcess({
-    ...remoteEnv(join(dir, 'retrying'), `127.0.0.1:${await closedPort()}`),
+    ...remoteEnv(join(dir, 'retrying'), `127.0.0.1:${await freePort()}`),
     RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '600000',
   });
   await lineOf(worker, /cannot reach Temporal yet; retrying/);
