@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { chmod, open, rename, rm } from 'node:fs/promises';
+import { chmod, link, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -20,6 +20,31 @@ function tempName(path: string): string {
 
 /** Writes `data` to `path` atomically and durably. */
 export async function writeFileAtomic(path: string, data: string, options: AtomicWriteOptions = {}): Promise<void> {
+  const tmp = await writeTemp(path, data, options);
+  await renameDurably(tmp, path);
+}
+
+/**
+ * Creates `path` holding `data` only if no file has that name, atomically and durably: the data is written aside, then
+ * hard-linked into place, which fails when the name exists. Of processes racing to create one file, exactly one gets
+ * true; readers never see it half written. False when the file existed.
+ */
+export async function createFileOnce(path: string, data: string, options: AtomicWriteOptions = {}): Promise<boolean> {
+  const tmp = await writeTemp(path, data, options);
+  try {
+    await link(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  await syncDirectory(dirname(path));
+  return true;
+}
+
+/** A synced temporary file beside `path` holding `data`, with exactly `options.mode` when given. */
+async function writeTemp(path: string, data: string, options: AtomicWriteOptions): Promise<string> {
   const tmp = tempName(path);
   const file = await open(tmp, 'wx', options.mode ?? 0o666);
   try {
@@ -33,13 +58,17 @@ export async function writeFileAtomic(path: string, data: string, options: Atomi
   await file.close();
   // The umask may have narrowed the mode open() was given.
   if (options.mode !== undefined) await chmod(tmp, options.mode);
-  await renameDurably(tmp, path);
+  return tmp;
 }
 
 /** Renames `from` (already synced) to `to`, then syncs the directory so that the new name is on disk. */
 export async function renameDurably(from: string, to: string): Promise<void> {
   await rename(from, to);
-  const dir = await open(dirname(to), 'r');
+  await syncDirectory(dirname(to));
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  const dir = await open(path, 'r');
   try {
     await dir.sync();
   } finally {

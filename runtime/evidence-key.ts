@@ -1,7 +1,7 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { access, chmod, link, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from './atomic-file';
+import { createFileOnce, writeFileAtomic } from './atomic-file';
 import { EvidenceKeyError, keyIdOf } from './evidence-key-id';
 import {
   historyEntryOf,
@@ -78,8 +78,7 @@ export async function readEvidenceKey(path: string): Promise<EvidenceKey> {
 }
 
 /**
- * The key at `path`, generated there the first time (folder 0700, file 0600). The new key is written and synced
- * under a temporary name, then hard-linked to `path`: link() fails with EEXIST when the name exists, so of replicas
+ * The key at `path`, generated there the first time (folder 0700, file 0600) with `createFileOnce`: of replicas
  * starting at once on a shared volume exactly one wins, the others read the winner's key, and no key is ever
  * overwritten. A crash leaves at most a stray temporary file, never a half-written key.
  */
@@ -94,27 +93,10 @@ export async function loadOrCreateEvidenceKey(
   if (!(await exists(path))) {
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      const file = await open(tmp, 'wx', 0o600);
-      try {
-        await file.writeFile(pem, 'utf8');
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      // The umask may have narrowed the mode; nothing may have widened it.
-      await chmod(tmp, 0o600);
-      await link(tmp, path).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') throw err;
-      });
-      await syncFolder(folder);
-    } catch (err) {
-      if (err instanceof EvidenceKeyError) throw err;
+    // A replica that loses the race reads the winner's key below.
+    await createFileOnce(path, pem, { mode: 0o600 }).catch((err: unknown) => {
       throw new EvidenceKeyError(path, `cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-    } finally {
-      await rm(tmp, { force: true });
-    }
+    });
   }
   const shared = keyFileProblem(path, options.allowShared ?? false);
   if (shared) throw new Error(`${options.variable ?? 'evidence signing key'}: ${shared}`);
@@ -156,15 +138,6 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-async function syncFolder(folder: string): Promise<void> {
-  const dir = await open(folder, 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
 }
 
 const ROTATION_LOCK_WAIT_MS = 30_000;

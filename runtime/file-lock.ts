@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, open, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { open, readFile, rm, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { createFileOnce } from './atomic-file';
 
 /**
  * How a lock is kept. The holder rewrites the lock's time every `renewMs`; a lock not renewed for `staleMs` (several
@@ -58,7 +59,7 @@ async function acquire(lock: string, waitMs: number, busy: (lock: string) => Err
   const holding = { pid: process.pid, host: hostname(), token: randomBytes(12).toString('hex'), at: new Date() };
   const mine = `${JSON.stringify(holding)}\n`;
   for (;;) {
-    if (await create(lock, mine)) return mine;
+    if (await createFileOnce(lock, mine, { mode: 0o600 })) return mine;
     const found = await readFile(lock, 'utf8').catch(() => undefined);
     // A racer that finds the claim taken leaves the takeover to its claimer and waits like anyone else.
     if (found !== undefined && (await isStale(lock, found, timing)) && (await takeOver(lock, found, timing))) continue;
@@ -66,21 +67,6 @@ async function acquire(lock: string, waitMs: number, busy: (lock: string) => Err
     if (found === undefined) continue;
     if (Date.now() >= deadline) throw busy(lock);
     await new Promise((resolve) => setTimeout(resolve, timing.pollMs));
-  }
-}
-
-/** Creates `file` holding `content`, atomically and only if it does not exist: readers never see it half written. */
-async function create(file: string, content: string): Promise<boolean> {
-  const draft = `${file}.${randomBytes(8).toString('hex')}.new`;
-  await writeFile(draft, content, { mode: 0o600, flag: 'wx' });
-  try {
-    await link(draft, file);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  } finally {
-    await rm(draft, { force: true });
   }
 }
 
