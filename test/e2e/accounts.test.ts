@@ -8,7 +8,17 @@ import { REMAINING_COLUMNS } from '../../runbooks/offboard-source-account/activi
 import { costExport, offboardSourceAccount, rotateCredentials } from '../../runbooks/workflows';
 import { FailureType, RunbookResourceKey } from '../../contracts';
 import type { ProxyAction } from '../../bench/http-proxy';
-import { expectRefusedInput, failureOf, scanForSecrets, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
+import {
+  expectRefusedInput,
+  failureOf,
+  scanForSecrets,
+  setupE2E,
+  startWorker,
+  teardownE2E,
+  wireProvider,
+  wireResourceType,
+  type E2E,
+} from './helpers';
 
 let fx: E2E;
 
@@ -75,6 +85,14 @@ test('offboarding disconnects, deletes, and reports the resources that stay beca
   expect(cells.map((c) => c[0]).sort()).toEqual([...staying].sort());
   expect(cells.every((c) => Number(c[REMAINING_COLUMNS.indexOf('snapshots')]) > 0)).toBe(true);
   expect(cells.every((c) => c[REMAINING_COLUMNS.indexOf('backupStatus')] === 'DISCONNECTED')).toBe(true);
+  // Type and provider as the service names them, in its dialect.
+  for (const c of cells) {
+    const resource = state.resources[c[0] ?? '']?.resource;
+    expect([c[REMAINING_COLUMNS.indexOf('resourceType')], c[REMAINING_COLUMNS.indexOf('cloudProvider')]]).toEqual([
+      wireResourceType(resource?.resourceType ?? '?'),
+      wireProvider(resource?.cloudProvider ?? '?'),
+    ]);
+  }
   await expect(fx.service.getSourceAccount(account.id)).rejects.toBeInstanceOf(NotFoundError);
   const left = await fx.service.getResource(staying[0] ?? '');
   expect(left.backupStatus).toBe('DISCONNECTED');

@@ -13,7 +13,7 @@ import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contra
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import schema from '../../runbooks/dr-drill/drill-report.schema.json';
 import type { InventoryResource } from '../../api';
-import { eventually, nudge, setupE2E, teardownE2E, type E2E } from './helpers';
+import { bucketDestination, eventually, nudge, setupE2E, teardownE2E, wireResourceType, type E2E } from './helpers';
 
 const REPO = resolve(__dirname, '..', '..');
 // Chromium's background connections fail on a closed network; these keep it to the page.
@@ -87,7 +87,7 @@ async function drill(ids: string[], rpoSeconds: number): Promise<{ result: DrDri
     resources: { ids },
     vaultId,
     restoreAccountId,
-    destination: { bucketA: { bucketName: 'dr-drill-restores', prefix: 'evidence/' } },
+    destination: bucketDestination('dr-drill-restores', 'evidence/'),
     targets: { rpoSeconds, rtoSeconds: 600 },
     retentionDays: 3,
     parallelism: 3,
@@ -115,6 +115,8 @@ test('an RPO target shorter than the age of the newest prior snapshot fails, wit
   expect(report.schemaVersion).toBe(2);
   expect(result.summary).toMatchObject({ total: 3, passed: 1, failed: 2, verdict: 'FAIL' });
   const byId = new Map(report.resources.map((r) => [r.resourceId, r]));
+  // Types as the service names them: the report an auditor reads speaks the service's dialect.
+  for (const r of [fresh, stale, never]) expect(byId.get(r.id)?.resourceType).toBe(wireResourceType(r.resourceType));
 
   // Backed up a moment before the drill: that snapshot is the restore point, seconds old.
   const freshRow = byId.get(fresh.id);

@@ -9,6 +9,7 @@ import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { RunbookKindKey } from '../../contracts';
 import {
   APPROVAL,
+  bucketDestination,
   eventually,
   expectRefusedInput,
   jobsPerResource,
@@ -18,6 +19,7 @@ import {
   setupE2E,
   startWorker,
   teardownE2E,
+  wireResourceType,
   type E2E,
   backedUp,
 } from './helpers';
@@ -76,7 +78,7 @@ function drillInput(ids: string[], overrides: Partial<DrDrillInput> = {}): DrDri
     resources: { ids },
     vaultId,
     restoreAccountId,
-    destination: { bucketA: { bucketName: 'dr-drill-restores', prefix: 'drills/' } },
+    destination: bucketDestination('dr-drill-restores', 'drills/'),
     // The seeded snapshots are one to two days old: this RPO target is met by every resource backed up before.
     targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
     retentionDays: 3,
@@ -103,7 +105,7 @@ function startBucketRestore(resourceId: string, snapshotId: string, extra: { com
         resourceId,
         snapshotId,
         restoreAccountId,
-        destination: { bucketA: { bucketName: 'restored-objects' } },
+        destination: bucketDestination('restored-objects'),
         ...extra,
       },
     ],
@@ -147,7 +149,7 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
       databaseName: takenDb.databaseName,
       query: 'SELECT id, name FROM customers',
       expectation: 'rows >= 100',
-      destination: { bucketA: { bucketName: `query-results-${vaultRegion}`, prefix: 'drill-checks' } },
+      destination: bucketDestination(`query-results-${vaultRegion}`, 'drill-checks'),
     },
   });
   const handle = await startDrill(input);
@@ -165,7 +167,9 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
   const byId = new Map(report.resources.map((r) => [r.resourceId, r]));
   for (const resource of [relational, vm, bucket, files]) {
     const row = byId.get(resource.id);
-    expect(row).toMatchObject({ verdict: 'PASS', resourceType: resource.resourceType, rpoMet: true, rtoMet: true });
+    // The report names the type as the service does; the state the test took it from is neutral in both dialects.
+    const resourceType = wireResourceType(resource.resourceType);
+    expect(row).toMatchObject({ verdict: 'PASS', resourceType, rpoMet: true, rtoMet: true });
     expect(row?.backupJobId).toBeTruthy();
     expect(row?.restoreJobId).toBeTruthy();
     expect(row?.snapshotPointInTime).toBeTruthy();
@@ -335,7 +339,7 @@ test('with requireChecks, a resource the SQL check cannot run on fails, and ever
       databaseName: 'app',
       query: 'SELECT 1',
       expectation: 'rows >= 1',
-      destination: { bucketA: { bucketName: `query-results-${vaultRegion}` } },
+      destination: bucketDestination(`query-results-${vaultRegion}`),
     },
   });
   const handle = await startDrill(input);

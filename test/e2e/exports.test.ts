@@ -8,6 +8,7 @@ import { costExport, queryExport } from '../../runbooks/workflows';
 import type { CostExportInput } from '../../runbooks/cost-export/contract';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import { FailureType, RunbookResourceKey } from '../../contracts';
+import { dialectOfToken, type Dialect } from '../../api/dialect';
 import {
   expectRefusedInput,
   failureOf,
@@ -17,6 +18,7 @@ import {
   scanForSecrets,
   setupE2E,
   teardownE2E,
+  testDialect,
   type E2E,
   type QueryTarget,
 } from './helpers';
@@ -47,6 +49,9 @@ function runCostExport(input: CostExportInput, workflowId = `cost-export-${rando
   });
 }
 
+/** Where the service says a query's results went: an object-store URL in the dialect's scheme. */
+const OUTPUT_SCHEME: Record<Dialect, string> = { neutral: 'bucketa://', public: 's3://' };
+
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** Data rows of a CSV file, counting quoted line breaks as part of their field. */
@@ -69,7 +74,7 @@ test('a query export writes every row to CSV and returns the service output loca
 
   expect(result.export.path.endsWith('/query-exports/customers.csv')).toBe(true);
   expect(result.outputLocations).toHaveLength(1);
-  expect(result.outputLocations[0]).toMatch(new RegExp(`^bucketa://${db.bucketName}/e2e/`));
+  expect(result.outputLocations[0]).toMatch(new RegExp(`^${OUTPUT_SCHEME[testDialect()]}${db.bucketName}/e2e/`));
   const text = await readFile(result.export.path, 'utf8');
   expect(text.startsWith('id,name,email,notes\r\n')).toBe(true);
   expect(csvRows(text)).toBe(result.export.rows);
@@ -153,6 +158,8 @@ test('a cost export over an explicit window passes every option and names its fi
   expect(new Set(rows.map((r) => r[column('costUnit')]))).toEqual(new Set(['USD']));
   expect(new Set(rows.map((r) => r[column('usageUnit')]))).toEqual(new Set(['BYTES']));
   expect(rows.every((r) => (r[column('resourceType')] ?? '') !== '')).toBe(true);
+  // The types are the service's own, in its dialect.
+  expect(new Set(rows.map((r) => dialectOfToken(r[column('resourceType')] ?? '')))).toEqual(new Set([testDialect()]));
   // Daily records: two days in the window.
   expect(new Set(rows.map((r) => r[column('periodStart')]))).toEqual(
     new Set([startTime, new Date(today - 2 * day).toISOString()]),

@@ -7,7 +7,7 @@ import { basename, join, resolve } from 'node:path';
 import { FOCUS_COLUMNS } from '../../runbooks/cost-export/focus';
 import { costExport } from '../../runbooks/workflows';
 import type { CostExportInput } from '../../runbooks/cost-export/contract';
-import { expectRefusedInput, setupE2E, teardownE2E, type E2E } from './helpers';
+import { expectRefusedInput, setupE2E, teardownE2E, wireResourceType, type E2E } from './helpers';
 
 let fx: E2E;
 let validator: string;
@@ -203,6 +203,7 @@ test('a FOCUS export of a real cost window has every mandatory column, typed, su
     // Names as the service holds them, read from its state rather than through the API the export used.
     const resource = state.resources[row.ResourceId ?? '']?.resource;
     expect(row.ResourceName).toBe(resource?.resourceName);
+    expect(row.ResourceType).toBe(wireResourceType(resource?.resourceType ?? '?'));
     expect(row.SubAccountId).toBe(resource?.providerAccountId);
     expect(row.SubAccountName).toBe(accountNames.get(row.SubAccountId ?? ''));
     // Costs agree with each other and with the credits they came from.

@@ -16,6 +16,15 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { BackupServiceClient, closeHttpPools, type BackupJob, type RestoreJob } from '../../api';
+import {
+  DIALECTS,
+  destinationMember,
+  providerConceptOf,
+  providerValue,
+  resourceTypeIn,
+  type DestinationKind,
+  type Dialect,
+} from '../../api/dialect';
 import { LossyProxy } from '../../bench/http-proxy';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
@@ -65,6 +74,46 @@ function captureConsole(): void {
       original(...args);
     };
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The dialect: the files jest's `public` project runs again speak the real service's public dialect (see
+// jest.config.js). Inputs name their tokens in it, and results are compared in it; the simulator's state and its
+// /_simulator/ control API keep the neutral vocabulary in both, so what the tests read there is translated here.
+
+export const TEST_DIALECT_ENV = 'RUNBOOKS_TEST_DIALECT';
+
+/** The dialect this file's simulator speaks: `neutral` unless the jest project says otherwise. */
+export function testDialect(): Dialect {
+  const value = process.env[TEST_DIALECT_ENV] ?? 'neutral';
+  const dialect = DIALECTS.find((d) => d === value);
+  if (!dialect) throw new Error(`${TEST_DIALECT_ENV}=${value}: expected one of ${DIALECTS.join(', ')}`);
+  return dialect;
+}
+
+/** A resource type of the simulator's state, as this file's service API names it. */
+export function wireResourceType(stateType: string): string {
+  const type = resourceTypeIn(testDialect(), stateType);
+  if (!type) throw new Error(`the ${testDialect()} dialect has no resource type for ${stateType}`);
+  return type;
+}
+
+/** A `cloudProvider` value of the simulator's state, as this file's service API names it. */
+export function wireProvider(stateProvider: string): string {
+  const concept = providerConceptOf(stateProvider);
+  const value = concept && providerValue(concept, testDialect());
+  if (!value) throw new Error(`the ${testDialect()} dialect has no provider for ${stateProvider}`);
+  return value;
+}
+
+/** A restore or query destination of one kind, its member named as this file's dialect names it. */
+export function destinationOf<T>(kind: DestinationKind, target: T): Record<string, T> {
+  return { [destinationMember(kind, testDialect())]: target };
+}
+
+/** An Amazon bucket destination (`bucketA` or `s3Bucket`): the one every e2e restore and query writes to. */
+export function bucketDestination(bucketName: string, prefix?: string) {
+  return destinationOf('amazonBucket', prefix === undefined ? { bucketName } : { bucketName, prefix });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -161,7 +210,7 @@ export function queryExportInput(db: QueryTarget, sql: string): QueryExportInput
       databaseName: db.databaseName,
       query: sql,
       restoreAccountId: db.restoreAccountId,
-      destination: { bucketA: { bucketName: db.bucketName, prefix: 'e2e' } },
+      destination: bucketDestination(db.bucketName, 'e2e'),
     },
   };
 }
@@ -181,7 +230,7 @@ export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
   const [env, bundle, sim] = await Promise.all([
     startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: options.serverArgs } }),
     bundleWorkflows(WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
-    startSimulator({ port: 0 }),
+    startSimulator({ port: 0, dialect: testDialect() }),
   ]);
   const proxy = new LossyProxy(sim.baseUrl, { injector: 'the test proxy', connections: 32 });
   await proxy.listen();
@@ -192,10 +241,24 @@ export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
     baseUrl: sim.baseUrl,
     projectId: sim.projectId,
     credentials: { clientId: sim.clientId, clientSecret: sim.clientSecret },
+    dialect: 'auto',
   });
   const fx: Omit<E2E, 'worker'> = { env, sim, proxy, control, bundle, service, outputDir, retiredSecrets: [] };
   const worker = await startWorker(fx, options.worker);
+  await expectDetectedDialect(service, worker.client);
   return { ...fx, worker };
+}
+
+/**
+ * Both clients were left to detect the dialect (`auto`, as a worker is by default), and both must find the one the
+ * simulator speaks: a file that meant to test the public dialect and spoke the neutral one would prove nothing.
+ */
+async function expectDetectedDialect(...clients: BackupServiceClient[]): Promise<void> {
+  const expected = testDialect();
+  for (const client of clients) {
+    const detected = await client.wireDialect();
+    if (detected !== expected) throw new Error(`the client detected the ${detected} dialect, not ${expected}`);
+  }
 }
 
 /**
@@ -259,6 +322,8 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
       baseUrl: fx.proxy.baseUrl,
       projectId: fx.sim.projectId,
       credentials: overrides.credentials ?? { clientId: fx.sim.clientId, clientSecret: fx.sim.clientSecret },
+      // As a worker is configured by default: the dialect is read from the service's answers.
+      dialect: 'auto',
     },
     outputDir: fx.outputDir,
     evidenceKey:
@@ -344,11 +409,12 @@ export async function failureOf(handle: WorkflowHandle): Promise<ApplicationFail
 }
 
 /** A run refused for its input: InvalidInput naming `text`, non-retryable, before any service call was scheduled. */
-export async function expectRefusedInput(handle: WorkflowHandle, text: string): Promise<ApplicationFailure> {
+export async function expectRefusedInput(handle: WorkflowHandle, text: string | RegExp): Promise<ApplicationFailure> {
   const failure = await failureOf(handle);
   expect(failure.type).toBe(FailureType.InvalidInput);
   expect(failure.nonRetryable).toBe(true);
-  expect(failure.message).toContain(text);
+  if (typeof text === 'string') expect(failure.message).toContain(text);
+  else expect(failure.message).toMatch(text);
   const { events } = await handle.fetchHistory();
   // Only the runbook.failed notification may run: no call to the service.
   const scheduled = (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);

@@ -10,7 +10,7 @@ import type { PostureCounts, PostureReportResult } from '../../runbooks/posture-
 import { csvRecord } from '../../runtime/csv';
 import { RunbookKindKey, statusQuery } from '../../contracts';
 import { PAGES_PER_RUN } from '../../runbooks/posture-report/workflow';
-import { expectRefusedInput, setupE2E, teardownE2E, type E2E } from './helpers';
+import { expectRefusedInput, setupE2E, teardownE2E, wireProvider, wireResourceType, type E2E } from './helpers';
 import { runChain, scheduled } from './run-chain';
 
 let fx: E2E;
@@ -47,13 +47,14 @@ function newestSnapshotTimes(): Map<string, number> {
   return newest;
 }
 
+/** The report's counts, from the state's resources: providers and types as the service's dialect names them. */
 function expectedCounts(resources: InventoryResource[]): PostureCounts {
   const counts: PostureCounts = { backupStatus: {}, cloudProvider: {}, resourceType: {}, environment: {} };
   const bump = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);
   for (const r of resources) {
     bump(counts.backupStatus, r.backupStatus);
-    bump(counts.cloudProvider, r.cloudProvider);
-    bump(counts.resourceType, r.resourceType);
+    bump(counts.cloudProvider, wireProvider(r.cloudProvider));
+    bump(counts.resourceType, wireResourceType(r.resourceType));
     bump(counts.environment, r.classifications?.environmentDetails?.environment ?? 'ENVIRONMENT_UNSPECIFIED');
   }
   return counts;
@@ -140,7 +141,8 @@ test('counts every resource by status, provider, type and environment, and lists
   const html = await expectFile(result.files.html);
   expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
   for (const id of [...unprotected, ...stale]) expect(html).toContain(id);
-  expect(html).toContain(`<td>PROVIDER_A</td><td>${result.counts.cloudProvider.PROVIDER_A ?? -1}</td>`);
+  const aws = wireProvider('PROVIDER_A');
+  expect(html).toContain(`<td>${aws}</td><td>${result.counts.cloudProvider[aws] ?? -1}</td>`);
 
   // Only the final files are left: no partial file of the run.
   const dir = join(fx.outputDir, 'posture-reports');
@@ -163,7 +165,7 @@ test('inventory filters narrow the report, and protectedStatuses widens what cou
   const result = await (
     await start({
       maxSnapshotAgeHours: 72,
-      filters: { cloudProvider: { in: ['PROVIDER_B'] } },
+      filters: { cloudProvider: { in: [wireProvider('PROVIDER_B')] } },
       protectedStatuses: ['PROTECTED', 'ALL_VIOLATIONS_MUTED'],
     })
   ).result();
@@ -208,7 +210,7 @@ test('a resource whose newest snapshot falls behind the age limit (the clock mov
   const cut = dated.findIndex((d, i) => (dated[i + 1]?.time ?? Infinity) - d.time >= 2 * 60_000);
   const last = dated[cut];
   const next = dated[cut + 1];
-  if (cut < 0 || !last || !next) throw new Error('no two PROVIDER_A resources with snapshots two minutes apart');
+  if (cut < 0 || !last || !next) throw new Error('no two provider A resources with snapshots two minutes apart');
   const turning = dated.slice(0, cut + 1).map((d) => d.id);
   // Ages are measured from the service's clock: move it so that the cut sits exactly 72 hours back.
   const middle = (last.time + next.time) / 2;
@@ -217,7 +219,7 @@ test('a resource whose newest snapshot falls behind the age limit (the clock mov
   await fx.control.advanceClock(seconds);
 
   const result = await (
-    await start({ maxSnapshotAgeHours: 72, filters: { cloudProvider: { in: ['PROVIDER_A'] } } })
+    await start({ maxSnapshotAgeHours: 72, filters: { cloudProvider: { in: [wireProvider('PROVIDER_A')] } } })
   ).result();
   const never = resources.filter((r) => !newest.has(r.id)).map((r) => r.id);
   expect(turning.length).toBeGreaterThanOrEqual(1);

@@ -12,7 +12,9 @@ export async function recordHistories(client: Client): Promise<number> {
   const root = process.env[RECORD_HISTORIES_ENV];
   if (!root) return 0;
   const testFile = basename(expect.getState().testPath ?? 'unknown', '.test.ts');
-  const dir = join(root, testFile);
+  // A file that runs in both dialects records each run apart.
+  const dialect = process.env.RUNBOOKS_TEST_DIALECT;
+  const dir = join(root, dialect && dialect !== 'neutral' ? `${testFile}.${dialect}` : testFile);
   await mkdir(dir, { recursive: true });
   let written = 0;
   for await (const execution of client.workflow.list()) {

@@ -5,12 +5,15 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import { statusQuery } from '../../contracts';
+import { restoreKindOf, restoreTypeFor, type RestoreKind } from '../../api/dialect';
 import {
   APPROVAL,
+  bucketDestination,
   eventually,
   phaseReached,
   waitingRequestId,
   restoreSuite,
+  wireResourceType,
   type E2E,
   type RestoreTarget,
 } from './helpers';
@@ -19,7 +22,7 @@ let fx: E2E;
 let target: RestoreTarget;
 
 const RESTORE_BUCKET = /\/restore-bucket$/;
-const destination = { bucketA: { bucketName: 'restored-objects', prefix: 'adoption/' } };
+const destination = bucketDestination('restored-objects', 'adoption/');
 
 restoreSuite({ outcomes: {}, restoreSeconds: 20 }, (ready, readyTarget) => {
   fx = ready;
@@ -41,6 +44,23 @@ async function restoreJobsSince(since: string) {
   );
 }
 
+/**
+ * The bucket restore jobs made since `since`, which must be only `jobId`. Each is read through the service API too:
+ * its restore type is the one the dialect gives an object store's bucket restore (AWS_S3_BUCKET_RESTORE in the
+ * public one), the type the runbook had to recognise to adopt it rather than restore a second time.
+ */
+async function expectOnlyBucketJob(since: string, jobId: string): Promise<void> {
+  const bucketJobs = (await restoreJobsSince(since)).filter((j) => restoreKindOf(j.restoreType) === 'bucket');
+  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([jobId]);
+  await expectRestoreType(jobId, 'bucket');
+}
+
+async function expectRestoreType(jobId: string, kind: RestoreKind): Promise<void> {
+  const type = fx.sim.ctx.state.resources[target.resourceId]?.resource.resourceType ?? '?';
+  const job = await fx.service.getRestoreJob(jobId);
+  expect(job.restoreType).toBe(restoreTypeFor(wireResourceType(type), kind));
+}
+
 async function actionRequestCount(): Promise<number> {
   const state = await fx.control.state();
   return state.counts.actionRequests;
@@ -53,7 +73,7 @@ async function approveAll(handle: WorkflowHandle, times: number): Promise<string
   return requestId;
 }
 
-test('a protected bucket restore whose first call failed unseen gets its own approval and BUCKET job, never the running files job', async () => {
+test('a protected bucket restore whose first call failed unseen gets its own approval and bucket job, never the running files job', async () => {
   await fx.control.addPolicy({ requiredApprovals: 2, approvalWindowHours: 24, executionWindowHours: 24 });
   const since = (await fx.control.state()).now;
   // A files restore of the same snapshot into the same restore account is running.
@@ -71,10 +91,8 @@ test('a protected bucket restore whose first call failed unseen gets its own app
 
   expect(result.job.jobId).not.toBe(filesJobId);
   expect(result.approval).toMatchObject({ requestId, status: 'APPROVED', approvals: { current: 2, required: 2 } });
-  const jobs = await restoreJobsSince(since);
-  const bucketJobs = jobs.filter((j) => j.restoreType === 'BUCKET');
-  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
-  expect(jobs.find((j) => j.jobExecutionDetails.jobId === filesJobId)?.restoreType).toBe('FILES');
+  await expectOnlyBucketJob(since, result.job.jobId);
+  await expectRestoreType(filesJobId, 'files');
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
   // The refused attempt cannot be told apart from a lost answer, so the run says a request may be left.
   expect(result.possibleLeftoverRequests).toBe(1);
@@ -93,8 +111,7 @@ test('a first call whose answer was lost after the service acted leaves one CREA
 
   expect(result.possibleLeftoverRequests).toBe(1);
   expect(await actionRequestCount()).toBe(requestsBefore + 2);
-  const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
-  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  await expectOnlyBucketJob(since, result.job.jobId);
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
 });
 
@@ -107,22 +124,20 @@ test('an approved repeat whose answer was lost adopts the job its executed reque
   fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
   const result = await handle.result();
 
-  const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
-  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  await expectOnlyBucketJob(since, result.job.jobId);
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('EXECUTED');
   expect(result.possibleLeftoverRequests).toBe(0);
   expect(fx.proxy.lost.some((line) => line.includes('restore-bucket'))).toBe(true);
 });
 
-test('an unprotected bucket restore whose answer was lost adopts its own job: one BUCKET job, no request', async () => {
+test('an unprotected bucket restore whose answer was lost adopts its own job: one bucket job, no request', async () => {
   const since = (await fx.control.state()).now;
   const requestsBefore = await actionRequestCount();
   fx.proxy.add({ method: 'POST', path: RESTORE_BUCKET, action: 'reset-after', times: 1 });
 
   const result = await (await start()).result();
 
-  const bucketJobs = (await restoreJobsSince(since)).filter((j) => j.restoreType === 'BUCKET');
-  expect(bucketJobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  await expectOnlyBucketJob(since, result.job.jobId);
   expect(await actionRequestCount()).toBe(requestsBefore);
 });
 

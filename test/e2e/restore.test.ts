@@ -4,8 +4,10 @@ import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@tem
 import { ApprovalStatusKey, FailureType, RunbookKindKey, RunbookResourceKey, statusQuery } from '../../contracts';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
+import { restoreTypeFor } from '../../api/dialect';
 import {
   APPROVAL,
+  bucketDestination,
   DENIAL,
   eventCount,
   eventually,
@@ -16,6 +18,7 @@ import {
   scanForSecrets,
   restoreSuite,
   type E2E,
+  wireResourceType,
   type RestoreTarget,
 } from './helpers';
 
@@ -31,7 +34,7 @@ function input(overrides: Partial<ApprovalGatedRestoreInput> = {}): ApprovalGate
   return {
     ...target,
     kind: 'bucket',
-    destination: { bucketA: { bucketName: 'restored-objects', prefix: 'e2e/' } },
+    destination: bucketDestination('restored-objects', 'e2e/'),
     comment: 'restore for incident INC-1234',
     ...overrides,
   };
@@ -69,6 +72,11 @@ function holdRequestReads(): () => void {
   };
 }
 
+/** The target's resource type in the simulator's state. */
+function targetType(): string {
+  return fx.sim.ctx.state.resources[target.resourceId]?.resource.resourceType ?? '?';
+}
+
 async function restoreJobsOf(snapshotId: string, since: string) {
   const { restoreJobs } = await fx.control.jobs();
   return restoreJobs.filter((j) => j.snapshotDetails?.id === snapshotId && j.jobExecutionDetails.createdTime >= since);
@@ -84,7 +92,9 @@ test('restores at once when no policy protects the call (202)', async () => {
   expect(result.timings.approvedAt).toBeUndefined();
   const jobs = await restoreJobsOf(target.snapshotId, since);
   expect(jobs.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
-  expect(jobs[0]?.restoreType).toBe('BUCKET');
+  // The service names the job's restore type in its dialect: AWS_S3_BUCKET_RESTORE in the public one.
+  const job = await fx.service.getRestoreJob(result.job.jobId);
+  expect(job.restoreType).toBe(restoreTypeFor(wireResourceType(targetType()), 'bucket'));
 
   const attributes = (await handle.describe()).typedSearchAttributes;
   expect(attributes.get(RunbookKindKey)).toBe('approvalGatedRestore');
@@ -269,7 +279,7 @@ test('waiting is cheap: 12 simulated hours of waiting for approval leave at most
 test.each([
   [{ resourceId: '' }, 'resourceId'],
   [{ kind: 'files' as const, files: [] }, 'files'],
-  [{ destination: { bucketA: { bucketName: '' } } }, 'destination.bucketA.bucketName'],
+  [{ destination: bucketDestination('') }, /destination\.(bucketA|s3Bucket)\.bucketName/],
 ])('invalid input %j fails at once with InvalidInput naming %s', async (overrides, field) => {
   const handle = await start(overrides);
   await expectRefusedInput(handle, field);
