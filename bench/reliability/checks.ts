@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { RestoreJob } from '../../api';
+import { restoreKindOf, type RestoreKind } from '../../api/dialect';
 import type { ActionRequestRecord } from '../../simulator/model';
 import type { ApprovalGatedRestoreResult } from '../../runbooks/approval-gated-restore/contract';
 import type { CostExportResult } from '../../runbooks/cost-export/contract';
@@ -112,19 +113,20 @@ function claim(jobId: string, run: RunRecord, ctx: CheckContext, check: RunCheck
 function checkRestore(run: RunRecord, ctx: CheckContext, check: RunCheck): void {
   if (run.plan.runbook !== 'approvalGatedRestore') return;
   const input = run.plan.input;
-  const type = input.kind === 'files' ? 'FILES' : 'BUCKET';
+  // By kind, whatever the dialect names the job's restore type in.
+  const kind: RestoreKind = input.kind ?? 'bucket';
   const own = ctx.jobs.restoreJobs.filter(
     (j) =>
       j.snapshotDetails?.id === input.snapshotId &&
-      j.restoreType === type &&
+      restoreKindOf(j.restoreType) === kind &&
       j.jobExecutionDetails.createdTime >= ctx.since,
   );
   check.jobs = own.length;
   check.duplicateJobs = Math.max(0, own.length - 1);
-  if (own.length > 1) check.problems.push(`${run.workflowId}: ${own.length} ${type} restore jobs for one restore`);
+  if (own.length > 1) check.problems.push(`${run.workflowId}: ${own.length} ${kind} restore jobs for one restore`);
 
   const requests = ctx.requests.filter((r) => snapshotOfRequest(r) === input.snapshotId);
-  if (type === 'BUCKET') {
+  if (kind === 'bucket') {
     check.actionRequests = requests.length;
     check.strayActionRequests = requests.filter((r) => r.request.status !== 'EXECUTED').length;
   }
@@ -141,13 +143,13 @@ function checkRestore(run: RunRecord, ctx: CheckContext, check: RunCheck): void 
   }
   const jobId = result.job.jobId;
   const job = ctx.jobs.restoreJobs.find((j) => j.jobExecutionDetails.jobId === jobId);
-  const mismatch = restoreMismatch(job, type, input.snapshotId, input.restoreAccountId);
+  const mismatch = restoreMismatch(job, kind, input.snapshotId, input.restoreAccountId);
   if (mismatch) {
     check.foreignAdoptions += 1;
     check.problems.push(`${run.workflowId} reports job ${jobId}, which is not its own: ${mismatch}`);
   }
   claim(jobId, run, ctx, check);
-  if (type === 'BUCKET') {
+  if (kind === 'bucket') {
     // The harness protects every bucket restore with a 2-approval policy: no bucket job without an executed request.
     const requestId = result.approval?.requestId;
     const request = requests.find((r) => r.request.id === requestId);
@@ -163,13 +165,13 @@ function checkRestore(run: RunRecord, ctx: CheckContext, check: RunCheck): void 
 
 function restoreMismatch(
   job: RestoreJob | undefined,
-  type: string,
+  kind: RestoreKind,
   snapshotId: string,
   restoreAccountId: string,
 ): string | undefined {
   if (!job) return 'no such job at the service';
   const wrong: string[] = [];
-  if (job.restoreType !== type) wrong.push(`type ${job.restoreType}, not ${type}`);
+  if (restoreKindOf(job.restoreType) !== kind) wrong.push(`type ${job.restoreType}, not a ${kind} restore`);
   if (job.snapshotDetails?.id !== snapshotId) wrong.push(`snapshot ${job.snapshotDetails?.id ?? '?'}`);
   if (job.destinationDetails.restoreAccountId !== restoreAccountId) {
     wrong.push(`restore account ${job.destinationDetails.restoreAccountId}`);
@@ -216,7 +218,7 @@ async function checkDrill(run: RunRecord, ctx: CheckContext, check: RunCheck): P
     }
     if (row.restoreJobId) {
       const job = ctx.jobs.restoreJobs.find((j) => j.jobExecutionDetails.jobId === row.restoreJobId);
-      const mismatch = restoreMismatch(job, 'FILES', row.snapshotId ?? '', input.restoreAccountId);
+      const mismatch = restoreMismatch(job, 'files', row.snapshotId ?? '', input.restoreAccountId);
       if (mismatch) {
         check.foreignAdoptions += 1;
         check.problems.push(`${run.workflowId} reports restore job ${row.restoreJobId}: not its own: ${mismatch}`);

@@ -1,4 +1,5 @@
 import type { BackupServiceClient, InventoryResource, SourceAccount } from '../../api';
+import { destinationMember, providerMember, providerValue, type Dialect } from '../../api/dialect';
 import type { Random } from '../../simulator/random';
 import type { SimulatorControlClient } from '../../simulator/control-client';
 
@@ -27,9 +28,16 @@ export class Fixtures {
     readonly restoreAccountId: string,
     readonly vaultId: string,
     readonly queryTargets: QueryTarget[],
+    /** The dialect the service speaks: inputs name their tokens in it, as its users would. */
+    readonly dialect: Dialect,
   ) {}
 
-  static async load(service: BackupServiceClient, control: SimulatorControlClient, random: Random): Promise<Fixtures> {
+  static async load(
+    service: BackupServiceClient,
+    control: SimulatorControlClient,
+    random: Random,
+    dialect: Dialect = 'neutral',
+  ): Promise<Fixtures> {
     const resources: InventoryResource[] = [];
     for await (const resource of service.listResources()) resources.push(resource);
     // A seeded shuffle: another seed, other resources.
@@ -63,7 +71,13 @@ export class Fixtures {
       account,
       vault,
       queryTargets,
+      dialect,
     );
+  }
+
+  /** An Amazon bucket restore or query destination, its member named as the service's dialect names it. */
+  bucket(bucketName: string, prefix: string): Record<string, { bucketName: string; prefix: string }> {
+    return { [destinationMember('amazonBucket', this.dialect)]: { bucketName, prefix } };
   }
 
   /** A resource no trial has used. */
@@ -92,17 +106,21 @@ export class Fixtures {
   }
 
   /**
-   * A new source account to offboard. The service refuses a second account with the same provider account ID (a
-   * PROVIDER_B subscription, a UUID), so it is derived from the trial and a counter.
+   * A new source account to offboard. The service refuses a second account with the same provider account ID (an
+   * Azure subscription, a UUID), so it is derived from the trial and a counter.
    */
   connectSourceAccount(trial: number): Promise<SourceAccount> {
     const n = ++this.accounts;
     const subscriptionId = `00000000-0000-4000-8000-${String(trial * 1000 + n).padStart(12, '0')}`;
+    const azure = 'microsoftAzure';
     return this.service.connectSourceAccount({
       name: `reliability-t${trial}-${n}`,
       sourceAccountAttributes: {
-        cloudProvider: 'PROVIDER_B',
-        providerB: { tenantId: '00000000-0000-4000-8000-000000000000', subscriptionId },
+        cloudProvider: providerValue(azure, this.dialect) ?? '',
+        [providerMember(azure, this.dialect) ?? '']: {
+          tenantId: '00000000-0000-4000-8000-000000000000',
+          subscriptionId,
+        },
       },
     });
   }

@@ -5,6 +5,19 @@ import { Fixtures } from './fixtures';
 import { Random } from '../../simulator/random';
 import { Stack, type StackOptions } from './stack';
 import { runTrial, TRIAL_KINDS, type TrialKind, type TrialResult } from './trials';
+import { DIALECTS, type Dialect } from '../../api/dialect';
+
+/** The trial kinds whose subject the dialect changes (the restore type a lost answer is adopted by): run in both. */
+export const DIALECT_TRIAL_KINDS: readonly TrialKind[] = ['adoption', 'lost-answer'];
+
+/** One dialect for every trial, or `both`: every kind in the neutral one, and the dialect kinds in the public one too. */
+export const DIALECT_CHOICES = ['neutral', 'public', 'both'] as const;
+export type DialectChoice = (typeof DIALECT_CHOICES)[number];
+
+export interface PlannedTrial {
+  kind: TrialKind;
+  dialect: Dialect;
+}
 
 export interface ReliabilityOptions {
   trials: number;
@@ -17,6 +30,8 @@ export interface ReliabilityOptions {
   dir?: string;
   /** The embedded dev server (default) or a real Temporal server on PostgreSQL. */
   temporal?: StackOptions['temporal'];
+  /** The simulator's dialect (default `both`); each dialect gets a stack of its own, in a folder of its own. */
+  dialect?: DialectChoice;
   log?: (line: string) => void;
 }
 
@@ -48,50 +63,86 @@ export interface ReliabilitySummary {
   line: string;
 }
 
-/** The order of trials: every kind once per round, rounds shuffled by the seed. */
-export function schedule(random: Random, trials: number, kinds: readonly TrialKind[]): TrialKind[] {
-  const out: TrialKind[] = [];
+/**
+ * The order of trials: every kind once per round (the dialect kinds once per dialect, with `both`), rounds shuffled
+ * by the seed.
+ */
+export function schedule(
+  random: Random,
+  trials: number,
+  kinds: readonly TrialKind[],
+  dialect: DialectChoice = 'both',
+): PlannedTrial[] {
+  const once = kinds.flatMap((kind): PlannedTrial[] => {
+    if (dialect !== 'both') return [{ kind, dialect }];
+    const both = DIALECT_TRIAL_KINDS.includes(kind);
+    return both ? DIALECTS.map((d) => ({ kind, dialect: d })) : [{ kind, dialect: 'neutral' }];
+  });
+  const out: PlannedTrial[] = [];
   while (out.length < trials) {
-    const round = [...kinds];
+    const round = [...once];
     for (let i = round.length - 1; i > 0; i--) {
       const j = random.int(0, i);
-      [round[i], round[j]] = [round[j] as TrialKind, round[i] as TrialKind];
+      [round[i], round[j]] = [round[j] as PlannedTrial, round[i] as PlannedTrial];
     }
     out.push(...round);
   }
   return out.slice(0, trials);
 }
 
-/** Starts the processes, runs the trials one at a time, and counts. */
+/** Where a dialect's stack keeps its processes' logs and data: the public one in a folder of its own. */
+export function stackDir(dir: string, dialect: Dialect): string {
+  return dialect === 'neutral' ? dir : join(dir, dialect);
+}
+
+/**
+ * Starts the processes, runs the trials one at a time, and counts. A simulator speaks one dialect, so each dialect's
+ * trials run on a stack of their own, one stack after the other (the neutral one first).
+ */
 export async function runReliability(options: ReliabilityOptions): Promise<ReliabilitySummary> {
   const log = options.log ?? ((line: string) => console.log(line));
   const random = new Random(options.seed);
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'runbooks-reliability-')));
   const kinds = options.kinds ?? TRIAL_KINDS;
-  const plan = schedule(random, options.trials, kinds);
-  log(`reliability: ${options.trials} trials, seed ${options.seed}, logs and data in ${dir}`);
+  const plan = schedule(random, options.trials, kinds, options.dialect);
+  const dialects = DIALECTS.filter((d) => plan.some((t) => t.dialect === d));
+  log(
+    `reliability: ${options.trials} trials, seed ${options.seed}, dialect ${dialects.join(' and ')}, ` +
+      `logs and data in ${dir}`,
+  );
 
-  const stack = await Stack.start({ dir, seed: options.seed, random, log, temporal: options.temporal });
   const results: TrialResult[] = [];
-  try {
-    const fixtures = await Fixtures.load(stack.service, stack.control, random);
-    const env = {
-      stack,
-      fixtures,
+  for (const dialect of dialects) {
+    const trials = plan.filter((t) => t.dialect === dialect);
+    const stack = await Stack.start({
+      dir: stackDir(dir, dialect),
+      seed: options.seed,
       random,
-      claimed: new Map<string, string>(),
-      timeoutMs: options.trialTimeoutMs ?? 6 * 60_000,
       log,
-    };
-    for (const [i, kind] of plan.entries()) {
-      const result = await runTrial(env, i + 1, kind);
-      results.push(result);
-      log(trialLine(result, plan.length));
-      for (const problem of result.problems) log(`    ${problem}`);
-      for (const note of result.notes) log(`    note: ${note}`);
+      temporal: options.temporal,
+      dialect,
+    });
+    try {
+      const fixtures = await Fixtures.load(stack.service, stack.control, random, dialect);
+      const env = {
+        stack,
+        fixtures,
+        random,
+        // Per stack: two simulators may hand out the same IDs.
+        claimed: new Map<string, string>(),
+        timeoutMs: options.trialTimeoutMs ?? 6 * 60_000,
+        log,
+      };
+      for (const { kind } of trials) {
+        const result = await runTrial(env, results.length + 1, kind);
+        results.push(result);
+        log(trialLine(result, plan.length));
+        for (const problem of result.problems) log(`    ${problem}`);
+        for (const note of result.notes) log(`    note: ${note}`);
+      }
+    } finally {
+      await stack.close();
     }
-  } finally {
-    await stack.close();
   }
   const summary = summarize(results, options.seed, dir);
   for (const [kind, delays] of Object.entries(summary.crashDelaysMs)) {
@@ -115,7 +166,7 @@ export function trialLine(result: TrialResult, of: number): string {
       ? 'n/a'
       : result.delays.map((d) => `${result.delays.length > 1 ? `${d.kind}:` : ''}${secs(d.ms)}(${d.what})`).join(',');
   return [
-    `trial ${String(result.index).padStart(2)}/${of} ${result.kind.padEnd(19)}`,
+    `trial ${String(result.index).padStart(2)}/${of} ${result.kind.padEnd(19)} ${result.dialect.padEnd(7)}`,
     result.problems.length === 0 ? 'ok  ' : 'FAIL',
     `completed=${c.filter((x) => x.completed).length}/${c.length}`,
     `jobs=${sum('jobs')} dup=${sum('duplicateJobs')} foreign=${sum('foreignAdoptions')}`,

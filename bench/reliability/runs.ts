@@ -57,7 +57,7 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
   switch (kind) {
     case 'bucket-restore':
     case 'files-restore':
-      return restorePlan(kind, await fixtures.takeSnapshot(), fixtures.restoreAccountId, prefix);
+      return restorePlan(kind, await fixtures.takeSnapshot(), fixtures, prefix);
     case 'drill': {
       const ids = [fixtures.takeBackedUpResource().id, fixtures.takeBackedUpResource().id];
       const input: DrDrillInput = {
@@ -65,7 +65,7 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
         resources: { ids },
         vaultId: fixtures.vaultId,
         restoreAccountId: fixtures.restoreAccountId,
-        destination: { bucketA: { bucketName: 'dr-drill-restores', prefix } },
+        destination: fixtures.bucket('dr-drill-restores', prefix),
         // The seeded snapshots are one to two days old; a miss here would be the RPO, not the harness's subject.
         targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
         retentionDays: 3,
@@ -82,7 +82,7 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
           databaseName: target.databaseName,
           query: 'SELECT * FROM events ORDER BY id',
           restoreAccountId: fixtures.restoreAccountId,
-          destination: { bucketA: { bucketName: target.bucketName, prefix } },
+          destination: fixtures.bucket(target.bucketName, prefix),
         },
         // About 400 pages: a kill at 2 to 3.5 s lands inside the export even on an idle machine (at 250 rows a page
         // the export could end first).
@@ -111,14 +111,14 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
 export function restorePlan(
   kind: 'bucket-restore' | 'files-restore',
   target: SnapshotTarget,
-  restoreAccountId: string,
+  fixtures: Fixtures,
   prefix: string,
 ): PlannedRun {
   const input: ApprovalGatedRestoreInput = {
     ...target,
-    restoreAccountId,
+    restoreAccountId: fixtures.restoreAccountId,
     kind: kind === 'bucket-restore' ? 'bucket' : 'files',
-    destination: { bucketA: { bucketName: 'restored-objects', prefix } },
+    destination: fixtures.bucket('restored-objects', prefix),
     ...(kind === 'files-restore' ? { files: [{ path: '/', isDirectory: true }] } : {}),
     comment: 'reliability trial',
   };

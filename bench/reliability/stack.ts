@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
+import type { Dialect } from '../../api/dialect';
 import type { JobsConfig } from '../../simulator/model';
 import { ensureTemporal, freePort } from '../../worker/dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
@@ -38,6 +39,8 @@ export interface StackOptions {
   seed: number;
   random: Random;
   log: (line: string) => void;
+  /** The dialect the simulator speaks (default neutral); the harness's client and the workers detect it. */
+  dialect?: Dialect;
 }
 
 /**
@@ -48,6 +51,7 @@ export interface StackOptions {
 export class Stack {
   readonly workers: ManagedProcess[] = [];
   readonly taskQueue = 'reliability';
+  readonly dialect: Dialect;
   readonly outputDir: string;
   /** The workers' shared credentials file, which rotations rewrite. */
   readonly credentialsFile: string;
@@ -74,6 +78,7 @@ export class Stack {
     private readonly cluster?: TemporalCluster,
   ) {
     this.outputDir = join(options.dir, 'output');
+    this.dialect = options.dialect ?? 'neutral';
     this.credentialsFile = join(options.dir, 'credentials.json');
   }
 
@@ -85,7 +90,7 @@ export class Stack {
     const { temporal, temporalAddress } = cluster
       ? { temporal: cluster.server, temporalAddress: cluster.address }
       : await devServer(dir);
-    const { simulator, control, url: simUrl } = await simulatorProcess(root, dir, options.seed);
+    const { simulator, control, url: simUrl } = await simulatorProcess(root, dir, options.seed, options.dialect);
     await Promise.all([temporal.alive ? undefined : temporal.start(), simulator.start()]);
     const proxy = new LossyProxy(simUrl);
     await proxy.listen();
@@ -106,7 +111,11 @@ export class Stack {
       baseUrl: this.control.baseUrl,
       projectId: this.projectId,
       credentials: this.credentials,
+      dialect: 'auto',
     });
+    // Detected from the token answer, as the workers detect it: a public stack that spoke neutral would prove nothing.
+    const detected = await this.service.wireDialect();
+    if (detected !== this.dialect) throw new Error(`the simulator speaks ${detected}, not the ${this.dialect} dialect`);
     await this.control.jobsConfig(TRIAL_JOBS);
     await this.control.addPolicy({
       requiredApprovals: 2,
@@ -164,6 +173,7 @@ export class Stack {
       BACKUP_CREDENTIALS_FILE: this.credentialsFile,
       RUNBOOKS_DATA_DIR: join(this.options.dir, 'worker-data'),
       RUNBOOKS_OUTPUT_DIR: this.outputDir,
+      BACKUP_SERVICE_DIALECT: 'auto',
     };
   }
 
@@ -206,6 +216,7 @@ export async function simulatorProcess(
   root: string,
   dir: string,
   seed: number,
+  dialect: Dialect = 'neutral',
 ): Promise<{ simulator: ManagedProcess; control: SimulatorControlClient; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -218,6 +229,7 @@ export async function simulatorProcess(
     probe: () => control.healthy(),
   });
   simulator.spec.args.push('--data-dir', simulatorDir(dir), '--seed', String(seed));
+  if (dialect !== 'neutral') simulator.spec.args.push('--dialect', dialect);
   return { simulator, control, url };
 }
 

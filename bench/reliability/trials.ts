@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { restoreKindOf, type Dialect } from '../../api/dialect';
 import { checkRun, emptyCheck, type RunCheck } from './checks';
 import { crashLoop, MIN_PAGES_KEPT, type CrashLoop } from './crash-loop';
 import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
@@ -52,6 +53,8 @@ export interface TrialEnv {
 export interface TrialResult {
   index: number;
   kind: TrialKind;
+  /** The dialect the simulator spoke, and the workers detected. */
+  dialect: Dialect;
   /** What was done to the run: which process was killed where, or which answer was lost. */
   disruption: string;
   runs: RunRecord[];
@@ -93,8 +96,8 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     case 'adoption': {
       const target = await fixtures.takeSnapshot();
       plans = [
-        restorePlan('files-restore', target, fixtures.restoreAccountId, `reliability/t${index}/files/`),
-        restorePlan('bucket-restore', target, fixtures.restoreAccountId, `reliability/t${index}/bucket/`),
+        restorePlan('files-restore', target, fixtures, `reliability/t${index}/files/`),
+        restorePlan('bucket-restore', target, fixtures, `reliability/t${index}/bucket/`),
       ];
       disruption = await adoption(env, plans[1] as PlannedRun);
       break;
@@ -221,6 +224,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
   return {
     index,
     kind,
+    dialect: stack.dialect,
     disruption: hit.what,
     runs,
     checks,
@@ -243,7 +247,7 @@ async function waitForFilesJob(env: TrialEnv, since: string, plan: PlannedRun): 
     const found = restoreJobs.some(
       (j) =>
         j.snapshotDetails?.id === plan.input.snapshotId &&
-        j.restoreType === 'FILES' &&
+        restoreKindOf(j.restoreType) === 'files' &&
         j.jobExecutionDetails.createdTime >= since,
     );
     if (found) return;
