@@ -5,7 +5,7 @@ import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '
 import { createLogger, installRuntime } from '../worker/logger';
 import { startStack, type Stack } from '../worker/stack';
 import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
-import { CliError, RunFailedError } from '../cli/errors';
+import { CliError, RunFailedError, UsageError } from '../cli/errors';
 import { formatDuration } from '../cli/progress';
 import { discoverTargets } from './discover';
 import { costScenario, postureScenario, drillScenario, queryScenario } from './export-scenarios';
@@ -13,8 +13,15 @@ import { Deadline } from './follow';
 import { printStep, printSummary, type StepReport } from './report';
 import { restoreScenario } from './restore-scenario';
 import { SimulatorControlClient } from '../simulator/control-client';
+import { startSimulator, type RunningSimulator } from '../simulator/server';
+import { DIALECTS, type Dialect } from '../api/dialect';
 
-const USAGE = 'usage: runbooks demo [--timeout <seconds>]  (the time the runbooks may take once the stack is up)';
+const USAGE = [
+  'usage: runbooks demo [--timeout <seconds>] [--dialect neutral|public]',
+  '  --timeout  the time the runbooks may take once the stack is up (default 270)',
+  "  --dialect  the simulator's dialect (default neutral, the specification's vocabulary); public speaks as the real",
+  '             service does (provider-named types, s3Bucket destinations); the worker detects which',
+].join('\n');
 
 /** Simulated job durations: long enough to watch, short enough for a demo. */
 const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
@@ -24,37 +31,67 @@ const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
  * fresh temporary data directory, then the four kinds of runbook one after the other.
  */
 export async function demoCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(argv, { timeout: { type: 'string', default: '270' } }, USAGE);
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { timeout: { type: 'string', default: '270' }, dialect: { type: 'string', default: 'neutral' } },
+    USAGE,
+  );
   positionals(rest, [], USAGE);
   // A day at most: longer waits would overflow timers, and a demo never needs them.
   const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, USAGE);
+  const dialect = dialectOption(values.dialect);
   const began = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
   const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();
   const logLevel: LogLevelName = (LOG_LEVELS as readonly string[]).includes(wanted) ? (wanted as LogLevelName) : 'warn';
-  // Always embedded: the demo must not touch a real service or someone's Temporal namespace.
-  const config: Config = {
-    temporal: { namespace: 'default', taskQueue: DEFAULT_TASK_QUEUE, tls: false },
-    service: { mode: 'embedded' },
-    dataDir: dir,
-    outputDir: join(dir, 'output'),
-    logLevel,
-  };
   // Logs go to stderr, so that stdout holds the demo's story only.
   const log = createLogger({ level: logLevel, destination: 'stderr', name: 'runbooks-demo' });
   installRuntime(log, logLevel);
 
   console.log('== Starting a Temporal dev server, the simulator and the worker (bundling workflows takes a moment)');
-  const stack = await startStack(config, { log, persistTemporal: false, ui: false, shutdownGraceTimeMs: 3_000 });
+  // Always local: the demo must not touch a real service or someone's Temporal namespace. The simulator is started
+  // here, in the dialect asked for, and the worker reaches it as it would a real service, detecting its dialect.
+  const simulator = await startSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: join(dir, 'simulator'),
+    seed: 1,
+    dialect,
+  });
+  const config: Config = {
+    temporal: { namespace: 'default', taskQueue: DEFAULT_TASK_QUEUE, tls: false },
+    service: {
+      mode: 'remote',
+      baseUrl: simulator.baseUrl,
+      projectId: simulator.projectId,
+      clientId: simulator.clientId,
+      clientSecret: simulator.clientSecret,
+      tokenEndpoint: 'json',
+      timeoutMs: 30_000,
+    },
+    dataDir: dir,
+    outputDir: join(dir, 'output'),
+    logLevel,
+  };
+  const stack = await startStack(config, { log, persistTemporal: false, ui: false, shutdownGraceTimeMs: 3_000 }).catch(
+    async (err: unknown) => {
+      await simulator.close();
+      throw err;
+    },
+  );
   const stopOnSignal = (signal: NodeJS.Signals) => {
     console.error(`\n${signal}: stopping the demo`);
-    void stack.shutdown().finally(() => process.exit(130));
+    void stack
+      .shutdown()
+      .then(() => simulator.close())
+      .finally(() => process.exit(130));
   };
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
   try {
     console.log(
-      `  Temporal ${stack.temporalAddress} (namespace ${stack.namespace}), simulator ${stack.simulator?.baseUrl ?? '?'}, ` +
+      `  Temporal ${stack.temporalAddress} (namespace ${stack.namespace}), simulator ${simulator.baseUrl} ` +
+        `(${dialect} dialect; the worker detected ${await stack.serviceClient.wireDialect()}), ` +
         `worker on task queue ${stack.taskQueue}; ready after ${formatDuration(Date.now() - began)}`,
     );
     console.log(`  data directory ${dir}`);
@@ -63,19 +100,31 @@ export async function demoCommand(argv: string[]): Promise<void> {
     const workerStopped = stack.run.then(() => {
       throw new RunFailedError('the worker stopped before the demo finished');
     });
-    await Promise.race([runScenarios(stack, deadline, config.outputDir, began), workerStopped]);
+    await Promise.race([runScenarios(stack, simulator, deadline, config.outputDir, began), workerStopped]);
   } finally {
     process.removeListener('SIGINT', stopOnSignal);
     process.removeListener('SIGTERM', stopOnSignal);
     console.log('\n== Shutting down');
     await stack.shutdown();
+    await simulator.close();
     console.log('  worker, simulator and Temporal dev server stopped');
   }
 }
 
-async function runScenarios(stack: Stack, deadline: Deadline, outputDir: string, began: number): Promise<void> {
-  if (!stack.simulator) throw new CliError('the demo needs the embedded simulator');
-  const sim = new SimulatorControlClient(stack.simulator.baseUrl, (message) => new CliError(message));
+function dialectOption(value: string): Dialect {
+  const dialect = DIALECTS.find((d) => d === value);
+  if (!dialect) throw new UsageError(`--dialect must be ${DIALECTS.join(' or ')}, not '${value}'\n${USAGE}`);
+  return dialect;
+}
+
+async function runScenarios(
+  stack: Stack,
+  simulator: RunningSimulator,
+  deadline: Deadline,
+  outputDir: string,
+  began: number,
+): Promise<void> {
+  const sim = new SimulatorControlClient(simulator.baseUrl, (message) => new CliError(message));
   await sim.jobsConfig(JOB_SECONDS);
   await sim.addPolicy({
     requiredApprovals: 2,

@@ -1,11 +1,11 @@
+import { collect, type BackupServiceClient, type InventoryResource, type RestoreAccount, type Vault } from '../api';
 import {
-  collect,
-  type BackupServiceClient,
-  type InventoryResource,
-  type ResourceType,
-  type RestoreAccount,
-  type Vault,
-} from '../api';
+  providerConceptOf,
+  RESOURCE_TYPE_ROWS,
+  resourceCategoryOf,
+  type Dialect,
+  type ResourceCategory,
+} from '../api/dialect';
 import { CliError } from '../cli/errors';
 import type { SimulatorState } from '../simulator/control-client';
 
@@ -21,27 +21,45 @@ export interface DemoTargets {
   query: { snapshotId: string; databaseName: string; table: string; region: string };
 }
 
-const DRILL_COMPANIONS: ResourceType[] = ['PA_OBJECT_STORE', 'PA_VM', 'PA_FILE_SYSTEM', 'PA_KEYVALUE_DB'];
+/**
+ * Everything the demo restores is in one provider's cloud (Amazon's): its restore account restores it, and its
+ * buckets take the results. The drill takes a database and resources of two of these other kinds.
+ */
+const PROVIDER = 'amazonWebServices';
+const DRILL_COMPANIONS: ResourceCategory[] = ['objectStore', 'virtualMachine', 'fileSystem', 'keyValue'];
 
+/** The provider's resource types of these categories, as the service's dialect names them (for the list filter). */
+function typesOf(categories: readonly ResourceCategory[], dialect: Dialect): string[] {
+  return RESOURCE_TYPE_ROWS.flatMap((row) => {
+    const type = row[dialect];
+    return row.provider === PROVIDER && categories.includes(row.category) && type ? [type] : [];
+  });
+}
+
+const ofProvider = (cloudProvider: string) => providerConceptOf(cloudProvider) === PROVIDER;
+
+/**
+ * Picks by concept (provider, resource category), never by a token of one dialect: the same discovery finds the same
+ * kinds of resources whichever dialect the service speaks.
+ */
 export async function discoverTargets(client: BackupServiceClient, state: SimulatorState): Promise<DemoTargets> {
+  const dialect = await client.wireDialect();
   const accounts = await collect(client.listRestoreAccounts({}, { pageSize: 50 }));
   const usable = accounts.filter((a) => a.status === 'CONNECTED' && a.isRestoreAllowed);
   const restoreAccount =
-    usable.find((a) => a.restoreAccountAttributes.cloudProvider === 'PROVIDER_A') ??
+    usable.find((a) => ofProvider(a.restoreAccountAttributes.cloudProvider)) ??
     usable[0] ??
     fail('no connected restore account that allows restores');
 
-  const paResources = await collect(
-    client.listResources(
-      { filters: { resourceType: { in: ['PA_RELATIONAL_DB', ...DRILL_COMPANIONS] } } },
-      { pageSize: 100 },
-    ),
+  const types = typesOf(['relationalDatabase', ...DRILL_COMPANIONS], dialect);
+  const resources = await collect(
+    client.listResources({ filters: { resourceType: { in: types } } }, { pageSize: 100 }),
   );
   const vaults = await collect(client.listVaults({ pageSize: 50 }));
 
   // A bucket with a snapshot to restore from.
   let bucket: DemoTargets['bucket'] | undefined;
-  for (const resource of paResources.filter((r) => r.resourceType === 'PA_OBJECT_STORE')) {
+  for (const resource of resources.filter((r) => resourceCategoryOf(r.resourceType) === 'objectStore')) {
     const page = await client.listSnapshotsPage(resource.id, { sorts: [{ field: 'pointInTime', order: 'DESC' }] }, {});
     const snapshot = page.snapshots[0];
     if (snapshot) {
@@ -49,19 +67,22 @@ export async function discoverTargets(client: BackupServiceClient, state: Simula
       break;
     }
   }
-  if (!bucket) fail('no PA_OBJECT_STORE resource with a snapshot');
+  if (!bucket) fail('no object store with a snapshot');
 
   // A drill in one region: a database with a known table, plus resources of other types, and a vault there.
   let drill: DemoTargets['drill'] | undefined;
   for (const db of state.databases) {
-    const resource = paResources.find((r) => r.id === db.resourceId);
+    const resource = resources.find((r) => r.id === db.resourceId);
     const vault =
-      resource && vaults.find((v) => v.region === resource.region && v.vaultAttributes.cloudProvider === 'PROVIDER_A');
+      resource && vaults.find((v) => v.region === resource.region && ofProvider(v.vaultAttributes.cloudProvider));
     if (!resource || !vault) continue;
-    const companions = DRILL_COMPANIONS.flatMap((type) => {
+    const companions = DRILL_COMPANIONS.flatMap((category) => {
       // Backed up before, so that the drill's RPO has a restore point to measure.
-      const found = paResources.find(
-        (r) => r.resourceType === type && r.region === resource.region && r.latestSnapshotTime !== undefined,
+      const found = resources.find(
+        (r) =>
+          resourceCategoryOf(r.resourceType) === category &&
+          r.region === resource.region &&
+          r.latestSnapshotTime !== undefined,
       );
       return found ? [found] : [];
     }).slice(0, 2);

@@ -28,7 +28,7 @@ export async function drillScenario(
     resources: { ids: resources.map((r) => r.id) },
     vaultId: vault.id,
     restoreAccountId: targets.restoreAccount.id,
-    destination: { bucketA: { bucketName: `drill-restores-${vault.region}`, prefix: 'drill/' } },
+    destination: { amazonBucket: { bucketName: `drill-restores-${vault.region}`, prefix: 'drill/' } },
     // The seeded snapshots are one to two days old: RPO is measured against the newest before the drill.
     targets: { rpoSeconds: 3 * 86_400, rtoSeconds: 900 },
     retentionDays: 7,
@@ -36,7 +36,7 @@ export async function drillScenario(
       databaseName: database.databaseName,
       query: `SELECT * FROM ${database.table}`,
       expectation: 'rows >= 1',
-      destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
+      destination: { amazonBucket: { bucketName: `query-results-${vault.region}` } },
     },
     parallelism: 3,
   };
@@ -93,7 +93,7 @@ export async function queryScenario(
       databaseName: q.databaseName,
       query: `SELECT * FROM ${q.table}`,
       restoreAccountId: targets.restoreAccount.id,
-      destination: { bucketA: { bucketName: `query-results-${q.region}`, prefix: 'demo/' } },
+      destination: { amazonBucket: { bucketName: `query-results-${q.region}`, prefix: 'demo/' } },
     },
     pageSize: 100,
   };

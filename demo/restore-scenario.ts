@@ -35,7 +35,8 @@ export async function restoreScenario(
     snapshotId,
     kind: 'bucket',
     restoreAccountId: targets.restoreAccount.id,
-    destination: { bucketA: { bucketName: `restored-${resource.region}`, prefix: `${resource.resourceName}/` } },
+    // Named by concept, as the demo's other destinations: the runbooks send it in the service's own dialect.
+    destination: { amazonBucket: { bucketName: `restored-${resource.region}`, prefix: `${resource.resourceName}/` } },
     comment: 'demo: objects were deleted by mistake; restoring the bucket from its latest snapshot',
   };
   console.log(`  bucket ${resource.resourceName} (${resource.region}), snapshot ${snapshotId}`);
