@@ -1,0 +1,113 @@
+import {
+  DESTINATION_KINDS,
+  DESTINATIONS,
+  PROVIDER_CONCEPTS,
+  PROVIDERS,
+  RESOURCE_TYPE_ROWS,
+  restoreKindOf,
+  restoreTypeFor,
+} from '../api/dialect';
+
+/**
+ * The wire tokens the simulator translates at its public-dialect edge, read from api/dialect's tables: each kind of
+ * token as a pair of maps, neutral → public and public → neutral. Pure data and functions.
+ */
+
+export interface TokenPairs {
+  /** What the tokens name, for messages: "provider", "resource type", … */
+  noun: string;
+  toPublic: ReadonlyMap<string, string>;
+  toNeutral: ReadonlyMap<string, string>;
+  /** Tokens only the public dialect has (no neutral counterpart). */
+  publicOnly: ReadonlySet<string>;
+}
+
+function pairs(noun: string, rows: readonly (readonly [string | undefined, string | undefined])[]): TokenPairs {
+  const toPublic = new Map<string, string>();
+  const toNeutral = new Map<string, string>();
+  const publicOnly = new Set<string>();
+  for (const [neutral, pub] of rows) {
+    if (neutral !== undefined && pub !== undefined) {
+      toPublic.set(neutral, pub);
+      toNeutral.set(pub, neutral);
+    } else if (pub !== undefined) {
+      publicOnly.add(pub);
+    }
+  }
+  return { noun, toPublic, toNeutral, publicOnly };
+}
+
+/** `cloudProvider` values. */
+export const PROVIDER_VALUES = pairs(
+  'provider',
+  PROVIDER_CONCEPTS.map((p) => [PROVIDERS[p].value.neutral, PROVIDERS[p].value.public] as const),
+);
+
+/** Members naming a provider in attribute objects (source accounts, vaults). */
+export const PROVIDER_MEMBERS = pairs(
+  'provider member',
+  PROVIDER_CONCEPTS.map((p) => [PROVIDERS[p].member.neutral, PROVIDERS[p].member.public] as const),
+);
+
+/** Members of a restore or query destination. */
+export const DESTINATION_MEMBERS = pairs(
+  'destination member',
+  DESTINATION_KINDS.map((k) => [DESTINATIONS[k].neutral, DESTINATIONS[k].public] as const),
+);
+
+export const RESOURCE_TYPES = pairs(
+  'resource type',
+  RESOURCE_TYPE_ROWS.map((r) => [r.neutral, r.public] as const),
+);
+
+/** Whether a token is the neutral dialect's own, spelt differently in the public one (`storageAccount` is not). */
+export function isNeutralOnly(pairs: TokenPairs, token: string): boolean {
+  const pub = pairs.toPublic.get(token);
+  return pub !== undefined && pub !== token;
+}
+
+/** Members that name a provider or a destination kind, in whichever of the two kinds of object holds them. */
+export const MEMBER_PAIRS = [PROVIDER_MEMBERS, DESTINATION_MEMBERS] as const;
+
+/** The refusal of a neutral token in a public request: it names the token and the public dialect's word for it. */
+export function neutralTokenMessage(where: string, pairs: TokenPairs, token: string): string {
+  return (
+    `invalid ${where}: ${token} is the neutral dialect's ${pairs.noun}; ` +
+    `the public dialect calls it ${pairs.toPublic.get(token) ?? '(nothing)'}`
+  );
+}
+
+/** Every neutral token the public dialect spells otherwise, longest first, as one whole-word pattern. */
+const NEUTRAL_WORDS = new RegExp(
+  `\\b(?:${[PROVIDER_VALUES, PROVIDER_MEMBERS, DESTINATION_MEMBERS, RESOURCE_TYPES]
+    .flatMap((p) => [...p.toPublic.keys()].filter((t) => isNeutralOnly(p, t)))
+    .sort((a, b) => b.length - a.length)
+    .join('|')})\\b`,
+  'g',
+);
+
+const publicWordOf = (token: string): string =>
+  [PROVIDER_VALUES, PROVIDER_MEMBERS, DESTINATION_MEMBERS, RESOURCE_TYPES]
+    .map((p) => p.toPublic.get(token))
+    .find((t) => t !== undefined) ?? token;
+
+/**
+ * A route's error text in the public dialect's words: the routes check neutral requests, so their messages name
+ * neutral fields and values (`body.destination.bucketA`, `expected one of "PROVIDER_A"|…`).
+ */
+export function publicText(text: string): string {
+  return text.replace(NEUTRAL_WORDS, publicWordOf);
+}
+
+/**
+ * The `restoreType` of a restore job in the public dialect. §10 lists only some of about 60 values; for a resource type
+ * the table lists no restore of this kind for, the simulator answers with a stand-in of its own that names the
+ * provider's type (`<TYPE>_RESTORE`, `<TYPE>_FILE_RESTORE`) and that no client table knows, so that a client which
+ * trusts only the listed values is caught.
+ */
+export function publicRestoreType(neutralResourceType: string | undefined, neutralRestoreType: string): string {
+  const kind = restoreKindOf(neutralRestoreType);
+  const publicType = neutralResourceType === undefined ? undefined : RESOURCE_TYPES.toPublic.get(neutralResourceType);
+  if (kind === undefined || publicType === undefined) return 'RESTORE_JOB_TYPE_UNSPECIFIED';
+  return restoreTypeFor(publicType, kind) ?? `${publicType}${kind === 'bucket' ? '_RESTORE' : '_FILE_RESTORE'}`;
+}
