@@ -5,6 +5,7 @@ import {
   PROVIDER_MEMBERS,
   PROVIDER_VALUES,
   RESOURCE_TYPES,
+  publicMeteringDimension,
   publicRestoreType,
   type TokenPairs,
 } from './public-tokens';
@@ -43,7 +44,11 @@ export function publicTokens(value: unknown, parentKey?: string): unknown {
   const out: Json = {};
   for (const [key, member] of Object.entries(value)) {
     const values = VALUE_KEYS[key];
-    out[members?.toPublic.get(key) ?? key] = values ? publicValues(values, member) : publicTokens(member, key);
+    out[members?.toPublic.get(key) ?? key] = values
+      ? publicValues(values, member)
+      : key === 'meteringDimension' && typeof member === 'string'
+        ? publicMeteringDimension(member)
+        : publicTokens(member, key);
   }
   return out;
 }

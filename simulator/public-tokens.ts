@@ -111,3 +111,38 @@ export function publicRestoreType(neutralResourceType: string | undefined, neutr
   if (kind === undefined || publicType === undefined) return 'RESTORE_JOB_TYPE_UNSPECIFIED';
   return restoreTypeFor(publicType, kind) ?? `${publicType}${kind === 'bucket' ? '_RESTORE' : '_FILE_RESTORE'}`;
 }
+
+/**
+ * Metering dimensions by the public document's names: the neutral base of each (`PA_VM` in
+ * `PA_VM_TO_PB_VAULT_METERING_DIMENSION`) and the vault's provider are renamed; a dimension that names no provider
+ * (`DATA_TRANSFER_METERING_DIMENSION`) is the same in both.
+ */
+const METERING_BASES: Readonly<Record<string, string>> = {
+  PA_VM: 'AWS_EC2',
+  PA_VM_NATIVE: 'AWS_EC2_NATIVE',
+  PA_RELATIONAL_DB: 'AWS_RDS',
+  PA_OBJECT_STORE: 'AWS_S3',
+  PA_KEYVALUE_DB: 'AWS_DYNAMO_DB',
+  PA_K8S: 'AWS_EKS',
+  PB_VM: 'AZURE_VIRTUAL_MACHINE',
+  PB_STORAGE_ACCOUNT: 'AZURE_STORAGE_ACCOUNT',
+  PB_SQL_VM: 'AZURE_SQL_VIRTUAL_MACHINE',
+  PB_SQL_DATABASE: 'AZURE_SQL_DATABASE',
+  PB_POSTGRESQL: 'AZURE_POSTGRESQL',
+  PC_VM: 'GCP_VM_INSTANCE',
+  PC_OBJECT_STORE: 'GCP_CLOUD_STORAGE',
+  PC_SQL_POSTGRES: 'GCP_CLOUD_SQL_POSTGRES_SQL',
+  PC_SQL_MYSQL: 'GCP_CLOUD_SQL_MYSQL',
+  PC_SQL_SERVER: 'GCP_CLOUD_SQL_SQL_SERVER',
+  PC_ANALYTICS_WAREHOUSE: 'GCP_BIG_QUERY',
+  PD_CLUSTER: 'MONGO_ATLAS_CLUSTER',
+};
+const VAULT_PROVIDERS: Readonly<Record<string, string>> = { PA: 'AWS', PB: 'AZURE', PC: 'GCP' };
+
+export function publicMeteringDimension(dimension: string): string {
+  const match = /^(.+?)(?:_TO_(P[A-C])_VAULT)?_METERING_DIMENSION$/.exec(dimension);
+  const base = match?.[1] === undefined ? undefined : METERING_BASES[match[1]];
+  if (base === undefined) return dimension;
+  const vault = match?.[2] === undefined ? '' : `_TO_${VAULT_PROVIDERS[match[2]]}_VAULT`;
+  return `${base}${vault}_METERING_DIMENSION`;
+}

@@ -1,5 +1,7 @@
 // The public dialect's shapes beyond its vocabulary (interface-facts §11), over raw HTTP: structured access-condition
 // expressions, account sort fields, the source-account update body, and filters on public values.
+import { METERING_DIMENSIONS } from '../../api/enums';
+import { publicMeteringDimension } from '../../simulator/public-tokens';
 import type { RunningSimulator } from '../../simulator/server';
 import { errorOf, projectPath, simulatorForSuite, stateOf, suiteCall, type Reply } from './helpers';
 
@@ -261,5 +263,19 @@ describe('filters take public values', () => {
       { resourceType: 'AWS_RDS' },
       { resourceType: 'GCP_CLOUD_SQL_INSTANCE' },
     ]);
+  });
+
+  test('metering dimensions carry the public names', async () => {
+    const timeFrame = { startTime: '2024-01-01T00:00:00Z', endTime: '2024-03-01T00:00:00Z' };
+    const body = { timeFrame, groupBy: 'RESOURCE_TYPE', granularity: 'TOTAL' };
+    const records = bodyOf(await api('POST', '/v1/cost-data?pageSize=1000', { body })).records as Json[];
+    const dimensions = new Set(records.flatMap((r) => (r.costs as Json[]).map((c) => String(c.meteringDimension))));
+    expect(dimensions).toContain('AWS_RDS_METERING_DIMENSION');
+    for (const d of dimensions) expect(d).not.toMatch(/(^|_)P[A-D]_/);
+    expect(METERING_DIMENSIONS.map(publicMeteringDimension).filter((d) => /(^|_)P[A-D]_/.test(d))).toEqual([]);
+    expect(publicMeteringDimension('PA_RELATIONAL_DB_TO_PB_VAULT_METERING_DIMENSION')).toBe(
+      'AWS_RDS_TO_AZURE_VAULT_METERING_DIMENSION',
+    );
+    expect(publicMeteringDimension('DATA_TRANSFER_METERING_DIMENSION')).toBe('DATA_TRANSFER_METERING_DIMENSION');
   });
 });

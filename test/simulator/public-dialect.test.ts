@@ -261,6 +261,24 @@ describe('the control API stays neutral', () => {
   });
 });
 
+test('behind a path prefix, the edge works the same', async () => {
+  const prefixed = await startSimulator({ port: 0, prefix: '/api', dialect: 'public' });
+  try {
+    const token = await call(prefixed, 'POST', '/v1/token', {
+      body: { clientId: prefixed.clientId, clientSecret: prefixed.clientSecret },
+    });
+    const auth = String(bodyOf(token).accessToken);
+    expect((await call(prefixed, 'POST', '/v1/roles/list', { body: {}, token: auth })).status).toBe(415);
+    const vaults = listOf(
+      await call(prefixed, 'POST', `${projectPath(prefixed)}/vaults/list`, { token: auth }),
+      'vaults',
+    );
+    expect(JSON.stringify(vaults)).not.toMatch(NEUTRAL_WORD);
+  } finally {
+    await prefixed.close();
+  }
+});
+
 describe('the neutral simulator is unchanged', () => {
   test('the four lists take a JSON body; the token body is the specification one', async () => {
     const neutral = await startSimulator({ port: 0 });
