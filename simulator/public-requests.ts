@@ -4,10 +4,12 @@ import { ExpressionInput } from './public-expression';
 import {
   DESTINATION_MEMBERS,
   PROVIDER_MEMBERS,
-  PROVIDER_VALUES,
-  RESOURCE_TYPES,
+  VALUE_KEYS,
   isNeutralOnly,
+  isObject,
+  membersAt,
   neutralTokenMessage,
+  type Json,
   type TokenPairs,
 } from './public-tokens';
 
@@ -25,17 +27,6 @@ export class DialectRefusal extends SimError {
     super(400, message);
   }
 }
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Objects whose members name a provider, and the one whose members name a destination kind. */
-const isAttributes = (key: string | undefined) => key !== undefined && key.endsWith('Attributes');
-const VALUE_KEYS: Readonly<Record<string, TokenPairs>> = {
-  cloudProvider: PROVIDER_VALUES,
-  resourceType: RESOURCE_TYPES,
-};
 
 /** One public value in the neutral vocabulary; a neutral one is refused; one neither dialect knows is kept. */
 function neutralValue(pairs: TokenPairs, value: unknown, where: string): unknown {
@@ -57,9 +48,11 @@ function neutralValues(pairs: TokenPairs, holder: Json, where: string): Json {
       continue;
     }
     const isFilter = key === 'in' || key === 'notIn';
-    out[key] = value
-      .filter((v) => !(isFilter && typeof v === 'string' && pairs.publicOnly.has(v)))
-      .map((v, i) => neutralValue(pairs, v, `${where}.${key}.${i}`));
+    out[key] = value.flatMap((v, i) =>
+      isFilter && typeof v === 'string' && pairs.publicOnly.has(v)
+        ? []
+        : [neutralValue(pairs, v, `${where}.${key}.${i}`)],
+    );
   }
   return out;
 }
@@ -68,7 +61,7 @@ function neutralValues(pairs: TokenPairs, holder: Json, where: string): Json {
 export function neutralTokens(value: unknown, where: string, parentKey?: string): unknown {
   if (Array.isArray(value)) return value.map((v, i) => neutralTokens(v, `${where}.${i}`, parentKey));
   if (!isObject(value)) return value;
-  const members = parentKey === 'destination' ? DESTINATION_MEMBERS : isAttributes(parentKey) ? PROVIDER_MEMBERS : null;
+  const members = membersAt(parentKey);
   const out: Json = {};
   for (const [key, member] of Object.entries(value)) {
     const path = `${where}.${key}`;

@@ -1,12 +1,12 @@
 import type { SimState } from './model';
 import { expressionOf } from './public-expression';
 import {
-  DESTINATION_MEMBERS,
-  PROVIDER_MEMBERS,
-  PROVIDER_VALUES,
-  RESOURCE_TYPES,
+  VALUE_KEYS,
+  isObject,
+  membersAt,
   publicMeteringDimension,
   publicRestoreType,
+  type Json,
   type TokenPairs,
 } from './public-tokens';
 
@@ -15,15 +15,6 @@ import {
  * from the state the answer was made of. Routes answer with state records themselves, so every change is made on a
  * copy.
  */
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const VALUE_KEYS: Readonly<Record<string, TokenPairs>> = {
-  cloudProvider: PROVIDER_VALUES,
-  resourceType: RESOURCE_TYPES,
-};
 
 function publicValues(pairs: TokenPairs, value: unknown): unknown {
   if (typeof value === 'string') return pairs.toPublic.get(value) ?? value;
@@ -39,8 +30,7 @@ export function publicTokens(value: unknown, parentKey?: string): unknown {
   if (!isObject(value)) return value;
   // Tags are the customer's words.
   if (parentKey === 'tags') return { ...value };
-  const members =
-    parentKey === 'destination' ? DESTINATION_MEMBERS : parentKey?.endsWith('Attributes') ? PROVIDER_MEMBERS : null;
+  const members = membersAt(parentKey);
   const out: Json = {};
   for (const [key, member] of Object.entries(value)) {
     const values = VALUE_KEYS[key];

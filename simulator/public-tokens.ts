@@ -66,8 +66,21 @@ export function isNeutralOnly(pairs: TokenPairs, token: string): boolean {
   return pub !== undefined && pub !== token;
 }
 
-/** Members that name a provider or a destination kind, in whichever of the two kinds of object holds them. */
-export const MEMBER_PAIRS = [PROVIDER_MEMBERS, DESTINATION_MEMBERS] as const;
+/** Keys whose values are tokens: a value, a filter of values, or an access condition's values. */
+export const VALUE_KEYS: Readonly<Record<string, TokenPairs>> = {
+  cloudProvider: PROVIDER_VALUES,
+  resourceType: RESOURCE_TYPES,
+};
+
+/** The members an object holds by its key: a destination's kinds, or an attribute object's providers. */
+export function membersAt(parentKey: string | undefined): TokenPairs | undefined {
+  if (parentKey === 'destination') return DESTINATION_MEMBERS;
+  return parentKey?.endsWith('Attributes') ? PROVIDER_MEMBERS : undefined;
+}
+
+export type Json = Record<string, unknown>;
+export const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The refusal of a neutral token in a public request: it names the token and the public dialect's word for it. */
 export function neutralTokenMessage(where: string, pairs: TokenPairs, token: string): string {

@@ -222,7 +222,7 @@ describe('neutral tokens are refused with the public word for them', () => {
       'type PA_VM in a resource filter',
       'POST',
       `${project()}/resources`,
-      { filters: { resourceType: { in: ['AWS_RDS', 'PA_VM'] } } },
+      { filters: { resourceType: { in: ['GCP_DISK', 'PA_VM'] } } },
       /body\.filters\.resourceType\.in\.1: PA_VM is the neutral dialect's resource type; the public dialect calls it AWS_EC2/,
     ],
     [
