@@ -62,6 +62,8 @@ export async function demoCommand(argv: string[]): Promise<void> {
     temporal: { namespace: 'default', taskQueue: DEFAULT_TASK_QUEUE, tls: false },
     service: {
       mode: 'remote',
+      // As a worker is configured by default: the dialect is read from the service's answers.
+      dialect: 'auto',
       baseUrl: simulator.baseUrl,
       projectId: simulator.projectId,
       clientId: simulator.clientId,

@@ -1,11 +1,5 @@
 import { collect, type BackupServiceClient, type InventoryResource, type RestoreAccount, type Vault } from '../api';
-import {
-  providerConceptOf,
-  RESOURCE_TYPE_ROWS,
-  resourceCategoryOf,
-  type Dialect,
-  type ResourceCategory,
-} from '../api/dialect';
+import { providerConceptOf, providerOfResourceType, resourceCategoryOf, type ResourceCategory } from '../api/dialect';
 import { CliError } from '../cli/errors';
 import type { SimulatorState } from '../simulator/control-client';
 
@@ -28,14 +22,6 @@ export interface DemoTargets {
 const PROVIDER = 'amazonWebServices';
 const DRILL_COMPANIONS: ResourceCategory[] = ['objectStore', 'virtualMachine', 'fileSystem', 'keyValue'];
 
-/** The provider's resource types of these categories, as the service's dialect names them (for the list filter). */
-function typesOf(categories: readonly ResourceCategory[], dialect: Dialect): string[] {
-  return RESOURCE_TYPE_ROWS.flatMap((row) => {
-    const type = row[dialect];
-    return row.provider === PROVIDER && categories.includes(row.category) && type ? [type] : [];
-  });
-}
-
 const ofProvider = (cloudProvider: string) => providerConceptOf(cloudProvider) === PROVIDER;
 
 /**
@@ -43,7 +29,6 @@ const ofProvider = (cloudProvider: string) => providerConceptOf(cloudProvider) =
  * kinds of resources whichever dialect the service speaks.
  */
 export async function discoverTargets(client: BackupServiceClient, state: SimulatorState): Promise<DemoTargets> {
-  const dialect = await client.wireDialect();
   const accounts = await collect(client.listRestoreAccounts({}, { pageSize: 50 }));
   const usable = accounts.filter((a) => a.status === 'CONNECTED' && a.isRestoreAllowed);
   const restoreAccount =
@@ -51,9 +36,10 @@ export async function discoverTargets(client: BackupServiceClient, state: Simula
     usable[0] ??
     fail('no connected restore account that allows restores');
 
-  const types = typesOf(['relationalDatabase', ...DRILL_COMPANIONS], dialect);
-  const resources = await collect(
-    client.listResources({ filters: { resourceType: { in: types } } }, { pageSize: 100 }),
+  // The whole inventory, sorted out here by what each type is: a filter would have to name types in one dialect.
+  const wanted: ResourceCategory[] = ['relationalDatabase', ...DRILL_COMPANIONS];
+  const resources = (await collect(client.listResources({}, { pageSize: 100 }))).filter(
+    (r) => providerOfResourceType(r.resourceType) === PROVIDER && wanted.includes(resourceCategoryOf(r.resourceType)),
   );
   const vaults = await collect(client.listVaults({ pageSize: 50 }));
 

@@ -82,6 +82,16 @@ async function filesUnder(dir: string): Promise<string[]> {
   return entries.map(String);
 }
 
+type ProviderFilter = NonNullable<PostureReportInput['filters']>['cloudProvider'];
+
+/**
+ * A provider filter naming the provider as this file's service does. The input types list the interface's values;
+ * the runbook takes the public ones too (spec/interface-facts.md §11), which the public run checks.
+ */
+function providerFilter(stateProvider: string): ProviderFilter {
+  return { in: [wireProvider(stateProvider)] } as ProviderFilter;
+}
+
 async function simNow(): Promise<number> {
   return Date.parse((await fx.control.state()).now);
 }
@@ -165,7 +175,7 @@ test('inventory filters narrow the report, and protectedStatuses widens what cou
   const result = await (
     await start({
       maxSnapshotAgeHours: 72,
-      filters: { cloudProvider: { in: [wireProvider('PROVIDER_B')] } },
+      filters: { cloudProvider: providerFilter('PROVIDER_B') },
       protectedStatuses: ['PROTECTED', 'ALL_VIOLATIONS_MUTED'],
     })
   ).result();
@@ -219,7 +229,7 @@ test('a resource whose newest snapshot falls behind the age limit (the clock mov
   await fx.control.advanceClock(seconds);
 
   const result = await (
-    await start({ maxSnapshotAgeHours: 72, filters: { cloudProvider: { in: [wireProvider('PROVIDER_A')] } } })
+    await start({ maxSnapshotAgeHours: 72, filters: { cloudProvider: providerFilter('PROVIDER_A') } })
   ).result();
   const never = resources.filter((r) => !newest.has(r.id)).map((r) => r.id);
   expect(turning.length).toBeGreaterThanOrEqual(1);
