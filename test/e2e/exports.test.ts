@@ -8,7 +8,7 @@ import { costExport, queryExport } from '../../runbooks/workflows';
 import type { CostExportInput } from '../../runbooks/cost-export/contract';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import { FailureType, RunbookResourceKey } from '../../contracts';
-import { dialectOfToken, type Dialect } from '../../api/dialect';
+import { dialectOfToken } from '../../api/dialect';
 import {
   expectRefusedInput,
   failureOf,
@@ -49,9 +49,6 @@ function runCostExport(input: CostExportInput, workflowId = `cost-export-${rando
   });
 }
 
-/** Where the service says a query's results went: an object-store URL in the dialect's scheme. */
-const OUTPUT_SCHEME: Record<Dialect, string> = { neutral: 'bucketa://', public: 's3://' };
-
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
 /** Data rows of a CSV file, counting quoted line breaks as part of their field. */
@@ -74,7 +71,8 @@ test('a query export writes every row to CSV and returns the service output loca
 
   expect(result.export.path.endsWith('/query-exports/customers.csv')).toBe(true);
   expect(result.outputLocations).toHaveLength(1);
-  expect(result.outputLocations[0]).toMatch(new RegExp(`^${OUTPUT_SCHEME[testDialect()]}${db.bucketName}/e2e/`));
+  // Under the bucket and prefix asked for; the URL scheme is the simulator's own (neither document names one).
+  expect(result.outputLocations[0]).toMatch(new RegExp(`^[a-z0-9]+://${db.bucketName}/e2e/`));
   const text = await readFile(result.export.path, 'utf8');
   expect(text.startsWith('id,name,email,notes\r\n')).toBe(true);
   expect(csvRows(text)).toBe(result.export.rows);
