@@ -94,8 +94,8 @@ export const NonBlank = z.string().regex(/\S/, 'must not be blank');
 export const QueryText = z.string().regex(/\S/, 'must not be blank: give a SELECT statement');
 
 /**
- * The wire dialect inputs are translated to before any call. The client speaks the specification's vocabulary only,
- * until it follows a configured dialect (issue 17).
+ * Inputs are kept in the interface's own (neutral) vocabulary, in history too; the client renames them to the wire's
+ * dialect when it sends them.
  */
 const WIRE = 'neutral';
 
