@@ -5,11 +5,13 @@ import type { Dialect, DialectSetting } from './dialect';
 import { detectDialect } from './dialect-detection';
 import { InvalidResponseError } from './errors';
 import { HttpTransport, pathOf, type HttpOptions } from './http';
-import { itemsOf, pages, type Page } from './paging';
+import { itemsOf, pagesOf, trailingToken, type ListOptions, type Page } from './paging';
 import { registerSecret } from './redact';
 import * as s from './schemas';
 import { requireId, validate } from './validate';
 import { BODY_RULES, bodyIn, needsDialect, prepareBody, type PreparedBody } from './wire';
+
+export type { ListOptions };
 
 export interface ClientOptions extends HttpOptions {
   projectId: string;
@@ -31,11 +33,6 @@ export interface ClientOptions extends HttpOptions {
 /** A protected call either starts at once or needs an approved action request first. */
 export type ProtectedCallResult =
   { kind: 'started'; jobId: string } | { kind: 'approvalRequired'; request: s.MpaRequest };
-
-export interface ListOptions {
-  pageSize?: number;
-  pageToken?: string;
-}
 
 type ItemOf<L> = L extends readonly (infer T)[] ? T : never;
 
@@ -453,28 +450,7 @@ export class BackupServiceClient {
   }
 }
 
-/**
- * Every page of a `…Page` method, its other arguments bound in `fetchPage`; the paging options are checked before the
- * first page is asked for.
- */
-function pagesOf<P extends Page>(
-  fetchPage: (page: ListOptions) => Promise<P>,
-  options: ListOptions,
-): AsyncGenerator<P> {
-  validate(s.PageParams, options, 'page');
-  return pages(fetchPage, options);
-}
-
 function keepSecret(credentials: s.ApiCredentials): s.ApiCredentials {
   registerSecret(credentials.clientSecret);
   return credentials;
-}
-
-// `"nextToken":null}` or `"nextToken":"<token>"}` closing the body; a token with an escape is left to the parser.
-const TRAILING_TOKEN = /"nextToken"\s*:\s*(?:null|"([^"\\]*)")\s*\}\s*$/;
-
-/** Tells `found` the token a results body ends with, read from its last bytes; nothing when it ends otherwise. */
-export function trailingToken(text: string, found: (nextToken: string | null) => void): void {
-  const match = TRAILING_TOKEN.exec(text.slice(-1024));
-  if (match) found(match[1] ?? null);
 }
