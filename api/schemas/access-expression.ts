@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /**
  * A role's access-condition expression. The specification's vocabulary writes it as a string; the public dialect as a
- * tree (facts §11): conditions on resource attributes, each `{operator, <values>}`, joined by `group`
- * `{operator: AND|OR, operands}`. Kept as structured data, never flattened to text.
+ * tree (facts §11): each node names one condition on a resource attribute, `{<attribute>: {operator, <values>}}`, or
+ * a `group` `{operator: AND|OR, operands}` of two or more nodes. Kept as structured data, never flattened to text.
+ * The rules are the public simulator's (simulator/public-expression.ts).
  */
 
 export const ACCESS_CONDITION_ATTRIBUTES = [
@@ -20,6 +21,8 @@ export const ACCESS_CONDITION_ATTRIBUTES = [
   'tagKeyValues',
   'dataClasses',
   'environment',
+  // Not in §11's list, but named by the public document.
+  'apps',
 ] as const;
 export type AccessConditionAttribute = (typeof ACCESS_CONDITION_ATTRIBUTES)[number];
 
@@ -39,7 +42,13 @@ export type AccessExpression = string | AccessExpressionTree;
  */
 export const AccessExpressionTreeRecord: z.ZodType<AccessExpressionTree> = z.looseObject({});
 
-const conditionInput = z.looseObject({ operator: z.string().min(1) });
+/** `{operator, <values>}`: an operator such as IN or CONTAINS_ANY_OF, and one list of values under any name. */
+const conditionInput = z
+  .looseObject({ operator: z.string().regex(/^[A-Z][A-Z_]*$/, 'must be an operator such as IN or CONTAINS_ANY_OF') })
+  .refine(
+    (c) => Object.keys(c).length === 2 && Object.values(c).some(Array.isArray),
+    'must hold an operator and one list of values',
+  );
 
 /** A tree as a request takes it: only the listed attributes and `group`, so that a misspelt attribute is refused. */
 export const AccessExpressionTreeInput: z.ZodType<AccessExpressionTree> = z.lazy(() =>
@@ -49,11 +58,11 @@ export const AccessExpressionTreeInput: z.ZodType<AccessExpressionTree> = z.lazy
       group: z
         .strictObject({
           operator: z.enum(GROUP_OPERATORS),
-          operands: z.array(AccessExpressionTreeInput).min(1, 'a group joins at least one condition'),
+          operands: z.array(AccessExpressionTreeInput).min(2, 'a group joins at least two expressions'),
         })
         .optional(),
     })
-    .refine((tree) => Object.values(tree).some((v) => v !== undefined), 'an expression names at least one condition'),
+    .refine((tree) => Object.keys(tree).length === 1, 'must name exactly one condition, or a group'),
 );
 
 export const AccessExpressionRecord = z.union([z.string(), AccessExpressionTreeRecord]).nullable();
