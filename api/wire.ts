@@ -33,8 +33,9 @@ const isRecord = (value: unknown): value is Json =>
 type GivenNames = readonly (readonly [string, string])[];
 
 export interface BodyRule {
-  /** The neutral schema; `undefined` body kinds hold no token to rename (roles). */
+  /** The body's one definition, in the neutral vocabulary (api/schemas). */
   schema: z.ZodType;
+  /** How its tokens are renamed (api/dialect/requests); none for a body with nothing to rename (a role). */
   kind?: RequestBodyKind;
   /** Whether the body's wire form, or what the wire accepts of it, depends on the dialect. */
   dependsOnDialect(input: Json): boolean;
