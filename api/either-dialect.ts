@@ -67,4 +67,3 @@ function swapDeep(schema: z.core.$ZodType, swaps: ReadonlyMap<z.core.$ZodType, z
   }
   return schema;
 }
-
