@@ -4,7 +4,7 @@ import { z } from 'zod';
  * A role's access-condition expression. The specification's vocabulary writes it as a string; the public dialect as a
  * tree (facts §11): each node names one condition on a resource attribute, `{<attribute>: {operator, <values>}}`, or
  * a `group` `{operator: AND|OR, operands}` of two or more nodes. Kept as structured data, never flattened to text.
- * The rules are the public simulator's (simulator/public-expression.ts).
+ * The public simulator checks requests by the same rules.
  */
 
 export const ACCESS_CONDITION_ATTRIBUTES = [
