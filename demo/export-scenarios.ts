@@ -71,7 +71,12 @@ export async function drillScenario(
 }
 
 function resourceLine(r: DrillResourceResult): string {
-  const check = r.check ? `; check ${r.check.passed ? 'passed' : 'FAILED'}: ${r.check.detail}` : '';
+  // A check that could not run says why, as the report does, rather than FAILED.
+  const check = !r.check
+    ? ''
+    : r.check.status === 'notRun'
+      ? `; ${r.check.detail}`
+      : `; check ${r.check.passed ? 'passed' : 'FAILED'}: ${r.check.detail}`;
   const why = r.verdict === 'FAIL' && r.reasons.length > 0 ? `; ${r.reasons.join('; ')}` : '';
   return (
     `${r.verdict} ${r.resourceName} (${r.resourceType}): backup ${r.backupStatus ?? 'n/a'}, restore ${r.restoreStatus ?? 'n/a'}, ` +
