@@ -55,21 +55,27 @@ export async function temporalChecks(
   let versioning: VersioningConfig | undefined;
   let connection: Connection;
   let context: NonNullable<DoctorReport['temporal']> | undefined;
+  let connecting: Promise<Connection> | undefined;
   try {
     const temporal = loadTemporalConfig(env);
     versioning = loadVersioningConfig(env);
     const { address, source } = resolveAddress(temporal, env);
     context = { address, namespace: temporal.namespace, taskQueue: temporal.taskQueue, source };
-    connection = await bounded(budgetMs, () =>
-      Connection.connect({ ...temporalConnectionOptions(temporal, address), connectTimeout: budgetMs }),
-    );
+    connecting = Connection.connect({ ...temporalConnectionOptions(temporal, address), connectTimeout: budgetMs });
+    connection = await bounded(budgetMs, () => connecting ?? Promise.reject(new Error('not connecting')));
   } catch (err) {
+    // A connection that arrives after its time is closed, not leaked.
+    void connecting?.then((late) => late.close()).catch(() => undefined);
     const fix =
       err instanceof ConfigError
         ? `set ${err.issues.map((i) => i.variable).join(', ')}`
         : 'check TEMPORAL_ADDRESS (or the profile) and that the server is up; without an address, start the worker (npm start)';
     const detail =
-      err instanceof ConfigError ? err.issues.map((i) => `${i.variable} ${i.message}`).join('; ') : reason(err);
+      err instanceof ConfigError
+        ? err.issues.map((i) => `${i.variable} ${i.message}`).join('; ')
+        : context
+          ? `cannot reach ${context.address} (${context.source}): ${reason(err)}`
+          : reason(err);
     return { lines: [fail(CONNECTION.id, CONNECTION.check, detail, fix), ...skipAll(rest, 'no connection')], context };
   }
   try {
