@@ -1,3 +1,4 @@
+import { dialectOfTokenBody, type Dialect } from './dialect';
 import { errorForStatus, InvalidResponseError, NotFoundError } from './errors';
 import type { z } from 'zod';
 import type { HttpResponse, HttpTransport } from './http';
@@ -39,6 +40,12 @@ export interface TokenProviderOptions {
   refreshMarginSeconds?: number;
 }
 
+/** The dialect a service speaks, and how that was found (for the one log line that says so). */
+export interface DialectDetection {
+  dialect: Dialect;
+  how: string;
+}
+
 interface CachedToken {
   value: string;
   expiresAt: number;
@@ -51,6 +58,18 @@ export async function requestToken(
   credentials: Credentials,
   endpoint: TokenEndpoint = 'json',
 ): Promise<IssuedToken> {
+  return (await issueToken(transport, credentials, endpoint)).token;
+}
+
+/**
+ * A token, and the dialect its answer was written in when its shape tells: `/v1/token` answers `{accessToken, …}` in
+ * the public dialect and `{access_token, …}` in the specification's; the OAuth2 endpoint answers `access_token` in both.
+ */
+export async function issueToken(
+  transport: HttpTransport,
+  credentials: Credentials,
+  endpoint: TokenEndpoint = 'json',
+): Promise<{ token: IssuedToken; dialect?: Dialect }> {
   // Only the two fields the call defines are sent, whatever else the caller's credentials object holds.
   const body = validate(
     TokenRequest,
@@ -70,7 +89,8 @@ export async function requestToken(
   );
   const token = okBody(res, path, IssuedToken);
   registerSecret(token.accessToken);
-  return token;
+  const dialect = endpoint === 'json' ? dialectOfTokenBody(res.body) : undefined;
+  return dialect ? { token, dialect } : { token };
 }
 
 /**
@@ -105,6 +125,9 @@ export class TokenProvider {
   private credentials: Credentials;
   private cached?: CachedToken;
   private inFlight?: Promise<string>;
+  private detection?: Promise<DialectDetection>;
+  /** The dialect of the last token answer, when its shape tells. */
+  tokenDialect?: Dialect;
   private readonly endpoint: TokenEndpoint;
   private readonly now: () => number;
 
@@ -143,6 +166,18 @@ export class TokenProvider {
     return this.inFlight;
   }
 
+  /**
+   * The service's dialect, found once by `detect` for every client sharing this provider; a detection that failed
+   * (the service could not be reached) is tried again by the next caller.
+   */
+  detectDialect(detect: () => Promise<DialectDetection>): Promise<DialectDetection> {
+    this.detection ??= detect().catch((err: unknown) => {
+      this.detection = undefined;
+      throw err;
+    });
+    return this.detection;
+  }
+
   /** Uses new credentials from now on (after a rotation); the next call gets a token with them. */
   setCredentials(credentials: Credentials): void {
     registerSecret(credentials.clientSecret);
@@ -152,7 +187,8 @@ export class TokenProvider {
 
   private async fetchToken(): Promise<string> {
     const issuedAt = this.now();
-    const token = await this.requestWithSource();
+    const { token, dialect } = await this.requestWithSource();
+    if (dialect) this.tokenDialect = dialect;
     const lifetimeMs = token.expiresInSeconds * 1000;
     const marginMs = (this.options.refreshMarginSeconds ?? Math.min(300, token.expiresInSeconds / 10)) * 1000;
     this.cached = {
@@ -164,13 +200,13 @@ export class TokenProvider {
   }
 
   /** Asks with the source's credentials; after a 404 asks the source once more, since another worker may have rotated. */
-  private async requestWithSource(): Promise<IssuedToken> {
+  private async requestWithSource(): Promise<{ token: IssuedToken; dialect?: Dialect }> {
     const source = this.options.source;
-    if (!source) return requestToken(this.options.transport, this.credentials, this.endpoint);
+    if (!source) return issueToken(this.options.transport, this.credentials, this.endpoint);
     const credentials = await source.current();
     this.useCredentials(credentials);
     try {
-      return await requestToken(this.options.transport, credentials, this.endpoint);
+      return await issueToken(this.options.transport, credentials, this.endpoint);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       const fresher = source.recover ? await source.recover(credentials) : await source.current();
@@ -181,7 +217,7 @@ export class TokenProvider {
         throw err;
       }
       this.useCredentials(fresher);
-      return requestToken(this.options.transport, fresher, this.endpoint);
+      return issueToken(this.options.transport, fresher, this.endpoint);
     }
   }
 

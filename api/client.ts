@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { TokenProvider, type Credentials, type CredentialsSource, type TokenEndpoint } from './auth';
 import { ServiceCaller, type Call } from './caller';
+import type { Dialect, DialectSetting } from './dialect';
+import { detectDialect } from './dialect-detection';
 import { InvalidResponseError } from './errors';
 import { HttpTransport, pathOf, type HttpOptions } from './http';
-import { itemsOf, pages, type Page } from './paging';
+import { itemsOf, pagesOf, trailingToken, type ListOptions, type Page } from './paging';
 import { registerSecret } from './redact';
 import * as s from './schemas';
 import { requireId, validate } from './validate';
+import { BODY_RULES, bodyIn, needsDialect, prepareBody, type PreparedBody } from './wire';
+
+export type { ListOptions };
 
 export interface ClientOptions extends HttpOptions {
   projectId: string;
@@ -16,30 +21,37 @@ export interface ClientOptions extends HttpOptions {
   credentialsSource?: CredentialsSource;
   /** Shares a token provider between clients (and lets a rotation reach every one of them). */
   tokenProvider?: TokenProvider;
+  /**
+   * The dialect request bodies are sent in: `neutral` (the specification's vocabulary), `public` (the real service's
+   * document), or `auto` (the default): detected from the token answer, else from a first listing.
+   */
+  dialect?: DialectSetting;
+  /** Told once which dialect the client speaks and how that was decided (`configured`, `from the token answer`, …). */
+  onDialect?: (dialect: Dialect, how: string) => void;
 }
 
 /** A protected call either starts at once or needs an approved action request first. */
 export type ProtectedCallResult =
   { kind: 'started'; jobId: string } | { kind: 'approvalRequired'; request: s.MpaRequest };
 
-export interface ListOptions {
-  pageSize?: number;
-  pageToken?: string;
-}
-
 type ItemOf<L> = L extends readonly (infer T)[] ? T : never;
 
 const Empty = z.unknown();
-const StartedOrApproval = z.union([s.JobStarted, s.ActionRequestBody]);
+const StartedOrApproval = z.union([s.JobStarted, s.ActionRequestAnswer]);
 
 /** Typed client for every call of the Backup Management Service. */
 export class BackupServiceClient {
   readonly projectId: string;
   readonly tokens: TokenProvider;
   private readonly caller: ServiceCaller;
+  private readonly dialectSetting: DialectSetting;
+  private readonly onDialect?: (dialect: Dialect, how: string) => void;
+  private dialect?: Dialect;
 
   constructor(options: ClientOptions) {
     this.projectId = requireId(options.projectId, 'projectId');
+    this.dialectSetting = options.dialect ?? 'auto';
+    this.onDialect = options.onDialect;
     const transport = new HttpTransport(options);
     this.tokens =
       options.tokenProvider ??
@@ -57,6 +69,32 @@ export class BackupServiceClient {
     return this.caller.serviceNow();
   }
 
+  /**
+   * The dialect this client sends request bodies in: the configured one, or with `auto` the one detected from the
+   * service's answers (once for every client sharing the token provider). `onDialect` hears of it once.
+   */
+  async wireDialect(): Promise<Dialect> {
+    if (this.dialect) return this.dialect;
+    const { dialect, how } =
+      this.dialectSetting === 'auto'
+        ? await this.tokens.detectDialect(() => detectDialect(this.tokens, this.caller, this.project``))
+        : { dialect: this.dialectSetting, how: 'configured' };
+    if (!this.dialect) {
+      this.dialect = dialect;
+      this.onDialect?.(dialect, how);
+    }
+    return dialect;
+  }
+
+  /**
+   * A body checked as far as it can be before any call (`prepareBody`), in the wire's dialect: when its form depends
+   * on the dialect, renamed to the wire's and refused if that dialect cannot say it.
+   */
+  private async sendable(prepared: PreparedBody): Promise<unknown> {
+    if (!needsDialect(prepared)) return prepared.neutral;
+    return bodyIn(await this.wireDialect(), prepared);
+  }
+
   private async data<S extends z.ZodType>(call: Call<S>): Promise<z.output<S>> {
     return (await this.caller.call(call)).data;
   }
@@ -66,12 +104,19 @@ export class BackupServiceClient {
   }
 
   /**
-   * One page of a POST list call, with the body validated and the paging parameters in the query. An undefined body
+   * One page of a POST list call, with the body checked and the paging parameters in the query. An undefined body
    * sends none: the vault, role, IdP and IdP-group lists declare no body, and a strict service refuses one with 415.
    */
-  private async listPage<S extends z.ZodType>(path: string, schema: S, body: unknown, page: ListOptions, extra = {}) {
+  private async listPage<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    body: PreparedBody | undefined,
+    page: ListOptions,
+    extra = {},
+  ) {
     const { pageSize, pageToken } = validate(s.PageParams, page, 'page');
-    return this.data({ method: 'POST', path, json: body, query: { pageSize, pageToken, ...extra }, ok: [200], schema });
+    const json = body && (await this.sendable(body));
+    return this.data({ method: 'POST', path, json, query: { pageSize, pageToken, ...extra }, ok: [200], schema });
   }
 
   /** Every item of a `…Page` method, from the list each page holds under `key`. */
@@ -99,7 +144,7 @@ export class BackupServiceClient {
   // 4.2 Roles, permissions, identity providers
 
   async createRole(input: s.RoleInput): Promise<s.Role> {
-    const json = validate(s.RoleInput, input, 'role');
+    const json = await this.sendable(prepareBody(BODY_RULES.role, input, 'role'));
     return (await this.data({ method: 'POST', path: '/v1/roles', json, ok: [201], schema: s.RoleBody })).role;
   }
   async listPermissions(): Promise<s.Permission[]> {
@@ -112,7 +157,7 @@ export class BackupServiceClient {
   }
   async updateRole(roleId: string, input: s.RoleInput): Promise<s.Role> {
     const path = pathOf`/v1/roles/${requireId(roleId, 'roleId')}`;
-    const json = validate(s.RoleInput, input, 'role');
+    const json = await this.sendable(prepareBody(BODY_RULES.role, input, 'role'));
     return (await this.data({ method: 'PUT', path, json, ok: [200], schema: s.RoleBody })).role;
   }
   async deleteRole(roleId: string): Promise<void> {
@@ -166,18 +211,22 @@ export class BackupServiceClient {
   async submitActionRequest(requestId: string, input: s.SubmitActionInput): Promise<s.MpaRequest | undefined> {
     const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}/submit`;
     const json = validate(s.SubmitActionInput, input, 'submit');
-    return (await this.data({ method: 'POST', path, json, ok: [200], schema: s.SubmitActionResult }))
-      .actionApprovalRequest;
+    return (
+      (await this.data({ method: 'POST', path, json, ok: [200], schema: s.SubmitActionResult }))
+        .actionApprovalRequest ?? undefined
+    );
   }
+  /** The canceled request; read back when the answer leaves it out (the public document lets it be null). */
   async cancelActionRequest(requestId: string): Promise<s.MpaRequest> {
     const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}/cancel`;
-    return (await this.data({ method: 'POST', path, ok: [200], schema: s.ActionRequestBody })).actionApprovalRequest;
+    const body = await this.data({ method: 'POST', path, ok: [200], schema: s.ActionRequestAnswer });
+    return body.actionApprovalRequest ?? this.getActionRequest(requestId);
   }
 
   // 4.4 Source accounts
 
   async connectSourceAccount(input: s.ConnectSourceAccountInput): Promise<s.SourceAccount> {
-    const json = validate(s.ConnectSourceAccountInput, input, 'account');
+    const json = await this.sendable(prepareBody(BODY_RULES.connectSourceAccount, input, 'account'));
     const path = this.project`/source-accounts`;
     return (await this.data({ method: 'POST', path, json, ok: [200, 201], schema: s.SourceAccountBody })).sourceAccount;
   }
@@ -187,7 +236,7 @@ export class BackupServiceClient {
   }
   async updateSourceAccount(accountId: string, input: s.UpdateSourceAccountInput): Promise<s.SourceAccount> {
     const path = this.project`/source-accounts/${requireId(accountId, 'accountId')}`;
-    const json = validate(s.UpdateSourceAccountInput, input, 'account');
+    const json = await this.sendable(prepareBody(BODY_RULES.updateSourceAccount, input, 'account'));
     return (await this.data({ method: 'PATCH', path, json, ok: [200], schema: s.SourceAccountBody })).sourceAccount;
   }
   async deleteSourceAccount(accountId: string): Promise<void> {
@@ -195,7 +244,7 @@ export class BackupServiceClient {
     await this.data({ method: 'DELETE', path, ok: [200, 204], schema: Empty });
   }
   async listSourceAccountsPage(input: s.AccountListInput = {}, page: ListOptions = {}) {
-    const body = validate(s.AccountListInput, input, 'list');
+    const body = prepareBody(BODY_RULES.sourceAccountList, input, 'list');
     return this.listPage(this.project`/source-accounts/list`, s.SourceAccountPage, body, page);
   }
   listSourceAccounts(input: s.AccountListInput = {}, options: ListOptions = {}): AsyncGenerator<s.SourceAccount> {
@@ -213,7 +262,7 @@ export class BackupServiceClient {
   // 4.5 Vaults
 
   async createVault(input: s.CreateVaultInput): Promise<s.Vault> {
-    const json = validate(s.CreateVaultInput, input, 'vault');
+    const json = await this.sendable(prepareBody(BODY_RULES.createVault, input, 'vault'));
     return (await this.data({ method: 'POST', path: this.project`/vaults`, json, ok: [201], schema: s.VaultBody }))
       .vault;
   }
@@ -237,8 +286,8 @@ export class BackupServiceClient {
   // 4.6 Resources and snapshots
 
   async listResourcesPage(input: s.ResourceListInput = {}, page: ListOptions & { include?: string[] } = {}) {
-    const body = validate(s.ResourceListInput, input, 'list');
     const include = page.include && validate(s.ResourceIncludes, page.include, 'include');
+    const body = prepareBody(BODY_RULES.resourceList, input, 'list');
     return this.listPage(this.project`/resources`, s.ResourcePage, body, page, { include });
   }
   listResources(
@@ -261,7 +310,7 @@ export class BackupServiceClient {
   /** Starts a file restore job (never under an approval policy). */
   async restoreFiles(resourceId: string, snapshotId: string, input: s.RestoreFilesInput): Promise<string> {
     const path = this.snapshotPath(resourceId, snapshotId, 'restore-files');
-    const json = validate(s.RestoreFilesInput, input, 'restore');
+    const json = await this.sendable(prepareBody(BODY_RULES.restoreFiles, input, 'restore'));
     return (await this.data({ method: 'POST', path, json, ok: [202], schema: s.JobStarted })).jobId;
   }
   /** Starts a bucket restore, or creates an action request when a policy protects it. */
@@ -272,12 +321,14 @@ export class BackupServiceClient {
     options: { approvalRequestId?: string } = {},
   ): Promise<ProtectedCallResult> {
     const path = this.snapshotPath(resourceId, snapshotId, 'restore-bucket');
-    const json = validate(s.RestoreBucketInput, input, 'restore');
-    return this.protectedCall(path, json, options.approvalRequestId);
+    const prepared = prepareBody(BODY_RULES.restoreBucket, input, 'restore');
+    const { approvalRequestId } = options;
+    if (approvalRequestId !== undefined) requireId(approvalRequestId, 'approvalRequestId');
+    return this.protectedCall(path, await this.sendable(prepared), approvalRequestId);
   }
   async listSnapshotsPage(resourceId: string, input: s.SnapshotListInput = {}, page: ListOptions = {}) {
     const path = this.project`/resources/${requireId(resourceId, 'resourceId')}/snapshots`;
-    return this.listPage(path, s.SnapshotPage, validate(s.SnapshotListInput, input, 'list'), page);
+    return this.listPage(path, s.SnapshotPage, prepareBody(BODY_RULES.snapshotList, input, 'list'), page);
   }
   listSnapshots(resourceId: string, input: s.SnapshotListInput = {}, options: ListOptions = {}) {
     return this.all('snapshots', options, (p) => this.listSnapshotsPage(resourceId, input, p));
@@ -304,11 +355,12 @@ export class BackupServiceClient {
       ok: [201, 202],
       schema: StartedOrApproval,
     });
-    if (status === 201 && 'actionApprovalRequest' in data) {
-      return { kind: 'approvalRequired', request: s.MpaRequest.parse(data.actionApprovalRequest) };
-    }
+    const request = s.ActionRequestAnswer.safeParse(data).data?.actionApprovalRequest;
+    if (status === 201 && request) return { kind: 'approvalRequired', request };
     const started = s.JobStarted.safeParse(data);
-    if (!started.success) throw new InvalidResponseError({ method: 'POST', path, status }, 'jobId: missing');
+    if (!started.success) {
+      throw new InvalidResponseError({ method: 'POST', path, status }, 'jobId: missing, and no action request');
+    }
     return { kind: 'started', jobId: started.data.jobId };
   }
 
@@ -323,14 +375,14 @@ export class BackupServiceClient {
     return (await this.data({ method: 'GET', path, ok: [200], schema: s.RestoreJobBody })).job;
   }
   async listBackupJobsPage(input: s.JobListInput = {}, page: ListOptions = {}) {
-    const body = validate(s.JobListInput, input, 'list');
+    const body = prepareBody(BODY_RULES.jobList, input, 'list');
     return this.listPage(this.project`/backup-jobs`, s.BackupJobPage, body, page);
   }
   listBackupJobs(input: s.JobListInput = {}, options: ListOptions = {}): AsyncGenerator<s.BackupJob> {
     return this.all('jobs', options, (p) => this.listBackupJobsPage(input, p));
   }
   async listRestoreJobsPage(input: s.JobListInput = {}, page: ListOptions = {}) {
-    const body = validate(s.JobListInput, input, 'list');
+    const body = prepareBody(BODY_RULES.jobList, input, 'list');
     return this.listPage(this.project`/restore-jobs`, s.RestoreJobPage, body, page);
   }
   listRestoreJobs(input: s.JobListInput = {}, options: ListOptions = {}): AsyncGenerator<s.RestoreJob> {
@@ -340,7 +392,7 @@ export class BackupServiceClient {
   // Restore accounts (facts §5)
 
   async listRestoreAccountsPage(input: s.AccountListInput = {}, page: ListOptions = {}) {
-    const body = validate(s.AccountListInput, input, 'list');
+    const body = prepareBody(BODY_RULES.restoreAccountList, input, 'list');
     return this.listPage(this.project`/restore-accounts/list`, s.RestoreAccountPage, body, page);
   }
   listRestoreAccounts(input: s.AccountListInput = {}, options: ListOptions = {}): AsyncGenerator<s.RestoreAccount> {
@@ -355,7 +407,7 @@ export class BackupServiceClient {
 
   async runQuery(snapshotId: string, input: s.RunQueryInput): Promise<string> {
     const path = this.project`/snapshots/${requireId(snapshotId, 'snapshotId')}/databases/query`;
-    const json = validate(s.RunQueryInput, input, 'query');
+    const json = await this.sendable(prepareBody(BODY_RULES.runQuery, input, 'query'));
     return (await this.data({ method: 'POST', path, json, ok: [202], schema: s.QueryStarted })).queryId;
   }
   async getQueryStatus(queryId: string): Promise<s.QueryStatusBody> {
@@ -385,7 +437,7 @@ export class BackupServiceClient {
   // 4.8 Cost data
 
   async getCostDataPage(input: s.CostDataInput, page: ListOptions = {}): Promise<s.CostDataPage> {
-    const body = validate(s.CostDataInput, input, 'costData');
+    const body = prepareBody(BODY_RULES.costData, input, 'costData');
     return this.listPage('/v1/cost-data', s.CostDataPage, body, page);
   }
   costDataPages(input: s.CostDataInput, options: ListOptions = {}): AsyncGenerator<s.CostDataPage> {
@@ -398,28 +450,7 @@ export class BackupServiceClient {
   }
 }
 
-/**
- * Every page of a `…Page` method, its other arguments bound in `fetchPage`; the paging options are checked before the
- * first page is asked for.
- */
-function pagesOf<P extends Page>(
-  fetchPage: (page: ListOptions) => Promise<P>,
-  options: ListOptions,
-): AsyncGenerator<P> {
-  validate(s.PageParams, options, 'page');
-  return pages(fetchPage, options);
-}
-
 function keepSecret(credentials: s.ApiCredentials): s.ApiCredentials {
   registerSecret(credentials.clientSecret);
   return credentials;
-}
-
-// `"nextToken":null}` or `"nextToken":"<token>"}` closing the body; a token with an escape is left to the parser.
-const TRAILING_TOKEN = /"nextToken"\s*:\s*(?:null|"([^"\\]*)")\s*\}\s*$/;
-
-/** Tells `found` the token a results body ends with, read from its last bytes; nothing when it ends otherwise. */
-export function trailingToken(text: string, found: (nextToken: string | null) => void): void {
-  const match = TRAILING_TOKEN.exec(text.slice(-1024));
-  if (match) found(match[1] ?? null);
 }

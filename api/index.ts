@@ -7,3 +7,4 @@ export { requestToken, rotateWithToken, type Credentials, type CredentialsSource
 export { collect } from './paging';
 export { describeIssue } from './validate';
 export { BackupServiceClient, type ClientOptions } from './client';
+export { roleInputOf, sameExpression, withAccessCondition, withoutAccessCondition } from './access-conditions';

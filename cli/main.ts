@@ -34,7 +34,10 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
     load: () => deploymentCommands().deploymentCommand,
     help: 'deployment status | deployment promote <buildId> [--ramp <percent>]',
   },
-  simulator: { load: () => simulatorCommands().simulatorCommand, help: 'simulator --port <p> [--data-dir <dir>] …' },
+  simulator: {
+    load: () => simulatorCommands().simulatorCommand,
+    help: 'simulator --port <p> [--data-dir <dir>] [--dialect neutral|public] …',
+  },
   'codec-server': {
     load: () => codecServer().codecServerCommand,
     help: 'codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin <url>]',

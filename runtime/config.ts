@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { DIALECT_SETTINGS, type DialectSetting } from '../api/dialect';
 import { registerSecret } from '../api/redact';
 import { registerEnvironmentSecrets, SECRET_HEADER } from './env-secrets';
 import { KEY_BYTES, type CodecKeys } from './codec';
@@ -62,9 +63,11 @@ export interface TemporalConfig {
   profile?: { name: string; file: string; fields: Partial<Record<TemporalSetting, string>> };
 }
 export type ServiceConfig =
-  | { mode: 'embedded' }
+  | { mode: 'embedded'; dialect?: DialectSetting }
   | {
       mode: 'remote';
+      /** BACKUP_SERVICE_DIALECT: the dialect request bodies are sent in, or `auto` to detect it. */
+      dialect: DialectSetting;
       baseUrl: string;
       projectId: string;
       clientId?: string;
@@ -155,6 +158,9 @@ const ServiceEnv = z.object({
   BACKUP_CLIENT_SECRET: text.optional(),
   BACKUP_CREDENTIALS_FILE: text.optional(),
   BACKUP_TOKEN_ENDPOINT: z.enum(['json', 'oauth2'], { error: "must be 'json' or 'oauth2'" }).default('json'),
+  BACKUP_SERVICE_DIALECT: z
+    .enum(DIALECT_SETTINGS, { error: `must be one of ${DIALECT_SETTINGS.join(', ')}` })
+    .default('auto'),
   BACKUP_TIMEOUT_MS: z
     .string()
     .regex(/^\d+$/, 'must be a whole number of milliseconds')
@@ -434,7 +440,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
       issues.push({ variable, message: 'needs BACKUP_SERVICE_URL; unset the BACKUP_* variables to use the simulator' });
     }
     if (issues.length > 0) throw new ConfigError(issues);
-    return { mode: 'embedded' };
+    return { mode: 'embedded', dialect: e.BACKUP_SERVICE_DIALECT };
   }
   if (!e.BACKUP_PROJECT_ID)
     issues.push({ variable: 'BACKUP_PROJECT_ID', message: 'is required with BACKUP_SERVICE_URL' });
@@ -450,6 +456,7 @@ export function loadServiceConfig(env: Env = process.env): ServiceConfig {
   registerSecret(e.BACKUP_CLIENT_SECRET);
   return {
     mode: 'remote',
+    dialect: e.BACKUP_SERVICE_DIALECT,
     baseUrl: e.BACKUP_SERVICE_URL,
     projectId: e.BACKUP_PROJECT_ID ?? '',
     clientId: e.BACKUP_CLIENT_ID,

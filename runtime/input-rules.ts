@@ -6,7 +6,18 @@ import { z } from 'zod';
 import { TimestampInput } from '../api/schemas/common';
 import { QueryDestination } from '../api/schemas/queries';
 import { ObjectStorageDestination } from '../api/schemas/restore';
-import { DESTINATIONS, destinationIn, destinationNames, type DestinationKind } from '../api/dialect';
+import {
+  DESTINATION_KINDS,
+  DESTINATIONS,
+  QUERY_DESTINATION_KINDS,
+  destinationIn,
+  destinationKindOf,
+  destinationNames,
+  type DestinationKind,
+} from '../api/dialect';
+import { filtersIn, requestBodyIn } from '../api/dialect/requests';
+import { acceptingEitherDialect } from '../api/either-dialect';
+import { ResourceFilters } from '../api/schemas/filters';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -94,14 +105,25 @@ export const NonBlank = z.string().regex(/\S/, 'must not be blank');
 export const QueryText = z.string().regex(/\S/, 'must not be blank: give a SELECT statement');
 
 /**
- * The wire dialect inputs are translated to before any call. The client speaks the specification's vocabulary only,
- * until it follows a configured dialect (issue 17).
+ * Inputs are kept in the interface's own (neutral) vocabulary, in history too; the client renames them to the wire's
+ * dialect when it sends them.
  */
 const WIRE = 'neutral';
 
-/** A destination's members named by concept or by either dialect, renamed to the wire dialect's before validation. */
-const inWireDialect = (value: DestinationByAnyName): unknown =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? destinationIn(WIRE, value) : value;
+/**
+ * A destination's members named by concept or by either dialect, renamed to the wire dialect's before validation. A
+ * member of a kind this target cannot take (a query's Google bucket) is refused as it was given, never as renamed.
+ */
+const inWireDialect =
+  (kinds: readonly DestinationKind[], problem: string) =>
+  (value: DestinationByAnyName, ctx: z.core.$RefinementCtx): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    for (const given of Object.keys(value)) {
+      const kind = destinationKindOf(given);
+      if (kind && !kinds.includes(kind)) ctx.addIssue({ code: 'custom', path: [given], message: problem });
+    }
+    return destinationIn(WIRE, value);
+  };
 
 /** A destination as inputs may give it: members named by concept or by either dialect. */
 export type DestinationByAnyName = Readonly<Record<string, unknown>>;
@@ -114,21 +136,40 @@ const named = (kinds: readonly DestinationKind[]) => destinationNames(kinds).joi
  * never does that by accident, so at least one target is named.
  */
 export const RestoreTarget = z.preprocess(
-  inWireDialect,
+  inWireDialect(DESTINATION_KINDS, ''),
   strictDeep(ObjectStorageDestination).refine(
     (d) => Object.values(d).some((target) => target !== undefined),
-    `name a target (${named(['amazonBucket', 'googleBucket', 'azureBlobContainer'])}); a runbook never restores over the original location`,
+    `name a target (${named(DESTINATION_KINDS)}); a runbook never restores over the original location`,
   ),
 );
 
 /** Where a query writes its results: a bucket must be named. */
 export const QueryTarget = z.preprocess(
-  inWireDialect,
+  inWireDialect(QUERY_DESTINATION_KINDS, `a query writes its results only to ${named(QUERY_DESTINATION_KINDS)}`),
   strictDeep(QueryDestination).refine((d) => Object.values(d).some((target) => target !== undefined), {
-    message: `name the bucket the results go to (${named(['amazonBucket'])})`,
+    message: `name the bucket the results go to (${named(QUERY_DESTINATION_KINDS)})`,
     path: [member('amazonBucket')],
   }),
 );
+
+/**
+ * Inventory filters: provider and resource-type values of either dialect (or provider concepts) are kept in the
+ * neutral vocabulary; a public one the tables lack is kept as given, for the client to judge against the wire. Typed
+ * as the neutral filters are.
+ */
+export const InventoryFilters = z.preprocess(
+  (value: z.input<typeof ResourceFilters>) => filtersIn(WIRE, value),
+  strictDeep(acceptingEitherDialect(ResourceFilters)),
+);
+
+/** A cost-data request (or its options), its filters taken as `InventoryFilters` takes them. */
+export function costRequest<T extends z.ZodType>(schema: T) {
+  // Typed as the neutral request is: values of the other dialect are accepted as well.
+  return z.preprocess(
+    (value: z.input<T>) => requestBodyIn(WIRE, 'costData', value),
+    strictDeep(acceptingEitherDialect(schema)),
+  );
+}
 
 /** An explicit time frame, as the service takes it: in order and at least 24 hours long. */
 export const TimeWindow = z

@@ -1,8 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Dialect } from '../api/dialect';
 import { createContext, type SimContext, type SimModule, type SimOptions } from './context';
 import { SimError } from './errors';
 import { answerBefore, pickFault, replaceAnswer, type Fault } from './faults';
 import { Random } from './random';
+import { speakPublicDialect } from './public-dialect';
 import { MODULES } from './routes';
 import { createState } from './state';
 import { loadState, saveState } from './store';
@@ -10,6 +12,8 @@ import { loadState, saveState } from './store';
 export interface SimulatorApp {
   app: FastifyInstance;
   ctx: SimContext;
+  /** The dialect `/v1` speaks; the state and the control API speak the neutral one either way. */
+  dialect: Dialect;
 }
 
 export interface BuildOptions extends SimOptions {
@@ -17,6 +21,8 @@ export interface BuildOptions extends SimOptions {
   prefix?: string;
   logLevel?: string;
   modules?: readonly SimModule[];
+  /** `public` serves `/v1` in the real service's dialect (interface-facts §10, §11); `neutral` by default. */
+  dialect?: Dialect;
 }
 
 /** Builds the simulator: state from `dataDir` or a fresh seed, every module's routes, faults, persistence and `Date`. */
@@ -26,6 +32,7 @@ export function buildSimulator(options: BuildOptions): SimulatorApp {
   const ctx = createContext(state, options);
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   const faultRandom = new Random(options.seed ^ 0x5eed);
+  const dialect = options.dialect ?? 'neutral';
 
   const app = Fastify({ logger: { level: options.logLevel ?? 'silent' }, bodyLimit: 10 * 1024 * 1024 });
 
@@ -76,6 +83,8 @@ export function buildSimulator(options: BuildOptions): SimulatorApp {
 
   app.setNotFoundHandler(async (req, reply) => reply.code(404).send({ error: `no route ${req.method} ${req.url}` }));
 
+  if (dialect === 'public') speakPublicDialect(app, ctx, prefix);
+
   void app.register(
     async (scoped) => {
       for (const module of modules) module.routes(scoped, ctx);
@@ -83,5 +92,5 @@ export function buildSimulator(options: BuildOptions): SimulatorApp {
     { prefix },
   );
 
-  return { app, ctx };
+  return { app, ctx, dialect };
 }

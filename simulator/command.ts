@@ -1,4 +1,5 @@
 import { describeIssue } from '../api';
+import { DIALECTS, type Dialect } from '../api/dialect';
 import { FAULT_KINDS } from './faults';
 import type { FaultConfig } from './model';
 import { FaultInput } from './routes/control';
@@ -8,7 +9,7 @@ import { CliError, UsageError } from '../cli/errors';
 
 const USAGE = [
   'usage: runbooks simulator [--port 0] [--host 127.0.0.1] [--data-dir <dir>] [--seed 1] [--prefix /api]',
-  '  [--token-ttl <seconds>] [--log-level silent|fatal|error|warn|info|debug|trace]',
+  '  [--token-ttl <seconds>] [--log-level silent|fatal|error|warn|info|debug|trace] [--dialect neutral|public]',
   `  [--fault-rate <0..1> [--fault-kinds ${FAULT_KINDS.join(',')}] [--fault-latency-ms <ms>]`,
   '   [--fault-retry-after <s>] [--fault-path-prefix </v1/...>] [--fault-method GET|POST|PUT|PATCH|DELETE]',
   '   [--fault-times <n>]]',
@@ -22,6 +23,7 @@ const OPTIONS = {
   prefix: { type: 'string', default: '' },
   'token-ttl': { type: 'string', default: '43200' },
   'log-level': { type: 'string', default: 'silent' },
+  dialect: { type: 'string', default: 'neutral' },
   'fault-rate': { type: 'string' },
   'fault-kinds': { type: 'string' },
   'fault-latency-ms': { type: 'string' },
@@ -60,6 +62,10 @@ export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
   if (!LOG_LEVELS.includes(values['log-level'])) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${values['log-level']}'\n${USAGE}`);
   }
+  const dialect = values.dialect;
+  if (!isDialect(dialect)) {
+    throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}, got '${dialect}'\n${USAGE}`);
+  }
   return {
     options: {
       port: integer(values.port, '--port', 0, 65535),
@@ -69,6 +75,7 @@ export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
       prefix,
       tokenTtlSeconds: integer(values['token-ttl'], '--token-ttl', 1, 10 * 365 * 86400),
       logLevel: values['log-level'],
+      dialect,
     },
     faults: faultFlags(values),
   };
@@ -82,7 +89,9 @@ export async function simulatorCommand(argv: string[]): Promise<void> {
     throw new CliError(`the simulator could not start: ${err instanceof Error ? err.message : String(err)}`);
   });
   if (flags.faults) sim.ctx.state.faults = flags.faults;
-  console.log(`simulator listening on ${sim.baseUrl} project=${sim.projectId} clientId=${sim.clientId}`);
+  // The dialect is named only when it is not the default, so that the usual line stays as documented.
+  const dialect = sim.dialect === 'neutral' ? '' : ` dialect=${sim.dialect}`;
+  console.log(`simulator listening on ${sim.baseUrl} project=${sim.projectId} clientId=${sim.clientId}${dialect}`);
   const stop = () => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -125,6 +134,8 @@ function faultFlags(values: FlagValues): FaultConfig | undefined {
   const flag = key && key in FAULT_FLAGS ? `--${FAULT_FLAGS[key]}` : 'fault flags';
   throw new UsageError(`invalid ${flag}: ${problem}\n${USAGE}`);
 }
+
+const isDialect = (value: string): value is Dialect => (DIALECTS as readonly string[]).includes(value);
 
 function integer(text: string, flag: string, min: number, max: number): number {
   const value = Number(text);

@@ -273,6 +273,11 @@ async function connectService(
   dataDir: string,
   log: Logger,
 ): Promise<{ service: ClientOptions; credentialsFile?: string; simulator?: RunningSimulator }> {
+  // The dialect request bodies are sent in (BACKUP_SERVICE_DIALECT), said once in the log when it is first needed.
+  const dialect: Pick<ClientOptions, 'dialect' | 'onDialect'> = {
+    dialect: config.service.dialect ?? 'auto',
+    onDialect: (chosen, how) => log.info({ dialect: chosen }, `backup service dialect: ${chosen} (${how})`),
+  };
   if (config.service.mode === 'remote') {
     const { credentials, credentialsFile } = await resolveCredentials(config.service, log);
     const service: ClientOptions = {
@@ -281,6 +286,7 @@ async function connectService(
       credentials,
       tokenEndpoint: config.service.tokenEndpoint,
       timeoutMs: config.service.timeoutMs,
+      ...dialect,
     };
     return { service, credentialsFile };
   }
@@ -302,6 +308,7 @@ async function connectService(
       baseUrl: simulator.baseUrl,
       projectId: simulator.projectId,
       credentials: { clientId: simulator.clientId, clientSecret: simulator.clientSecret },
+      ...dialect,
     },
     credentialsFile,
     simulator,

@@ -10,6 +10,10 @@
 export const DIALECTS = ['neutral', 'public'] as const;
 export type Dialect = (typeof DIALECTS)[number];
 
+/** What a client is told to speak: one dialect, or `auto` to detect it from the service's answers. */
+export const DIALECT_SETTINGS = ['neutral', 'public', 'auto'] as const;
+export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
+
 export const PROVIDER_CONCEPTS = [
   'amazonWebServices',
   'microsoftAzure',
@@ -67,12 +71,39 @@ export const PROVIDERS: Readonly<Record<ProviderConcept, { value: PerDialect; me
   },
 };
 
+/**
+ * Sort fields of the account lists, by dialect and list (facts §5, §6, §11). Only the account's name is paired across
+ * the dialects; a field of one dialect that the other lacks has no translation.
+ */
+export const ACCOUNT_SORT_FIELDS_BY_DIALECT: Readonly<
+  Record<Dialect, Readonly<Record<AccountList, readonly string[]>>>
+> = {
+  neutral: {
+    sourceAccounts: ['name', 'providerAccountId', 'connectedTime'],
+    restoreAccounts: ['name', 'providerAccountId', 'connectedTime'],
+  },
+  public: {
+    sourceAccounts: ['accountName', 'installedVersion', 'parentIdentifier', 'createdAt'],
+    restoreAccounts: ['accountName', 'installedVersion', 'createdAt'],
+  },
+};
+export type AccountList = 'sourceAccounts' | 'restoreAccounts';
+export const PAIRED_ACCOUNT_SORT_FIELDS: readonly Readonly<Record<Dialect, string>>[] = [
+  { neutral: 'name', public: 'accountName' },
+];
+
 /** Destination members of `ObjectStorageDestination` (and, for `amazonBucket` only, of a query's destination). */
 export const DESTINATIONS: Readonly<Record<DestinationKind, PerDialect>> = {
   amazonBucket: { neutral: 'bucketA', public: 's3Bucket' },
   googleBucket: { neutral: 'bucketC', public: 'gcsBucket' },
   azureBlobContainer: { neutral: 'storageAccount', public: 'storageAccount' },
 };
+
+/** A query's destination (`QueryDBRestoreDestination`) names an Amazon bucket only, in either dialect. */
+export const QUERY_DESTINATION_KINDS: readonly DestinationKind[] = ['amazonBucket'];
+
+/** The provider members a public source-account update takes (§11): `aws` and `gcp`, no `azure`. */
+export const PUBLIC_UPDATE_PROVIDERS: readonly ProviderConcept[] = ['amazonWebServices', 'googleCloud'];
 
 export interface ResourceTypeRow {
   provider: ProviderConcept;

@@ -83,9 +83,10 @@ export const AccountFilters = z.strictObject({
   accountName: ResourceNameFilters.optional(),
 });
 export const ACCOUNT_SORT_FIELDS = ['name', 'providerAccountId', 'connectedTime'] as const;
+export const AccountSortField = z.enum(ACCOUNT_SORT_FIELDS);
 export const AccountListInput = z.strictObject({
   filters: AccountFilters.optional(),
-  sorts: sortsOf(z.enum(ACCOUNT_SORT_FIELDS)).optional(),
+  sorts: sortsOf(AccountSortField).optional(),
 });
 export type AccountListInput = z.infer<typeof AccountListInput>;
 

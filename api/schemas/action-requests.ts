@@ -38,19 +38,29 @@ export const MpaReview = record({
 });
 export type MpaReview = z.infer<typeof MpaReview>;
 
-/** Reading a request returns the request itself, or in the public dialect `{mpaRequestDetail: {request, reviews}}`. */
+/**
+ * The public dialect's wrapped read: a review entry, or a policy detail of the request, may be null (facts §11). A
+ * null policy detail is left out of the request read: its counts are unknown, and the request's status decides.
+ */
 const MpaRequestDetail = record({
-  mpaRequestDetail: record({ request: MpaRequest, reviews: z.array(MpaReview).optional() }),
+  mpaRequestDetail: record({
+    request: MpaRequest.extend({ policyDetails: z.array(MpaPolicyDetail.nullable()) }),
+    reviews: z.array(MpaReview.nullable()).nullish(),
+  }),
 });
 
 /** Reading a request returns the request itself, or in the public dialect `{mpaRequestDetail: {request, reviews}}`. */
 export const MpaRequestRead = z.union([MpaRequestDetail, MpaRequest]).transform((body): MpaRequest => {
   const wrapped = MpaRequestDetail.safeParse(body);
-  return wrapped.success ? wrapped.data.mpaRequestDetail.request : (body as MpaRequest);
+  if (!wrapped.success) return body as MpaRequest;
+  const request = wrapped.data.mpaRequestDetail.request;
+  return { ...request, policyDetails: request.policyDetails.filter((d): d is MpaPolicyDetail => d !== null) };
 });
 
 export const SubmitActionInput = z.strictObject({ action: MpaSubmitActionInput, comment: z.string().optional() });
 export type SubmitActionInput = z.infer<typeof SubmitActionInput>;
 
 export const ActionRequestBody = record({ actionApprovalRequest: MpaRequest });
-export const SubmitActionResult = record({ actionApprovalRequest: MpaRequest.optional() });
+/** Cancel's and a protected call's answer as the public document allows it: the request may be null (facts §11). */
+export const ActionRequestAnswer = record({ actionApprovalRequest: MpaRequest.nullable() });
+export const SubmitActionResult = record({ actionApprovalRequest: MpaRequest.nullish() });

@@ -34,6 +34,17 @@ export function pageOf<K extends string, T extends z.ZodType>(key: K, item: T) {
   }).extend({ [key]: z.array(item) } as { [P in K]: z.ZodArray<T> });
 }
 
+/**
+ * A field the public dialect may send as null (facts §11), decoded as absent: null there means "not known", which is
+ * what an absent field already says, so readers have one case to handle and never take null for 0.
+ */
+export function nullAsAbsent<T extends z.ZodType>(schema: T) {
+  return schema
+    .nullable()
+    .transform((value): z.output<T> | undefined => value ?? undefined)
+    .optional();
+}
+
 export const ErrorBody = record({ error: z.string().optional() });
 
 export const JobStarted = record({ jobId: z.string() });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCESS_CONDITION_EFFECTS, openEnum } from '../enums';
+import { AccessExpressionInput, AccessExpressionRecord } from './access-expression';
 import { pageOf, record } from './common';
 
 export const Permission = record({
@@ -10,11 +11,12 @@ export const Permission = record({
 export type Permission = z.infer<typeof Permission>;
 export const PermissionList = record({ permissions: z.array(Permission) });
 
-const AccessCondition = record({
+export const AccessCondition = record({
   id: z.string(),
   effect: openEnum(ACCESS_CONDITION_EFFECTS),
-  expression: z.string(),
+  expression: AccessExpressionRecord,
 });
+export type AccessCondition = z.infer<typeof AccessCondition>;
 const PermissionGrant = record({ permission: z.string(), accessConditionId: z.string().optional() });
 
 export const Role = record({
@@ -37,7 +39,7 @@ export const RoleInput = z
         z.strictObject({
           id: z.string().min(1),
           effect: z.enum(ACCESS_CONDITION_EFFECTS),
-          expression: z.string().min(1),
+          expression: AccessExpressionInput,
         }),
       )
       .optional(),

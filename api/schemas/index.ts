@@ -1,5 +1,6 @@
 export * from './common';
 export * from './auth';
+export * from './access-expression';
 export * from './iam';
 export * from './action-requests';
 export * from './accounts';

@@ -15,13 +15,14 @@ import { Timestamp, pageOf, record, sortsOf } from './common';
 import { ResourceFilters } from './filters';
 
 const Overridable = { isOverridden: z.boolean().optional() };
+/** Each detail may be null in the public dialect (facts §11). */
 export const Classifications = record({
-  dataClassesDetails: record({ dataClasses: z.array(z.string()).optional(), ...Overridable }).optional(),
-  environmentDetails: record({ environment: openEnum(ENVIRONMENTS).optional(), ...Overridable }).optional(),
+  dataClassesDetails: record({ dataClasses: z.array(z.string()).optional(), ...Overridable }).nullish(),
+  environmentDetails: record({ environment: openEnum(ENVIRONMENTS).optional(), ...Overridable }).nullish(),
   appsDetails: record({
     apps: z.array(record({ name: z.string(), paths: z.array(z.string()).optional() })).optional(),
     ...Overridable,
-  }).optional(),
+  }).nullish(),
 });
 
 export const InventoryVolume = record({

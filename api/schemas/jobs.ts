@@ -8,17 +8,18 @@ import {
   RESOURCE_TYPES,
   openEnum,
 } from '../enums';
-import { Timestamp, inNotIn, pageOf, record, sortsOf } from './common';
+import { Timestamp, inNotIn, nullAsAbsent, pageOf, record, sortsOf } from './common';
 import { Vault } from './vaults';
 
 export const JobExecutionDetails = record({
   jobId: z.string(),
   status: openEnum([...JOB_STATUSES, 'JOB_CANCELLED']),
   createdTime: Timestamp,
-  expectedStartTime: Timestamp.optional(),
-  startTime: Timestamp.optional(),
-  endTime: Timestamp.optional(),
-  durationSeconds: z.number().optional(),
+  // Null while a job is pending, or when it never ran (facts §11): unknown, never "at 0".
+  expectedStartTime: nullAsAbsent(Timestamp),
+  startTime: nullAsAbsent(Timestamp),
+  endTime: nullAsAbsent(Timestamp),
+  durationSeconds: nullAsAbsent(z.number()),
   errorCode: openEnum(JOB_ERROR_CODES).optional(),
   statusMessage: z.string().optional(),
 });
@@ -46,8 +47,8 @@ const JobVault = Vault.partial();
 export const BackupJob = record({
   jobExecutionDetails: JobExecutionDetails,
   backupType: z.string(),
-  resourceDetails: JobResourceDetails.optional(),
-  snapshotDetails: JobSnapshotDetails.optional(),
+  resourceDetails: nullAsAbsent(JobResourceDetails),
+  snapshotDetails: nullAsAbsent(JobSnapshotDetails),
   vault: JobVault.optional(),
 });
 export type BackupJob = z.infer<typeof BackupJob>;
@@ -62,8 +63,8 @@ export const RestoreJob = record({
     region: z.string(),
     restoreResult: z.unknown().optional(),
   }),
-  resourceDetails: JobResourceDetails.optional(),
-  snapshotDetails: JobSnapshotDetails.optional(),
+  resourceDetails: nullAsAbsent(JobResourceDetails),
+  snapshotDetails: nullAsAbsent(JobSnapshotDetails),
   vault: JobVault.optional(),
 });
 export type RestoreJob = z.infer<typeof RestoreJob>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CostDataInput } from '../../api/schemas/cost';
 import { defineRunbook } from '../../contracts/runbook';
 import type { ExportSummary } from '../../runtime/export-file';
-import { strictDeep, TimeWindow } from '../../runtime/input-rules';
+import { costRequest, strictDeep, TimeWindow } from '../../runtime/input-rules';
 import { costWindow, type CostWindow } from './windows';
 
 // The workflow checks its service request against the API's schema; it reaches it through this contract.
@@ -19,7 +19,7 @@ export const CostExportInput = strictDeep(
     /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
     window: z.union([z.enum(['previous-day', 'previous-month']), TimeWindow]),
     /** Passed through to the service as they are. */
-    options: strictDeep(CostDataInput.omit({ timeFrame: true }))
+    options: costRequest(CostDataInput.omit({ timeFrame: true }))
       .refine((o) => o.topN === undefined || TOP_N_GROUPS.includes(o.groupBy ?? ''), {
         message: 'topN applies only with groupBy RESOURCE or RESOURCE_AND_VAULT',
         path: ['topN'],

@@ -1,8 +1,14 @@
 import { z } from 'zod';
-import { ResourceFilters } from '../../api/schemas/filters';
 import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
-import { NonBlank, QueryTarget, QueryText, RestoreTarget, strictDeep } from '../../runtime/input-rules';
+import {
+  InventoryFilters,
+  NonBlank,
+  QueryTarget,
+  QueryText,
+  RestoreTarget,
+  strictDeep,
+} from '../../runtime/input-rules';
 import { EXPECTATION } from './expectations';
 import type { DrillReportPaths, DrillSummary } from './report';
 
@@ -15,7 +21,7 @@ export const DEFAULT_MAX_RESOURCES = 25;
 const DrillSelection = z
   .strictObject({
     ids: z.array(NonBlank).min(1).max(MAX_DRILL_RESOURCES).optional(),
-    filters: strictDeep(ResourceFilters).optional(),
+    filters: InventoryFilters.optional(),
     /** With filters: when more resources match, the drill refuses to start. */
     maxResources: z.number().int().min(1).max(MAX_DRILL_RESOURCES).optional(),
   })

@@ -165,9 +165,12 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       );
       result.restoreStatus = restore.status;
       result.restoreStatusMessage = restore.statusMessage;
+      // An end time the service left out (null in the public dialect) is unknown: no RTO is measured from it.
       if (restore.endTime) {
         result.rtoSeconds = (Date.parse(restore.endTime) - Date.parse(restore.createdTime)) / 1000;
         result.rtoMet = result.rtoSeconds <= input.targets.rtoSeconds;
+      } else if (restore.succeeded) {
+        result.reasons.push('RTO not measured: the service gave no end time for the restore job');
       }
       if (!restore.succeeded) {
         result.reasons.push(

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { BackupStatusInput } from '../../api/enums';
-import { ResourceFilters } from '../../api/schemas/filters';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
-import { strictDeep } from '../../runtime/input-rules';
+import { InventoryFilters, strictDeep } from '../../runtime/input-rules';
 
 export const PostureReportInput = strictDeep(
   z.strictObject({
@@ -12,8 +11,8 @@ export const PostureReportInput = strictDeep(
       .positive()
       .max(24 * 366)
       .default(24),
-    /** Inventory filters, as the service takes them: the report covers only the resources they match. */
-    filters: strictDeep(ResourceFilters).optional(),
+    /** Inventory filters, in either dialect: the report covers only the resources they match. */
+    filters: InventoryFilters.optional(),
     /** Backup statuses that count as protected; every other status is listed as unprotected. */
     protectedStatuses: z
       .array(BackupStatusInput)

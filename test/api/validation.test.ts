@@ -5,6 +5,7 @@ import { BackupServiceClient } from '../../api/client';
 import { InvalidArgumentError } from '../../api/errors';
 import { HttpTransport } from '../../api/http';
 import { collect } from '../../api/paging';
+import type { DialectSetting } from '../../api/dialect';
 import type * as s from '../../api/schemas';
 import { CREDENTIALS, recordingServerForSuite, costInput, failureOf, makeClient, vault } from './helpers';
 
@@ -23,6 +24,11 @@ function untyped<T>(value: unknown): T {
 interface ValidationCase {
   name: string;
   call: (c: BackupServiceClient) => unknown;
+  /**
+   * The client's dialect (default auto). A provider or resource type no table knows can only be judged once the wire
+   * is known: the specification's closed list refuses it, the public dialect's open one sends it.
+   */
+  dialect?: DialectSetting;
   /** The field the error names, exactly. */
   field: string;
 }
@@ -57,9 +63,10 @@ const cases: ValidationCase[] = [
     field: 'costData.costUnit',
   },
   {
-    name: 'cost filter with an unknown resource type',
+    name: 'cost filter with an unknown resource type (neutral wire)',
     call: (c) => c.getCostDataPage({ ...costInput(), filters: { resourceType: { in: untyped(['PE_QUANTUM_DB']) } } }),
     field: 'costData.filters.resourceType.in.0',
+    dialect: 'neutral',
   },
   { name: 'cost pageSize 0', call: (c) => c.getCostDataPage(costInput(), { pageSize: 0 }), field: 'page.pageSize' },
   // Paging
@@ -126,14 +133,20 @@ const cases: ValidationCase[] = [
     field: 'snapshot.vaultId',
   },
   {
-    name: 'bad enum in a resource filter',
+    name: 'bad enum in a resource filter (neutral wire)',
     call: (c) => c.listResourcesPage({ filters: { resourceType: { in: untyped(['PE_QUANTUM_DB']) } } }),
     field: 'list.filters.resourceType.in.0',
+    dialect: 'neutral',
   },
   {
-    name: 'public-dialect provider in a filter (iterator)',
-    call: (c) => collect(c.listResources({ filters: { cloudProvider: { notIn: untyped(['AWS']) } } })),
+    name: 'a provider that is no token of either dialect (iterator)',
+    call: (c) => collect(c.listResources({ filters: { cloudProvider: { notIn: untyped(['aws']) } } })),
     field: 'list.filters.cloudProvider.notIn.0',
+  },
+  {
+    name: 'a responses-only resource type of the public dialect',
+    call: (c) => c.listResourcesPage({ filters: { resourceType: { in: untyped(['RESOURCE_TYPE_UNSPECIFIED']) } } }),
+    field: 'list.filters.resourceType.in.0',
   },
   {
     name: 'responses-only provider in a filter',
@@ -356,9 +369,9 @@ const cases: ValidationCase[] = [
   },
 ];
 
-test.each(cases)('$name → InvalidArgumentError($field), nothing sent', async ({ call, field }) => {
+test.each(cases)('$name → InvalidArgumentError($field), nothing sent', async ({ call, field, dialect }) => {
   server.reply(200, {});
-  const err = await failureOf(() => call(makeClient(server)));
+  const err = await failureOf(() => call(makeClient(server, dialect ? { dialect } : {})));
 
   expect(err).toBeInstanceOf(InvalidArgumentError);
   expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', retryable: false, field });

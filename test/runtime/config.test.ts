@@ -44,7 +44,7 @@ describe('loadConfig', () => {
         tls: false,
         apiKey: undefined,
       },
-      service: { mode: 'embedded' },
+      service: { mode: 'embedded', dialect: 'auto' },
       dataDir: '.data',
       outputDir: join('.data', 'output'),
       logLevel: 'info',
@@ -68,6 +68,7 @@ describe('loadConfig', () => {
   test('empty strings count as unset', () => {
     expect(loadConfig({ TEMPORAL_ADDRESS: '', BACKUP_SERVICE_URL: ' ', LOG_LEVEL: '' }).service).toEqual({
       mode: 'embedded',
+      dialect: 'auto',
     });
   });
 
@@ -75,6 +76,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ ...remote, BACKUP_TOKEN_ENDPOINT: 'oauth2', BACKUP_TIMEOUT_MS: '5000' });
     expect(config.service).toEqual({
       mode: 'remote',
+      dialect: 'auto',
       baseUrl: remote.BACKUP_SERVICE_URL,
       projectId: remote.BACKUP_PROJECT_ID,
       clientId: 'client-1',
@@ -198,6 +200,24 @@ describe('loadServiceConfig', () => {
     const { BACKUP_CLIENT_ID: _id, BACKUP_CLIENT_SECRET: _secret, ...rest } = remote;
     const config = loadServiceConfig({ ...rest, BACKUP_CREDENTIALS_FILE: '/etc/runbooks/credentials.json' });
     expect(config).toMatchObject({ mode: 'remote', credentialsFile: '/etc/runbooks/credentials.json' });
+  });
+
+  test('BACKUP_SERVICE_DIALECT picks the wire dialect (auto by default); a bad value names the allowed ones', () => {
+    expect(loadServiceConfig(remote)).toMatchObject({ mode: 'remote', dialect: 'auto' });
+    for (const dialect of ['neutral', 'public', 'auto']) {
+      expect(loadServiceConfig({ ...remote, BACKUP_SERVICE_DIALECT: dialect })).toMatchObject({ dialect });
+      expect(loadServiceConfig({ BACKUP_SERVICE_DIALECT: dialect })).toEqual({ mode: 'embedded', dialect });
+    }
+    let err: unknown;
+    try {
+      loadConfig({ ...remote, BACKUP_SERVICE_DIALECT: 'aws' });
+    } catch (caught) {
+      err = caught;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues).toEqual([
+      { variable: 'BACKUP_SERVICE_DIALECT', message: 'must be one of neutral, public, auto' },
+    ]);
   });
 
   test('service credentials without a service URL are refused, not silently replaced by the simulator', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { issueField, issueMessage, issuesInOrder } from '../../api/validate';
-import { QueryTarget, RestoreTarget, strictDeep } from '../../runtime/input-rules';
+import { InventoryFilters, QueryTarget, RestoreTarget, costRequest, strictDeep } from '../../runtime/input-rules';
+import { CostDataInput } from '../../api/schemas/cost';
 
 function firstIssue(schema: z.ZodType, value: unknown): string {
   const result = schema.safeParse(value);
@@ -65,7 +66,11 @@ describe('destinations in either dialect, or by concept', () => {
       storageAccount: { name: 'a', container: 'c' },
     });
     expect(firstIssue(RestoreTarget, { s3Buckt: bucket })).toMatch(/^s3Buckt: unknown field/);
-    expect(firstIssue(QueryTarget, { gcsBucket: bucket })).toMatch(/^bucketC: unknown field/);
+    // Named as given: a query's Google bucket is refused as gcsBucket, never as the neutral name it would become.
+    expect(firstIssue(QueryTarget, { gcsBucket: bucket })).toBe(
+      'gcsBucket: a query writes its results only to amazonBucket, bucketA, s3Bucket',
+    );
+    expect(firstIssue(QueryTarget, { googleBucket: bucket })).toMatch(/^googleBucket: a query writes/);
   });
 
   test('no target at all is refused, naming every accepted member', () => {
@@ -73,5 +78,41 @@ describe('destinations in either dialect, or by concept', () => {
     expect(firstIssue(QueryTarget, {})).toBe(
       'bucketA: name the bucket the results go to (amazonBucket, bucketA, s3Bucket)',
     );
+  });
+});
+
+describe('filters in either dialect', () => {
+  test('provider and resource-type values of either dialect, or provider concepts, are kept in the neutral vocabulary', () => {
+    expect(
+      InventoryFilters.parse({
+        cloudProvider: { in: ['AWS', 'googleCloud'], notIn: ['PROVIDER_B'] },
+        resourceType: { in: ['AWS_RDS', 'PC_SQL_INSTANCE'] },
+      }),
+    ).toEqual({
+      cloudProvider: { in: ['PROVIDER_A', 'PROVIDER_C'], notIn: ['PROVIDER_B'] },
+      resourceType: { in: ['PA_RELATIONAL_DB', 'PC_SQL_INSTANCE'] },
+    });
+  });
+
+  test('a public type the tables lack is kept for the client to judge; a misspelt key or a non-token is refused', () => {
+    expect(InventoryFilters.parse({ resourceType: { in: ['AWS_REDSHIFT'] } })).toEqual({
+      resourceType: { in: ['AWS_REDSHIFT'] },
+    });
+    expect(firstIssue(InventoryFilters, { resourceTypes: { in: ['AWS_RDS'] } })).toMatch(
+      /^resourceTypes: unknown field \(did you mean 'resourceType'\?\)/,
+    );
+    expect(firstIssue(InventoryFilters, { resourceType: { in: ['aws rds'] } })).toMatch(/^resourceType\.in\.0: /);
+    expect(firstIssue(InventoryFilters, { cloudProvider: { in: ['PROVIDER_UNSPECIFIED'] } })).toMatch(
+      /^cloudProvider\.in\.0: /,
+    );
+  });
+
+  test('a cost request takes them in its filters too', () => {
+    const options = costRequest(CostDataInput.omit({ timeFrame: true }));
+    expect(options.parse({ groupBy: 'RESOURCE', filters: { cloudProvider: { in: ['AZURE'] } } })).toEqual({
+      groupBy: 'RESOURCE',
+      filters: { cloudProvider: { in: ['PROVIDER_B'] } },
+    });
+    expect(firstIssue(options, { groupby: 'RESOURCE' })).toMatch(/^groupby: unknown field/);
   });
 });

@@ -32,6 +32,9 @@ describe('bad flags', () => {
     [['--fault-times', '2'], '--fault-times needs --fault-rate'],
     [['--prefix', 'api'], "--prefix must be empty or a path starting with '/', got 'api'"],
     [['--log-level', 'loud'], "--log-level must be one of silent, fatal, error, warn, info, debug, trace, got 'loud'"],
+    [['--dialect', 'real'], "--dialect must be one of neutral, public, got 'real'"],
+    [['--dialect', 'PUBLIC'], "--dialect must be one of neutral, public, got 'PUBLIC'"],
+    [['--dialect', 'auto'], "--dialect must be one of neutral, public, got 'auto'"],
     [['--verbose'], "Unknown option '--verbose'"],
     [['--port'], "Option '--port <value>' argument missing"],
     [['8080'], "unexpected argument '8080'"],
@@ -76,6 +79,7 @@ describe('good flags', () => {
         prefix: '',
         tokenTtlSeconds: 43_200,
         logLevel: 'silent',
+        dialect: 'neutral',
       },
       faults: undefined,
     });
@@ -111,6 +115,40 @@ describe('good flags', () => {
       method: 'POST',
       times: 3,
     });
+  });
+
+  test('--dialect public or neutral reaches the simulator options', () => {
+    expect(parseSimulatorFlags(['--dialect', 'public']).options.dialect).toBe('public');
+    expect(parseSimulatorFlags(['--dialect=neutral']).options.dialect).toBe('neutral');
+  });
+
+  test('--dialect public starts a simulator that speaks it, and says so', async () => {
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    let exited: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => (exited = resolve));
+    // The command stops on SIGTERM by closing its simulator, then exiting: here, without the exit.
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => exited()) as never);
+    const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+    try {
+      await simulatorCommand(['--dialect', 'public']);
+      const line = String(log.mock.calls[0]?.[0]);
+      expect(line).toMatch(
+        /^simulator listening on http:\/\/127\.0\.0\.1:\d+ project=\S+ clientId=\S+ dialect=public$/,
+      );
+      const baseUrl = /on (\S+)/.exec(line)?.[1] ?? '';
+      const reply = await fetch(`${baseUrl}/v1/roles/list`, { method: 'POST', body: '{}' });
+      expect(reply.status).toBe(415);
+    } finally {
+      const added = (signal: 'SIGINT' | 'SIGTERM') =>
+        process.listeners(signal).filter((l) => !before[signal].includes(l));
+      for (const listener of added('SIGTERM')) listener('SIGTERM');
+      await stopped;
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        for (const listener of added(signal)) process.removeListener(signal, listener);
+      }
+      exit.mockRestore();
+      log.mockRestore();
+    }
   });
 
   test('--fault-rate alone injects 500s, as before', () => {

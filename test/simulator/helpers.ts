@@ -1,6 +1,7 @@
 // Raw-HTTP helpers for the simulator's conformance tests: a call, a token, the control API.
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'undici';
+import { IssuedToken } from '../../api/schemas';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { startSimulator, type RunningSimulator, type StartOptions } from '../../simulator/server';
 
@@ -34,9 +35,10 @@ export async function call(
   const res = await request(`${sim.baseUrl}${path}`, {
     method,
     headers: {
-      ...opts.headers,
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
       ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      // A test's own headers win, so that a raw body can say what it is.
+      ...opts.headers,
     },
     body: payload,
   });
@@ -82,7 +84,8 @@ export async function credentialsWith(sim: RunningSimulator, permissions: readon
 export async function tokenOf(sim: RunningSimulator, creds: Credentials): Promise<string> {
   const reply = await call(sim, 'POST', '/v1/token', { body: creds });
   if (reply.status !== 200) throw new Error(`token request answered ${reply.status}`);
-  return (reply.body as { access_token: string }).access_token;
+  // Either dialect's token body.
+  return IssuedToken.parse(reply.body).accessToken;
 }
 
 /** A token for the bootstrap credentials, or for new credentials holding only `permissions`. */
