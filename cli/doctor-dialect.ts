@@ -1,61 +1,43 @@
-import type { BackupServiceClient, TokenEndpoint } from '../api';
-import { dialectOfToken, dialectOfTokenBody, type Dialect } from '../api/dialect';
+import { BackupServiceClient, type ClientOptions } from '../api';
+import type { Dialect } from '../api/dialect';
 import { fail, ok, warn, type CheckResult } from './doctor-report';
 import type { ServiceTarget } from './doctor-target';
 
 /**
- * Which dialect the service speaks, told from its own answers (the token answer's shape, else the tokens of a
- * listing), against BACKUP_SERVICE_DIALECT. A configured dialect the service does not speak fails: the client would
- * send it words the service refuses or, worse, misreads (facts §11).
+ * The dialect the worker's client will speak (BACKUP_SERVICE_DIALECT, or what it detects with `auto`), against the
+ * one the service answers in, as a client set to `auto` tells it (the token answer's shape, else a first listing).
+ * A configured dialect the service does not speak fails: the client would send words the service refuses or, worse,
+ * misreads (facts §11).
  */
-
-export interface DialectEvidence {
-  tokenBody: unknown;
-  tokenEndpoint: TokenEndpoint;
-  /** Wire tokens from listings: providers, resource types. */
-  tokens: readonly string[];
-}
 
 const ID = 'service.dialect';
 const CHECK = 'dialect';
 
-const TOKEN_SHAPES: Record<Dialect, string> = {
-  public: '{accessToken, expirationSeconds}',
-  neutral: '{access_token, expires_in}',
-};
-
-/** The dialect the service's answers show, and which answer showed it. */
-export function detectDialect(evidence: DialectEvidence): { dialect: Dialect; how: string } | undefined {
-  // The OAuth 2.0 endpoint answers in the standard's shape whatever the dialect.
-  const fromBody = evidence.tokenEndpoint === 'json' ? dialectOfTokenBody(evidence.tokenBody) : undefined;
-  if (fromBody) return { dialect: fromBody, how: `its token answer ${TOKEN_SHAPES[fromBody]}` };
-  for (const token of evidence.tokens) {
-    const dialect = dialectOfToken(token);
-    if (dialect) return { dialect, how: `'${token}' in a listing` };
-  }
-  return undefined;
+/** What a client with these options speaks, and how it decided. */
+async function spoken(options: ClientOptions): Promise<{ dialect: Dialect; how: string }> {
+  let how = '';
+  const client = new BackupServiceClient({ ...options, onDialect: (_, said) => (how = said) });
+  const dialect = await client.wireDialect();
+  return { dialect, how };
 }
 
-export async function checkDialect(
-  target: ServiceTarget,
-  _client: BackupServiceClient,
-  evidence: DialectEvidence,
-): Promise<{ line: CheckResult }> {
-  const configured = target.dialect;
-  const detected = detectDialect(evidence);
-  const setting = `BACKUP_SERVICE_DIALECT=${configured}`;
-  if (!detected) {
-    const detail = `the service's answers did not show its dialect (${setting})`;
+export async function checkDialect(target: ServiceTarget, options: ClientOptions): Promise<{ line: CheckResult }> {
+  const setting = `BACKUP_SERVICE_DIALECT=${target.dialect}`;
+  const worker = await spoken({ ...options, dialect: target.dialect });
+  const service = target.dialect === 'auto' ? worker : await spoken({ ...options, dialect: 'auto' });
+  // The client assumes the specification's vocabulary when nothing it was answered tells.
+  if (service.how.startsWith('assumed')) {
+    const detail = `the service's answers do not tell its dialect (${setting}; ${service.how})`;
     const fix =
-      configured === 'auto'
-        ? 'set BACKUP_SERVICE_DIALECT to neutral or public: the service must be spoken to in the right one'
-        : `make sure ${configured} is the dialect of ${target.baseUrl}`;
+      target.dialect === 'auto'
+        ? 'set BACKUP_SERVICE_DIALECT to neutral or public: the service must be spoken to in its own'
+        : `make sure ${target.baseUrl} speaks the ${target.dialect} dialect`;
     return { line: warn(ID, CHECK, detail, fix) };
   }
-  const speaks = `the service speaks the ${detected.dialect} dialect (from ${detected.how})`;
-  if (configured !== 'auto' && configured !== detected.dialect) {
+  const speaks = `the service speaks the ${service.dialect} dialect (${service.how})`;
+  if (worker.dialect !== service.dialect) {
     const detail = `${setting}, but ${speaks}`;
-    const fix = `set BACKUP_SERVICE_DIALECT=${detected.dialect}, or auto to detect it`;
+    const fix = `set BACKUP_SERVICE_DIALECT=${service.dialect}, or auto to detect it`;
     return { line: fail(ID, CHECK, detail, fix) };
   }
   return { line: ok(ID, CHECK, `${speaks}; ${setting}`) };

@@ -4,12 +4,13 @@ import {
   ForbiddenError,
   HttpTransport,
   IssuedToken,
+  type ClientOptions,
   type HttpResponse,
   type RestoreAccount,
   type Vault,
 } from '../api';
 import { RUNBOOK_NAMES } from '../runbooks/registry';
-import { checkDialect, type DialectEvidence } from './doctor-dialect';
+import { checkDialect } from './doctor-dialect';
 import {
   NEEDED_PERMISSIONS,
   probePermission,
@@ -71,17 +72,21 @@ export async function serviceChecks(target: ServiceTarget, options: ServiceCheck
   const token = await bounded(budget, () => tokenCheck(transport, target)).catch((err: unknown) => ({
     line: fail(TOKEN.id, TOKEN.check, `${target.baseUrl}: ${reason(err)}`, 'check that the service is reachable'),
     token: undefined,
-    body: undefined,
   }));
   if (token.token === undefined) return [token.line, ...skippedAfterToken('no token')];
 
   let dateHeaders = 0;
-  const client = new BackupServiceClient({
+  const clientOptions: ClientOptions = {
     baseUrl: target.baseUrl,
     projectId: target.projectId,
     credentials: target.credentials,
     tokenEndpoint: target.tokenEndpoint,
     timeoutMs: Math.min(target.timeoutMs, budget),
+  };
+  // As the worker's: in the configured dialect.
+  const client = new BackupServiceClient({
+    ...clientOptions,
+    dialect: target.dialect,
     around: async (_call, send) => {
       const res: HttpResponse = await send();
       if (res.headers.date) dateHeaders += 1;
@@ -103,12 +108,7 @@ export async function serviceChecks(target: ServiceTarget, options: ServiceCheck
       );
     }).catch(() => undefined),
   ]);
-  const evidence: DialectEvidence = {
-    tokenBody: token.body,
-    tokenEndpoint: target.tokenEndpoint,
-    tokens: [...(accounts.tokens ?? []), ...(vaults.tokens ?? [])],
-  };
-  const dialect = await settle(DIALECT, budget, () => checkDialect(target, client, evidence));
+  const dialect = await settle(DIALECT, budget, () => checkDialect(target, clientOptions));
   const runbooks = RUNBOOK_NAMES.map((name) =>
     runbookLine(name, { catalogue: catalogue.catalogue, probes, clientId: target.credentials.clientId }),
   );
@@ -118,8 +118,6 @@ export async function serviceChecks(target: ServiceTarget, options: ServiceCheck
 interface Outcome {
   line: CheckResult;
   catalogue?: ReadonlySet<string>;
-  /** Wire tokens seen in listings (providers, resource types), for the dialect check. */
-  tokens?: string[];
 }
 
 /** Runs a check within its time; a timeout or an unexpected error fails its line with the reason. */
@@ -142,7 +140,7 @@ async function settle(
 async function tokenCheck(
   transport: HttpTransport,
   target: ServiceTarget,
-): Promise<{ line: CheckResult; token?: string; body?: unknown }> {
+): Promise<{ line: CheckResult; token?: string }> {
   const { clientId, clientSecret } = target.credentials;
   const path = target.tokenEndpoint === 'json' ? '/v1/token' : '/v1/oauth2/token';
   const res = await transport.send(
@@ -171,7 +169,7 @@ async function tokenCheck(
   }
   const hours = Math.round((issued.data.expiresInSeconds / 3600) * 10) / 10;
   const detail = `client ${clientId} got a token from POST ${path}, valid ${hours} h`;
-  return { line: ok(TOKEN.id, TOKEN.check, detail), token: issued.data.accessToken, body: res.body };
+  return { line: ok(TOKEN.id, TOKEN.check, detail), token: issued.data.accessToken };
 }
 
 /** One authorised call (any answer carries the service's `Date`), then the client's view of the service's clock. */
@@ -242,7 +240,6 @@ async function restoreAccountsCheck(
     if (signal.aborted) break;
     accounts.push(account);
   }
-  const tokens = accounts.map((a) => a.restoreAccountAttributes.cloudProvider);
   const label = (a: RestoreAccount) => `${a.name} (${a.id})`;
   const fixFor = (bad: RestoreAccount[]) =>
     `reconnect or allow restores into ${bad.map((a) => a.name).join(', ')} in the service's console, or name ` +
@@ -259,9 +256,9 @@ async function restoreAccountsCheck(
         missing.length > 0 && bad.length === 0
           ? 'check the restore account IDs (runbooks doctor lists them without --restore-account)'
           : fixFor(bad);
-      return { line: fail(ACCOUNTS.id, ACCOUNTS.check, problems.join('; '), fix), tokens };
+      return { line: fail(ACCOUNTS.id, ACCOUNTS.check, problems.join('; '), fix) };
     }
-    return { line: ok(ACCOUNTS.id, ACCOUNTS.check, `${named.length} named, each connected and allowed`), tokens };
+    return { line: ok(ACCOUNTS.id, ACCOUNTS.check, `${named.length} named, each connected and allowed`) };
   }
   const good = accounts.filter(usable);
   const others = accounts.filter((a) => !usable(a));
@@ -275,22 +272,20 @@ async function restoreAccountsCheck(
       accounts.length === 0
         ? "add a restore account in the service's console: restores and queries write into one"
         : fixFor(others);
-    return { line: fail(ACCOUNTS.id, ACCOUNTS.check, detail, fix), tokens };
+    return { line: fail(ACCOUNTS.id, ACCOUNTS.check, detail, fix) };
   }
   // Which of them the runbooks name is in their inputs: a locked account is a choice, not a fault, until named.
   const detail = `${good.length} connected and allowed: ${good.map(label).join(', ')}${unusable}`;
-  return { line: ok(ACCOUNTS.id, ACCOUNTS.check, detail), tokens };
+  return { line: ok(ACCOUNTS.id, ACCOUNTS.check, detail) };
 }
 
 async function vaultsCheck(client: BackupServiceClient, signal: AbortSignal): Promise<Outcome> {
   const vaults: Vault[] = [];
   for await (const vault of client.listVaults({ pageSize: 200 })) vaults.push(vault);
   const regions = new Map<string, number>();
-  const tokens: string[] = vaults.map((v) => v.vaultAttributes.cloudProvider);
   let read = 0;
   let sampled = false;
   for await (const resource of client.listResources({}, { pageSize: 1000 })) {
-    if (read === 0) tokens.push(resource.cloudProvider, resource.resourceType);
     read += 1;
     // Terminated resources need no vault any more.
     if (resource.backupStatus !== 'TERMINATED') regions.set(resource.region, (regions.get(resource.region) ?? 0) + 1);
@@ -307,9 +302,8 @@ async function vaultsCheck(client: BackupServiceClient, signal: AbortSignal): Pr
     const fix =
       `create a vault in ${missing.map(([r]) => r).join(', ')} (POST /v1/projects/{projectId}/vaults with name, region ` +
       "and vaultAttributes, or the service's console): snapshots and query results stay in their region";
-    return { line: fail(VAULTS.id, VAULTS.check, detail, fix), tokens };
+    return { line: fail(VAULTS.id, VAULTS.check, detail, fix) };
   }
-  if (regions.size === 0)
-    return { line: ok(VAULTS.id, VAULTS.check, `no resources yet; ${vaults.length} vault(s)`), tokens };
-  return { line: ok(VAULTS.id, VAULTS.check, `${scope}: every region has one`), tokens };
+  if (regions.size === 0) return { line: ok(VAULTS.id, VAULTS.check, `no resources yet; ${vaults.length} vault(s)`) };
+  return { line: ok(VAULTS.id, VAULTS.check, `${scope}: every region has one`) };
 }

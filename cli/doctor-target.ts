@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { registerSecret, type Credentials, type TokenEndpoint } from '../api';
+import type { DialectSetting } from '../api/dialect';
 import { ConfigError, dataDirOf, DEFAULT_TIMEOUT_MS, loadServiceConfig } from '../runtime/config';
 import { CredentialsFileError, readCredentialsFile } from '../runtime/credentials-file';
 import { keyFileProblem, sharedKeyFilesAllowed } from '../runtime/key-file-permissions';
@@ -16,9 +17,6 @@ import { fail, ok, reason, type CheckResult } from './doctor-report';
  */
 
 type Env = Record<string, string | undefined>;
-
-export const DIALECT_SETTINGS = ['neutral', 'public', 'auto'] as const;
-export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
 
 export interface ServiceTarget {
   baseUrl: string;
@@ -40,15 +38,6 @@ const CHECK = 'service configuration';
 
 const requireHere: (id: string) => unknown = createRequire(__filename);
 
-/** BACKUP_SERVICE_DIALECT: how the worker's client speaks to the service (default `auto`: it detects). */
-export function dialectSettingOf(env: Env): DialectSetting {
-  const raw = env.BACKUP_SERVICE_DIALECT?.trim() || 'auto';
-  if ((DIALECT_SETTINGS as readonly string[]).includes(raw)) return raw as DialectSetting;
-  throw new ConfigError([
-    { variable: 'BACKUP_SERVICE_DIALECT', message: `must be one of ${DIALECT_SETTINGS.join(', ')}` },
-  ]);
-}
-
 /** The service to check, with the configuration line of the report; `target` is absent when that line failed. */
 export async function resolveServiceTarget(
   env: Env,
@@ -56,9 +45,10 @@ export async function resolveServiceTarget(
   timeoutMs: number,
 ): Promise<{ line: CheckResult; target?: ServiceTarget }> {
   try {
-    const dialect = dialectSettingOf(env);
-    if (serviceUrl !== undefined) return await simulatorTarget(serviceUrl, '--service-url', env, dialect, timeoutMs);
     const service = loadServiceConfig(env);
+    // BACKUP_SERVICE_DIALECT, as the worker's client takes it: `auto` unless set.
+    const dialect = service.dialect ?? 'auto';
+    if (serviceUrl !== undefined) return await simulatorTarget(serviceUrl, '--service-url', env, dialect, timeoutMs);
     if (service.mode === 'remote') {
       const found = await remoteCredentials(service, env);
       if ('line' in found) return found;

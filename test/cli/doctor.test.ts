@@ -14,6 +14,7 @@ import { deploymentStatus } from '../../cli/deployment-command';
 import { DOCTOR_REPORT_VERSION, type CheckResult, type DoctorReport } from '../../cli/doctor-report';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { closeHttpPools } from '../../api';
+import type { Dialect } from '../../api/dialect';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { buildSimulator } from '../../simulator/app';
@@ -96,8 +97,11 @@ afterEach(async () => {
   for (const sim of sims.splice(0)) await sim.close();
 });
 
-async function simulator(): Promise<RunningSimulator> {
-  const sim = await startSimulator({ port: 0 });
+/** Both dialects the service may speak: the specification's, and the real service's public one. */
+const DIALECTS: Dialect[] = ['neutral', 'public'];
+
+async function simulator(dialect: Dialect = 'neutral'): Promise<RunningSimulator> {
+  const sim = await startSimulator({ port: 0, dialect });
   sims.push(sim);
   return sim;
 }
@@ -149,35 +153,76 @@ function expectLine(
 /** Each line's status, for comparing whole reports. */
 const statuses = (report: DoctorReport) => Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
 
-test('ready: every line is ok, and nothing needs a fix', async () => {
-  const report = await doctor(readyEnv(await simulator()));
-  expect(report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
-  expect(report.ok).toBe(true);
-  expect(report.checks.every((c) => c.fix === undefined)).toBe(true);
-  expect(line(report, 'temporal.deployment').detail).toContain('current version build-1');
-  expect(line(report, 'temporal.workers').detail).toMatch(/1 worker\(s\) of build-1/);
-  expect(line(report, 'service.dialect').detail).toContain('neutral dialect');
-  expect(report.checks.map((c) => c.id)).toEqual([
-    'service.config',
-    'service.token',
-    'service.clock',
-    'service.dialect',
-    'service.permissions',
-    'runbook.approvalGatedRestore',
-    'runbook.drDrill',
-    'runbook.queryExport',
-    'runbook.costExport',
-    'runbook.rotateCredentials',
-    'runbook.offboardSourceAccount',
-    'runbook.postureReport',
-    'service.restore-accounts',
-    'service.vaults',
-    'temporal.connection',
-    'temporal.namespace',
-    'temporal.search-attributes',
-    'temporal.deployment',
-    'temporal.workers',
-  ]);
+describe.each(DIALECTS)('the simulator speaking the %s dialect', (dialect) => {
+  test('ready: every line is ok, and nothing needs a fix', async () => {
+    const report = await doctor(readyEnv(await simulator(dialect)));
+    expect(report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.checks.every((c) => c.fix === undefined)).toBe(true);
+    expect(line(report, 'temporal.deployment').detail).toContain('current version build-1');
+    expect(line(report, 'temporal.workers').detail).toMatch(/1 worker\(s\) of build-1/);
+    expect(line(report, 'service.dialect').detail).toContain(
+      `the service speaks the ${dialect} dialect (from the token answer)`,
+    );
+    expect(report.checks.map((c) => c.id)).toEqual([
+      'service.config',
+      'service.token',
+      'service.clock',
+      'service.dialect',
+      'service.permissions',
+      'runbook.approvalGatedRestore',
+      'runbook.drDrill',
+      'runbook.queryExport',
+      'runbook.costExport',
+      'runbook.rotateCredentials',
+      'runbook.offboardSourceAccount',
+      'runbook.postureReport',
+      'service.restore-accounts',
+      'service.vaults',
+      'temporal.connection',
+      'temporal.namespace',
+      'temporal.search-attributes',
+      'temporal.deployment',
+      'temporal.workers',
+    ]);
+  });
+
+  test('a configured dialect the service does not speak fails with the setting that fits', async () => {
+    const other = dialect === 'public' ? 'neutral' : 'public';
+    const report = await doctor(readyEnv(await simulator(dialect), { BACKUP_SERVICE_DIALECT: other }));
+    expect(line(report, 'service.dialect')).toEqual({
+      id: 'service.dialect',
+      check: 'dialect',
+      status: 'fail',
+      detail: `BACKUP_SERVICE_DIALECT=${other}, but the service speaks the ${dialect} dialect (from the token answer)`,
+      fix: `set BACKUP_SERVICE_DIALECT=${dialect}, or auto to detect it`,
+    });
+  });
+
+  test('credentials whose role lacks a permission fail the runbooks that always need it, and warn where optional', async () => {
+    const sim = await simulator(dialect);
+    const control = new SimulatorControlClient(sim.baseUrl);
+    const limited = await control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {
+      permissions: ALL_PERMISSIONS.filter((p) => p !== 'files.restore' && p !== 'databases.query'),
+    });
+    const report = await doctor(
+      readyEnv(sim, { BACKUP_CLIENT_ID: limited.clientId, BACKUP_CLIENT_SECRET: limited.clientSecret }),
+    );
+    expect(statuses(report)).toMatchObject({
+      'service.permissions': 'ok',
+      'runbook.drDrill': 'fail',
+      'runbook.queryExport': 'fail',
+      'runbook.approvalGatedRestore': 'warn',
+      'runbook.costExport': 'ok',
+      'runbook.postureReport': 'ok',
+    });
+    const drill = line(report, 'runbook.drDrill');
+    expect(drill.detail).toContain('files.restore for restore-files (the default restoreKind): refused (403)');
+    expect(drill.fix).toContain(`grant files.restore, databases.query to the role of API client ${limited.clientId}`);
+    expect(line(report, 'runbook.approvalGatedRestore').detail).toContain(
+      "files.restore for restore-files (with kind: 'files')",
+    );
+  });
 });
 
 test('a wrong secret fails the token line with its fix, skips what needs a token, and is never printed', async () => {
@@ -204,31 +249,6 @@ test('a service clock 10 s ahead warns, 2 minutes ahead fails', async () => {
   const report = await doctor(readyEnv(sim));
   expectLine(report, 'service.clock', 'fail', { detail: /1[12]\d\.\d s ahead/ });
   expect(report.ok).toBe(false);
-});
-
-test('credentials whose role lacks a permission fail the runbooks that always need it, and warn where optional', async () => {
-  const sim = await simulator();
-  const control = new SimulatorControlClient(sim.baseUrl);
-  const limited = await control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {
-    permissions: ALL_PERMISSIONS.filter((p) => p !== 'files.restore' && p !== 'databases.query'),
-  });
-  const report = await doctor(
-    readyEnv(sim, { BACKUP_CLIENT_ID: limited.clientId, BACKUP_CLIENT_SECRET: limited.clientSecret }),
-  );
-  expect(statuses(report)).toMatchObject({
-    'service.permissions': 'ok',
-    'runbook.drDrill': 'fail',
-    'runbook.queryExport': 'fail',
-    'runbook.approvalGatedRestore': 'warn',
-    'runbook.costExport': 'ok',
-    'runbook.postureReport': 'ok',
-  });
-  const drill = line(report, 'runbook.drDrill');
-  expect(drill.detail).toContain('files.restore for restore-files (the default restoreKind): refused (403)');
-  expect(drill.fix).toContain(`grant files.restore, databases.query to the role of API client ${limited.clientId}`);
-  expect(line(report, 'runbook.approvalGatedRestore').detail).toContain(
-    "files.restore for restore-files (with kind: 'files')",
-  );
 });
 
 test('credentials that may not list the permission catalogue warn, and the probes still decide', async () => {
@@ -316,18 +336,6 @@ test('a region with resources and no vault fails, naming the region', async () =
   expect(vaults.status).toBe('fail');
   expect(vaults.detail).toMatch(new RegExp(`^no vault in ${region} \\(\\d+ resources\\)`));
   expect(vaults.fix).toContain(`create a vault in ${region}`);
-});
-
-test('a configured dialect the service does not speak fails with the setting that fits', async () => {
-  const report = await doctor(readyEnv(await simulator(), { BACKUP_SERVICE_DIALECT: 'public' }));
-  expect(line(report, 'service.dialect')).toEqual({
-    id: 'service.dialect',
-    check: 'dialect',
-    status: 'fail',
-    detail:
-      'BACKUP_SERVICE_DIALECT=public, but the service speaks the neutral dialect (from its token answer {access_token, expires_in})',
-    fix: 'set BACKUP_SERVICE_DIALECT=neutral, or auto to detect it',
-  });
 });
 
 test('a namespace that does not exist fails, and the lines that need it are skipped', async () => {
