@@ -6,152 +6,33 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
-import { runDoctor, type DoctorOptions } from '../../cli/doctor-command';
-import { deploymentStatus } from '../../cli/deployment-command';
-import { DOCTOR_REPORT_VERSION, type CheckResult, type DoctorReport } from '../../cli/doctor-report';
+import { runDoctor } from '../../cli/doctor-command';
+import { DOCTOR_REPORT_VERSION, type DoctorReport } from '../../cli/doctor-report';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
-import { closeHttpPools } from '../../api';
-import type { Dialect } from '../../api/dialect';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { ALL_PERMISSIONS } from '../../simulator/permissions';
 import { buildSimulator } from '../../simulator/app';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from '../../runtime/stack-files';
-import { bootstrapCurrentVersion } from '../../worker/versioning';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
-import { bundleWorkflows, startTestEnv } from '../helpers/temporal';
+import {
+  BARE_NAMESPACE,
+  closeSimulators,
+  DIALECTS,
+  doctor,
+  expectLine,
+  line,
+  MISTYPED_NAMESPACE,
+  NO_CURRENT,
+  readyEnv,
+  simulator,
+  startDoctorTemporal,
+  statuses,
+  stopDoctorTemporal,
+} from './doctor-fixture';
 
-const BARE_NAMESPACE = 'doctor-bare';
-const MISTYPED_NAMESPACE = 'doctor-mistyped';
-const READY = { deploymentName: `doctor-ready-${randomUUID().slice(0, 8)}`, taskQueue: `doctor-ready-${randomUUID()}` };
-const NO_CURRENT = {
-  deploymentName: `doctor-idle-${randomUUID().slice(0, 8)}`,
-  taskQueue: `doctor-idle-${randomUUID()}`,
-};
-
-let env: TestWorkflowEnvironment;
-const workers: { worker: Worker; run: Promise<void> }[] = [];
-
-/** A versioned worker of `deploymentName` polling `taskQueue` (a small workflow: only its polls matter here). */
-async function startVersionedWorker(target: typeof READY, buildId: string): Promise<void> {
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: 'default',
-    taskQueue: target.taskQueue,
-    workflowBundle: await bundleWorkflows(require.resolve('../fixtures/smoke-workflows')),
-    workerDeploymentOptions: {
-      version: { deploymentName: target.deploymentName, buildId },
-      useWorkerVersioning: true,
-      defaultVersioningBehavior: 'AUTO_UPGRADE',
-    },
-  });
-  workers.push({ worker, run: worker.run() });
-}
-
-beforeAll(async () => {
-  // No search attributes of ours: `default` gets them below, the bare namespace never does.
-  env = await startTestEnv({
-    server: { extraArgs: ['--namespace', BARE_NAMESPACE, '--namespace', MISTYPED_NAMESPACE] },
-  });
-  const keyword = (name: string) => [name, encodeSearchAttributeIndexedValueType('KEYWORD') ?? 0] as const;
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: 'default',
-    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_KEYS.map((k) => keyword(k.name))),
-  });
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: MISTYPED_NAMESPACE,
-    searchAttributes: {
-      ...Object.fromEntries(SEARCH_ATTRIBUTE_KEYS.map((k) => keyword(k.name))),
-      RunbookKind: encodeSearchAttributeIndexedValueType('TEXT') ?? 0,
-    },
-  });
-  await startVersionedWorker(READY, 'build-1');
-  const made = await bootstrapCurrentVersion({
-    client: env.client,
-    version: { deploymentName: READY.deploymentName, buildId: 'build-1' },
-    mode: 'auto-upgrade',
-    intervalMs: 200,
-  });
-  expect(made.outcome).toBe('made-current');
-  // A deployment whose worker polls, but whose version nobody made current.
-  await startVersionedWorker(NO_CURRENT, 'build-9');
-  for (let i = 0; i < 100; i++) {
-    const known = await deploymentStatus(env.client, NO_CURRENT.deploymentName).catch(() => undefined);
-    if (known?.versions.length) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}, 180_000);
-
-afterAll(async () => {
-  for (const { worker } of workers) worker.shutdown();
-  await Promise.all(workers.map((w) => w.run.catch(() => undefined)));
-  await closeHttpPools();
-  await env?.teardown();
-}, 60_000);
-
-const sims: RunningSimulator[] = [];
-afterEach(async () => {
-  for (const sim of sims.splice(0)) await sim.close();
-});
-
-/** Both dialects the service may speak: the specification's, and the real service's public one. */
-const DIALECTS: Dialect[] = ['neutral', 'public'];
-
-async function simulator(dialect: Dialect = 'neutral'): Promise<RunningSimulator> {
-  const sim = await startSimulator({ port: 0, dialect });
-  sims.push(sim);
-  return sim;
-}
-
-/** The worker's configuration for this simulator and the dev server, ready in every respect. */
-function readyEnv(
-  sim: RunningSimulator,
-  extra: Record<string, string | undefined> = {},
-): Record<string, string | undefined> {
-  return {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    BACKUP_SERVICE_URL: sim.baseUrl,
-    BACKUP_PROJECT_ID: sim.projectId,
-    BACKUP_CLIENT_ID: sim.clientId,
-    BACKUP_CLIENT_SECRET: sim.clientSecret,
-    TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_NAMESPACE: 'default',
-    RUNBOOKS_TASK_QUEUE: READY.taskQueue,
-    RUNBOOKS_DEPLOYMENT_NAME: READY.deploymentName,
-    ...extra,
-  };
-}
-
-function doctor(environment: Record<string, string | undefined>, options: DoctorOptions = {}): Promise<DoctorReport> {
-  return runDoctor({ timeoutMs: 10_000, ...options }, environment);
-}
-
-function line(report: DoctorReport, id: string): CheckResult {
-  const found = report.checks.find((c) => c.id === id);
-  if (!found) throw new Error(`no line ${id} in ${report.checks.map((c) => c.id).join(', ')}`);
-  return found;
-}
-
-/** The line `id`, asserted to have `status`, a detail and a fix that match (a string matches as a substring). */
-function expectLine(
-  report: DoctorReport,
-  id: string,
-  status: CheckResult['status'],
-  has: { detail?: string | RegExp; fix?: string | RegExp } = {},
-): CheckResult {
-  const found = line(report, id);
-  expect({ id, status: found.status }).toEqual({ id, status });
-  if (has.detail !== undefined) expect(found.detail).toMatch(has.detail);
-  if (has.fix !== undefined) expect(found.fix).toMatch(has.fix);
-  return found;
-}
-
-/** Each line's status, for comparing whole reports. */
-const statuses = (report: DoctorReport) => Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+beforeAll(startDoctorTemporal, 180_000);
+afterAll(stopDoctorTemporal, 60_000);
+afterEach(closeSimulators);
 
 describe.each(DIALECTS)('the simulator speaking the %s dialect', (dialect) => {
   test('ready: every line is ok, and nothing needs a fix', async () => {
@@ -286,14 +167,8 @@ test('a permission type the service does not list fails the runbooks that need i
   try {
     const address = sim.app.server.address();
     const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const report = await doctor({
-      ...readyEnv({
-        baseUrl,
-        projectId: sim.ctx.state.projectId,
-        clientId: 'doctor',
-        clientSecret: 'doctor-secret',
-      } as RunningSimulator),
-    });
+    const credentials = { clientId: 'doctor', clientSecret: 'doctor-secret' };
+    const report = await doctor(readyEnv({ baseUrl, projectId: sim.ctx.state.projectId, ...credentials }));
     expectLine(report, 'service.permissions', 'fail', { detail: 'without databases.query' });
     expectLine(report, 'runbook.queryExport', 'fail', { detail: 'not a permission the service lists' });
     expect(line(report, 'runbook.costExport').status).toBe('ok');
