@@ -3,10 +3,12 @@
 // since some tests move its clock or change its state.
 import { createServer, type Server, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDoctor } from '../../cli/doctor-command';
+import { RUNBOOK_NEEDS } from '../../cli/doctor-permissions';
+import { RUNBOOK_NAMES } from '../../runbooks/registry';
 import { DOCTOR_REPORT_VERSION, type DoctorReport } from '../../cli/doctor-report';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { SimulatorControlClient } from '../../simulator/control-client';
@@ -35,8 +37,16 @@ afterAll(stopDoctorTemporal, 60_000);
 afterEach(closeSimulators);
 
 describe.each(DIALECTS)('the simulator speaking the %s dialect', (dialect) => {
-  test('ready: every line is ok, and nothing needs a fix', async () => {
-    const report = await doctor(readyEnv(await simulator(dialect)));
+  test('ready: every line is ok, nothing needs a fix, and the probes changed nothing', async () => {
+    const sim = await simulator(dialect);
+    const control = new SimulatorControlClient(sim.baseUrl);
+    const before = await control.state();
+    const accounts = JSON.stringify(sim.ctx.state.sourceAccounts);
+    const report = await doctor(readyEnv(sim));
+    // No job, action request or query started, no account touched, no secret rotated.
+    expect((await control.state()).counts).toEqual(before.counts);
+    expect(JSON.stringify(sim.ctx.state.sourceAccounts)).toBe(accounts);
+    expect(sim.ctx.state.credentials[sim.clientId]?.clientSecret).toBe(sim.clientSecret);
     expect(report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.checks.every((c) => c.fix === undefined)).toBe(true);
@@ -335,6 +345,19 @@ test('without BACKUP_SERVICE_URL it checks the simulator of a running worker, or
     expect(flagged.service?.source).toBe('--service-url');
   } finally {
     await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("README's table of permissions by runbook is the one the doctor checks", async () => {
+  const whole = await readFile(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const readme = whole.slice(whole.indexOf('**Permissions by runbook.**'));
+  for (const runbook of RUNBOOK_NAMES) {
+    const row = new RegExp(`^\\| \`${runbook}\` +\\|(.*)\\|$`, 'm').exec(readme)?.[1] ?? '';
+    const documented = [...row.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]).sort();
+    expect({ runbook, needs: documented }).toEqual({
+      runbook,
+      needs: RUNBOOK_NEEDS[runbook].map((n) => n.permission).sort(),
+    });
   }
 });
 
