@@ -110,9 +110,21 @@ export async function serviceChecks(target: ServiceTarget, options: ServiceCheck
   ]);
   const dialect = await settle(DIALECT, budget, () => checkDialect(target, clientOptions));
   const runbooks = RUNBOOK_NAMES.map((name) =>
-    runbookLine(name, { catalogue: catalogue.catalogue, probes, clientId: target.credentials.clientId }),
+    keepsSecret(
+      target,
+      runbookLine(name, { catalogue: catalogue.catalogue, probes, clientId: target.credentials.clientId }),
+    ),
   );
   return [token.line, clock.line, dialect.line, catalogue.line, ...runbooks, accounts.line, vaults.line];
+}
+
+/** rotateCredentials keeps the new secret in the credentials file: without one, it refuses to run. */
+function keepsSecret(target: ServiceTarget, line: CheckResult): CheckResult {
+  if (line.id !== 'runbook.rotateCredentials' || line.status !== 'ok' || target.rotatable !== false) return line;
+  const detail = `${line.detail}; but BACKUP_CREDENTIALS_FILE is not set, so a new secret could not be kept: it refuses to run`;
+  const fix =
+    'set BACKUP_CREDENTIALS_FILE (mode 0600, on a volume): the worker creates it from BACKUP_CLIENT_ID and BACKUP_CLIENT_SECRET';
+  return warn(line.id, line.check, detail, fix);
 }
 
 interface Outcome {

@@ -31,6 +31,11 @@ export interface ServiceTarget {
   credentialsFrom: string;
   /** The variable or file to change when the credentials are refused. */
   credentialsFix: string;
+  /**
+   * Whether the worker keeps its credentials in a file that a rotation can rewrite: BACKUP_CREDENTIALS_FILE, or the
+   * embedded simulator's. Undefined when the check is not of the worker's configuration (`--service-url`).
+   */
+  rotatable?: boolean;
 }
 
 const ID = 'service.config';
@@ -62,6 +67,7 @@ export async function resolveServiceTarget(
         source: 'BACKUP_SERVICE_URL',
         credentialsFrom: found.from,
         credentialsFix: found.fix,
+        rotatable: service.credentialsFile !== undefined,
       };
       const detail = `${service.baseUrl}, project ${service.projectId}, client ${found.credentials.clientId} (${found.from})`;
       return { line: ok(ID, CHECK, `${detail}${found.note ? `; ${found.note}` : ''}`), target };
@@ -180,6 +186,7 @@ async function simulatorTarget(
     dialect,
     source,
     credentialsFrom: from,
+    ...(stored ? { rotatable: true } : {}),
     credentialsFix: stored
       ? `check ${stored.file}`
       : 'set SIMULATOR_CLIENT_ID and SIMULATOR_CLIENT_SECRET as the simulator has them',

@@ -1,6 +1,8 @@
 // The fixture of test/cli/doctor.test.ts: one Temporal dev server with namespaces ready and not, versioned workers
 // with and without a current version, simulators in either dialect, and the lines of a report to assert on.
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
@@ -121,6 +123,8 @@ export function readyEnv(
     BACKUP_PROJECT_ID: sim.projectId,
     BACKUP_CLIENT_ID: sim.clientId,
     BACKUP_CLIENT_SECRET: sim.clientSecret,
+    // Where rotations keep the secret; it need not exist yet (the worker creates it, the doctor only reads it).
+    BACKUP_CREDENTIALS_FILE: join(tmpdir(), `doctor-${randomUUID()}`, 'credentials.json'),
     TEMPORAL_ADDRESS: temporalEnv().address,
     TEMPORAL_NAMESPACE: 'default',
     RUNBOOKS_TASK_QUEUE: READY.taskQueue,

@@ -160,6 +160,15 @@ test('credentials that may not list the permission catalogue warn, and the probe
   });
 });
 
+test('without a credentials file, rotateCredentials warns that it could not keep a new secret', async () => {
+  const report = await doctor(readyEnv(await simulator(), { BACKUP_CREDENTIALS_FILE: undefined }));
+  expectLine(report, 'runbook.rotateCredentials', 'warn', {
+    detail: 'BACKUP_CREDENTIALS_FILE is not set',
+    fix: 'set BACKUP_CREDENTIALS_FILE',
+  });
+  expect(report.ok).toBe(true);
+});
+
 test('a permission type the service does not list fails the runbooks that need it', async () => {
   // The simulator, with its catalogue answer short of databases.query (as a service whose permissions differ).
   const sim = buildSimulator({
@@ -301,19 +310,20 @@ describe('unreachable: each line fails within its time instead of hanging', () =
   });
 });
 
+/** No BACKUP_* setting at all: the worker would start its own simulator. */
+const NO_SERVICE = {
+  BACKUP_SERVICE_URL: undefined,
+  BACKUP_PROJECT_ID: undefined,
+  BACKUP_CLIENT_ID: undefined,
+  BACKUP_CLIENT_SECRET: undefined,
+  BACKUP_CREDENTIALS_FILE: undefined,
+};
+
 test('without BACKUP_SERVICE_URL it checks the simulator of a running worker, or says how to configure one', async () => {
   const sim = await simulator();
   const dataDir = await mkdtemp(join(tmpdir(), 'doctor-'));
   try {
-    const noWorker = await doctor(
-      readyEnv(sim, {
-        BACKUP_SERVICE_URL: undefined,
-        BACKUP_PROJECT_ID: undefined,
-        BACKUP_CLIENT_ID: undefined,
-        BACKUP_CLIENT_SECRET: undefined,
-        RUNBOOKS_DATA_DIR: dataDir,
-      }),
-    );
+    const noWorker = await doctor(readyEnv(sim, { ...NO_SERVICE, RUNBOOKS_DATA_DIR: dataDir }));
     expectLine(noWorker, 'service.config', 'fail', { fix: '--service-url' });
     await writeFile(join(dataDir, SIMULATOR_URL_FILE), `${sim.baseUrl}\n`);
     await writeFile(
@@ -321,26 +331,10 @@ test('without BACKUP_SERVICE_URL it checks the simulator of a running worker, or
       JSON.stringify({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
       { mode: 0o600 },
     );
-    const embedded = await doctor(
-      readyEnv(sim, {
-        BACKUP_SERVICE_URL: undefined,
-        BACKUP_PROJECT_ID: undefined,
-        BACKUP_CLIENT_ID: undefined,
-        BACKUP_CLIENT_SECRET: undefined,
-        RUNBOOKS_DATA_DIR: dataDir,
-      }),
-    );
+    const embedded = await doctor(readyEnv(sim, { ...NO_SERVICE, RUNBOOKS_DATA_DIR: dataDir }));
     expect(embedded.checks.filter((c) => c.status !== 'ok')).toEqual([]);
     expect(embedded.service).toMatchObject({ url: sim.baseUrl, projectId: sim.projectId });
-    const flagged = await doctor(
-      readyEnv(sim, {
-        BACKUP_SERVICE_URL: undefined,
-        BACKUP_PROJECT_ID: undefined,
-        BACKUP_CLIENT_ID: undefined,
-        BACKUP_CLIENT_SECRET: undefined,
-      }),
-      { serviceUrl: sim.baseUrl },
-    );
+    const flagged = await doctor(readyEnv(sim, NO_SERVICE), { serviceUrl: sim.baseUrl });
     expect(flagged.ok).toBe(true);
     expect(flagged.service?.source).toBe('--service-url');
   } finally {
