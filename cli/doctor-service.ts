@@ -307,7 +307,7 @@ async function vaultsCheck(client: BackupServiceClient, signal: AbortSignal): Pr
     }
   }
   const vaultRegions = new Set(vaults.map((v) => v.region));
-  const missing = [...regions].filter(([region]) => !vaultRegions.has(region)).sort();
+  const missing = [...regions].filter(([region]) => !vaultRegions.has(region)).sort(([a], [b]) => a.localeCompare(b));
   const scope = `${read}${sampled ? '+ (first ones only)' : ''} resources in ${regions.size} region(s), ${vaults.length} vault(s)`;
   if (missing.length > 0) {
     const detail = `no vault in ${missing.map(([r, n]) => `${r} (${n} resources)`).join(', ')}; ${scope}`;
