@@ -17,6 +17,7 @@ const deploymentCommands = () => requireHere('./deployment-command') as typeof i
 const evidenceCommands = () => requireHere('./evidence-command') as typeof import('./evidence-command');
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
 const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
+const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
@@ -46,6 +47,10 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
     help: 'evidence verify <dir> --public-key <history|pem> | --trust-folder-keys; evidence key show|rotate',
   },
   demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
+  doctor: {
+    load: () => doctorCommands().doctorCommand,
+    help: 'doctor [--json] [--service-url <url>] [--restore-account <id>]… [--timeout <seconds>]',
+  },
 };
 
 const USAGE = [

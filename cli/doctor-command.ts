@@ -1,0 +1,73 @@
+import { closeHttpPools } from '../api';
+import { parseCommandLine, positionals, wholeNumber } from './args';
+import { temporalChecks } from './doctor-temporal';
+import { buildReport, renderReport, type CheckResult, type DoctorReport } from './doctor-report';
+import { serviceChecks } from './doctor-service';
+import { resolveServiceTarget } from './doctor-target';
+
+const USAGE = [
+  'usage: runbooks doctor [--json] [--service-url <url>] [--restore-account <id>]… [--timeout <seconds>]',
+  'Checks, before a first real run, what the worker is configured with (the same variables):',
+  "  the service: the token, the clock skew, the dialect, each runbook's permissions, restore accounts that are",
+  '  connected and allowed, a vault in every region; Temporal: the namespace, the search attributes, the worker',
+  '  deployment and the workers polling the task queue.',
+  '  --service-url <url>      check the simulator at <url> (runbooks simulator) instead of the configured service',
+  '  --restore-account <id>   a restore account the runbooks use: it must be connected and allowed (repeatable)',
+  '  --timeout <seconds>      the time each check may take (default 10)',
+  '  --json                   the report as JSON (README "runbooks doctor")',
+  'Exit code 1 when a check fails; warnings exit 0.',
+].join('\n');
+
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  'service-url': { type: 'string' },
+  'restore-account': { type: 'string', multiple: true },
+  timeout: { type: 'string', default: '10' },
+} as const;
+
+export interface DoctorOptions {
+  serviceUrl?: string;
+  restoreAccounts?: string[];
+  /** Each check's time; a check that takes longer fails with that said. */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Every check, the service's and Temporal's side by side; what `runbooks doctor` prints. */
+export async function runDoctor(
+  options: DoctorOptions = {},
+  env: Record<string, string | undefined> = process.env,
+): Promise<DoctorReport> {
+  const budgetMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const serviceSide = async (): Promise<{ lines: CheckResult[]; context?: DoctorReport['service'] }> => {
+    const { line, target } = await resolveServiceTarget(env, options.serviceUrl, budgetMs);
+    if (!target) return { lines: [line] };
+    const context = { url: target.baseUrl, projectId: target.projectId, source: target.source };
+    const lines = await serviceChecks(target, { budgetMs, restoreAccounts: options.restoreAccounts });
+    return { lines: [line, ...lines], context };
+  };
+  const [service, temporal] = await Promise.all([serviceSide(), temporalChecks(env, budgetMs)]);
+  return buildReport([...service.lines, ...temporal.lines], {
+    ...(service.context ? { service: service.context } : {}),
+    ...(temporal.context ? { temporal: temporal.context } : {}),
+  });
+}
+
+/** `runbooks doctor`: the table (or `--json`), exit code 1 when any check failed. */
+export async function doctorCommand(argv: string[]): Promise<void> {
+  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, USAGE);
+  positionals(extra, [], USAGE);
+  const timeoutMs = wholeNumber(values.timeout, '--timeout', 1, 600, USAGE) * 1000;
+  try {
+    const report = await runDoctor({
+      serviceUrl: values['service-url'],
+      restoreAccounts: values['restore-account'],
+      timeoutMs,
+    });
+    console.log(values.json ? JSON.stringify(report, null, 2) : renderReport(report));
+    if (!report.ok) process.exitCode = 1;
+  } finally {
+    await closeHttpPools();
+  }
+}
