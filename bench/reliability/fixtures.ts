@@ -1,5 +1,5 @@
 import type { BackupServiceClient, InventoryResource, SourceAccount } from '../../api';
-import { destinationMember, type Dialect } from '../../api/dialect';
+import { destinationMember, restoreTypeFor, type Dialect } from '../../api/dialect';
 import type { Random } from '../../simulator/random';
 import type { SimulatorControlClient } from '../../simulator/control-client';
 
@@ -95,10 +95,29 @@ export class Fixtures {
     return resource;
   }
 
-  /** A snapshot of a resource no trial has used. */
+  /** A snapshot of a resource no trial has used, of any type. */
   async takeSnapshot(): Promise<SnapshotTarget> {
+    return this.takeSnapshotOf(() => true, 'every seeded resource has been used: fewer trials, or a larger inventory');
+  }
+
+  /**
+   * A snapshot of a resource no trial has used whose type the dialect's table gives a `restoreType` of both kinds,
+   * as the service names the type (in the neutral dialect, every type): only then can a bucket restore's job be told
+   * apart from a files restore's of the same snapshot.
+   */
+  async takeSnapshotWithBothRestoreKinds(): Promise<SnapshotTarget> {
+    return this.takeSnapshotOf(
+      (r) =>
+        restoreTypeFor(r.resourceType, 'bucket') !== undefined && restoreTypeFor(r.resourceType, 'files') !== undefined,
+      'every seeded resource whose type has both restore kinds in the dialect table has been used: fewer trials',
+    );
+  }
+
+  private async takeSnapshotOf(accept: (r: InventoryResource) => boolean, exhausted: string): Promise<SnapshotTarget> {
     for (;;) {
-      const resource = this.takeResource();
+      const index = this.resources.findIndex(accept);
+      const [resource] = index < 0 ? [] : this.resources.splice(index, 1);
+      if (!resource) throw new Error(exhausted);
       const page = await this.service.listSnapshotsPage(resource.id, {}, { pageSize: 1 });
       const snapshot = page.snapshots[0];
       if (snapshot) return { resourceId: resource.id, snapshotId: snapshot.id };

@@ -94,7 +94,8 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       break;
     }
     case 'adoption': {
-      const target = await fixtures.takeSnapshot();
+      // With a restoreType no table knows, the files job cannot be told from ours and is adopted by design (README).
+      const target = await fixtures.takeSnapshotWithBothRestoreKinds();
       plans = [
         restorePlan('files-restore', target, fixtures, `reliability/t${index}/files/`),
         restorePlan('bucket-restore', target, fixtures, `reliability/t${index}/bucket/`),
