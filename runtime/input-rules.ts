@@ -110,47 +110,56 @@ export const QueryText = z.string().regex(/\S/, 'must not be blank: give a SELEC
  */
 const WIRE = 'neutral';
 
-/**
- * A destination's members named by concept or by either dialect, renamed to the wire dialect's before validation. A
- * member of a kind this target cannot take (a query's Google bucket) is refused as it was given, never as renamed.
- */
-const inWireDialect =
-  (kinds: readonly DestinationKind[], problem: string) =>
-  (value: DestinationByAnyName, ctx: z.core.$RefinementCtx): unknown => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-    for (const given of Object.keys(value)) {
-      const kind = destinationKindOf(given);
-      if (kind && !kinds.includes(kind)) ctx.addIssue({ code: 'custom', path: [given], message: problem });
-    }
-    return destinationIn(WIRE, value);
-  };
-
 /** A destination as inputs may give it: members named by concept or by either dialect. */
 export type DestinationByAnyName = Readonly<Record<string, unknown>>;
 
 const member = (kind: DestinationKind) => DESTINATIONS[kind][WIRE] ?? kind;
 const named = (kinds: readonly DestinationKind[]) => destinationNames(kinds).join(', ');
+const memberSchemas = (schema: z.ZodObject): Readonly<Record<string, z.ZodType | undefined>> => schema.shape;
+
+/**
+ * A destination whose members may be named by concept or by either dialect. It is checked under the names it was
+ * given, so that a refusal names what the user wrote, then renamed to the interface's own members. A member of a
+ * kind this target cannot take (a query's Google bucket) is refused.
+ */
+function destinationByAnyName<T extends z.ZodObject>(schema: T, kinds: readonly DestinationKind[], problem: string) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const kind of DESTINATION_KINDS) {
+    const own = memberSchemas(schema)[member(kind)] ?? memberSchemas(ObjectStorageDestination)[member(kind)];
+    if (own) for (const name of destinationNames([kind])) shape[name] = own;
+  }
+  return strictDeep(z.strictObject(shape))
+    .superRefine((destination, ctx) => {
+      const seen = new Map<DestinationKind, string>();
+      for (const given of Object.keys(destination)) {
+        const kind = destinationKindOf(given);
+        if (!kind) continue;
+        if (!kinds.includes(kind)) ctx.addIssue({ code: 'custom', path: [given], message: problem });
+        const twice = seen.get(kind);
+        if (twice) ctx.addIssue({ code: 'custom', path: [given], message: `names the same target as ${twice}` });
+        seen.set(kind, given);
+      }
+    })
+    .transform((destination) => destinationIn(WIRE, destination) as z.output<T>);
+}
 
 /**
  * Where a restore writes. The service restores to the original location when no target fits the resource; a runbook
  * never does that by accident, so at least one target is named.
  */
-export const RestoreTarget = z.preprocess(
-  inWireDialect(DESTINATION_KINDS, ''),
-  strictDeep(ObjectStorageDestination).refine(
-    (d) => Object.values(d).some((target) => target !== undefined),
-    `name a target (${named(DESTINATION_KINDS)}); a runbook never restores over the original location`,
-  ),
+export const RestoreTarget = destinationByAnyName(ObjectStorageDestination, DESTINATION_KINDS, '').refine(
+  (d) => Object.values(d).some((target) => target !== undefined),
+  `name a target (${named(DESTINATION_KINDS)}); a runbook never restores over the original location`,
 );
 
 /** Where a query writes its results: a bucket must be named. */
-export const QueryTarget = z.preprocess(
-  inWireDialect(QUERY_DESTINATION_KINDS, `a query writes its results only to ${named(QUERY_DESTINATION_KINDS)}`),
-  strictDeep(QueryDestination).refine((d) => Object.values(d).some((target) => target !== undefined), {
-    message: `name the bucket the results go to (${named(QUERY_DESTINATION_KINDS)})`,
-    path: [member('amazonBucket')],
-  }),
-);
+export const QueryTarget = destinationByAnyName(
+  QueryDestination,
+  QUERY_DESTINATION_KINDS,
+  `a query writes its results only to ${named(QUERY_DESTINATION_KINDS)}`,
+).refine((d) => Object.values(d).some((target) => target !== undefined), {
+  message: `name the bucket the results go to (${named(QUERY_DESTINATION_KINDS)})`,
+});
 
 /**
  * Inventory filters: provider and resource-type values of either dialect (or provider concepts) are kept in the

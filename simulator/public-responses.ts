@@ -1,5 +1,6 @@
 import type { SimState } from './model';
 import { expressionOf } from './public-expression';
+import { OUTPUT_SCHEME } from './routes/queries';
 import {
   VALUE_KEYS,
   isObject,
@@ -67,6 +68,12 @@ export function publicAnswer(body: unknown, from: AnswerSource): unknown {
   if (isObject(out.actionApprovalRequest)) requestNulls(out.actionApprovalRequest);
   // A restore that needed no approval: no action request, said as null (§11).
   if (RESTORE_ROUTE.test(from.route) && 'jobId' in out) out.actionApprovalRequest ??= null;
+  // Query results land in an S3 bucket, the one destination a public query names.
+  if (Array.isArray(out.outputLocations)) {
+    out.outputLocations = out.outputLocations.map((l: unknown) =>
+      typeof l === 'string' && l.startsWith(OUTPUT_SCHEME) ? `s3://${l.slice(OUTPUT_SCHEME.length)}` : l,
+    );
+  }
   if (from.route === READ_REQUEST_ROUTE) {
     const reviews = from.state.actionRequests[from.params.requestId ?? '']?.reviews ?? [];
     return { mpaRequestDetail: { request: requestNulls(out), reviews: publicTokens(reviews) } };

@@ -81,7 +81,7 @@ export const RUNBOOK_CASES: RunbookCase[] = [
   [
     'drDrill',
     (t) => drill(t, { sqlCheck: sqlCheck(t, { destination: {} }) }),
-    'sqlCheck.destination.bucketA',
+    'sqlCheck.destination',
     /name the bucket/,
   ],
   ['drDrill', (t) => drill(t, { resources: { ids: [t.resourceId], filters: {} } }), 'resources.filters', /not both/],
@@ -120,7 +120,7 @@ export const RUNBOOK_CASES: RunbookCase[] = [
     'options.topN',
     /RESOURCE/,
   ],
-  ['queryExport', (t) => queryExport(t, { destination: {} }), 'query.destination.bucketA', /name the bucket/],
+  ['queryExport', (t) => queryExport(t, { destination: {} }), 'query.destination', /name the bucket/],
   ['queryExport', (t) => queryExport(t, { query: '   ' }), 'query.query', /must not be blank/],
   ['queryExport', (t) => queryExport(t, {}, { filename: 'x.csv' }), 'filename', /did you mean 'fileName'/],
   ['queryExport', (t) => queryExport(t, { limit: 10 }), 'query.limit', /unknown field/],

@@ -1,7 +1,6 @@
 // drDrill end to end, worker restarts in the middle of waits, and retries under injected faults.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { WorkflowHandle } from '@temporalio/client';
 import type { InventoryResource } from '../../api';
 import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
@@ -13,7 +12,7 @@ import {
   eventually,
   expectRefusedInput,
   jobsPerResource,
-  nudge,
+  keepNudging,
   phaseReached,
   scanForSecrets,
   setupE2E,
@@ -110,14 +109,6 @@ function startBucketRestore(resourceId: string, snapshotId: string, extra: { com
       },
     ],
   });
-}
-
-/** Nudges the runs every second until they end, so that no test waits for a long retry backoff. */
-function keepNudging(...handles: WorkflowHandle[]): () => void {
-  const timer = setInterval(() => {
-    for (const handle of handles) void nudge(handle).catch(() => undefined);
-  }, 1_000);
-  return () => clearInterval(timer);
 }
 
 /** The largest number of resources that were being drilled at the same moment (backup created to restore end). */

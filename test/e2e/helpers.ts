@@ -395,6 +395,14 @@ export function nudge(handle: WorkflowHandle): Promise<void> {
   return handle.signal(nudgeSignal);
 }
 
+/** Nudges the runs every second until they end, so that no test waits for a long retry backoff. */
+export function keepNudging(...handles: WorkflowHandle[]): () => void {
+  const timer = setInterval(() => {
+    for (const handle of handles) void nudge(handle).catch(() => undefined);
+  }, 1_000);
+  return () => clearInterval(timer);
+}
+
 /** The typed failure a run ended with: its `cause` must be an ApplicationFailure. */
 export async function failureOf(handle: WorkflowHandle): Promise<ApplicationFailure> {
   const err = await handle.result().then(

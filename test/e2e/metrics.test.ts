@@ -2,8 +2,18 @@
 import { randomUUID } from 'node:crypto';
 import { RunbookMetric } from '../../contracts';
 import { freePort } from '../../worker/dev-server';
-import { approvalGatedRestore, queryExport } from '../../runbooks/workflows';
-import { APPROVAL, nudge, objectStoreTarget, setupE2E, teardownE2E, waitingRequestId, type E2E } from './helpers';
+import { resourceCategoryOf } from '../../api/dialect';
+import { approvalGatedRestore, drDrill, queryExport } from '../../runbooks/workflows';
+import {
+  APPROVAL,
+  keepNudging,
+  nudge,
+  objectStoreTarget,
+  setupE2E,
+  teardownE2E,
+  waitingRequestId,
+  type E2E,
+} from './helpers';
 
 let fx: E2E;
 let metricsAddress: string;
@@ -139,4 +149,45 @@ test('/metrics shows the SDK metrics and the runbook metrics of real runs', asyn
   expect(total(samples, RunbookMetric.serviceCalls, { status: '429' })).toBe(1);
   expect(total(samples, RunbookMetric.serviceThrottled)).toBe(1);
   expect(total(samples, RunbookMetric.serviceRetries)).toBeGreaterThan(0);
+}, 120_000);
+
+test('a drill sets its gauges per resource, and says when its SQL check could not run', async () => {
+  const state = fx.sim.ctx.state;
+  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  const snapshotted = new Set(Object.values(state.snapshots).map((s) => s.resourceId));
+  const vm = Object.values(state.resources).find(
+    (r) => resourceCategoryOf(r.resource.resourceType) === 'virtualMachine' && snapshotted.has(r.resource.id),
+  )?.resource;
+  if (!vault || !account || !vm) throw new Error('the seeded simulator has no vault, restore account or backed-up VM');
+  const drill = await fx.env.client.workflow.start(drDrill, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `drill-metrics-${randomUUID().slice(0, 8)}`,
+    args: [
+      {
+        name: `metrics-${randomUUID().slice(0, 8)}`,
+        resources: { ids: [vm.id] },
+        vaultId: vault.id,
+        restoreAccountId: account.id,
+        destination: { amazonBucket: { bucketName: 'dr-drill-restores', prefix: 'metrics/' } },
+        targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
+        sqlCheck: {
+          databaseName: 'app',
+          query: 'SELECT 1',
+          expectation: 'rows >= 1',
+          destination: { amazonBucket: { bucketName: `query-results-${vault.region}` } },
+        },
+      },
+    ],
+  });
+  const stop = keepNudging(drill);
+  const result = await drill.result().finally(stop);
+  expect(result.summary).toMatchObject({ total: 1, passed: 1 });
+
+  const samples = await scrape();
+  const resource = { resource: vm.id };
+  // Not a relational database: the check could not run, and the gauge says so (a check that ran would set 0).
+  expect(total(samples, RunbookMetric.drillCheckNotRun, resource)).toBe(1);
+  expect(samples.some((s) => s.name === RunbookMetric.drillRto && s.labels.resource === vm.id)).toBe(true);
+  expect(total(samples, RunbookMetric.drillRtoTarget, resource)).toBe(600);
 }, 120_000);

@@ -76,7 +76,17 @@ describe('destinations in either dialect, or by concept', () => {
   test('no target at all is refused, naming every accepted member', () => {
     expect(firstIssue(RestoreTarget, {})).toMatch(/name a target \(amazonBucket, bucketA, s3Bucket, googleBucket/);
     expect(firstIssue(QueryTarget, {})).toBe(
-      'bucketA: name the bucket the results go to (amazonBucket, bucketA, s3Bucket)',
+      'input: name the bucket the results go to (amazonBucket, bucketA, s3Bucket)',
+    );
+  });
+
+  test('a refusal inside a target names its member as the input gave it', () => {
+    expect(firstIssue(RestoreTarget, { s3Bucket: { bucketName: '' } })).toMatch(/^s3Bucket\.bucketName: /);
+    expect(firstIssue(QueryTarget, { amazonBucket: { bucketName: 'b', prefx: 'p/' } })).toMatch(
+      /^amazonBucket\.prefx: unknown field/,
+    );
+    expect(firstIssue(RestoreTarget, { s3Bucket: bucket, bucketA: bucket })).toBe(
+      's3Bucket: names the same target as bucketA',
     );
   });
 });

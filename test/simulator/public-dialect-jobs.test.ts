@@ -180,6 +180,12 @@ describe('queries', () => {
     expect(state().queries[String(started.queryId)]?.destination).toEqual({
       bucketA: { bucketName: 'exports', prefix: 'public' },
     });
+    await control(suite.sim, 'POST', '/clock/advance', { seconds: state().jobsConfig.querySeconds + 60 });
+    const status = bodyOf(
+      await api('GET', `${project()}/queries/${encodeURIComponent(String(started.queryId))}/status`),
+      200,
+    );
+    expect(status.outputLocations).toEqual([expect.stringMatching(/^s3:\/\/exports\/public\//)]);
     const gcs = await api('POST', path, { body: { ...body, destination: { gcsBucket: { bucketName: 'exports' } } } });
     expect(gcs.status).toBe(400);
     expect(errorOf(gcs)).toContain('gcsBucket');
