@@ -57,7 +57,7 @@ export const CLI_CASES: CliCase[] = [
   {
     name: 'a query to destination {}',
     args: (t) => ['start', 'queryExport', '--input', json(queryExport(t, { destination: {} }))],
-    message: /query\.destination\.bucketA: name the bucket the results go to/,
+    message: /query\.destination: name the bucket the results go to/,
   },
   {
     name: 'a whitespace-only query',
