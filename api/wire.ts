@@ -11,7 +11,14 @@ import {
   type DestinationKind,
   type Dialect,
 } from './dialect';
-import { accountSortFieldKnown, providerMemberIn, providerOfMember, requestBodyIn } from './dialect/requests';
+import {
+  accountSortFieldKnown,
+  isRecord,
+  providerMemberIn,
+  providerOfMember,
+  requestBodyIn,
+  type Json,
+} from './dialect/requests';
 import type { RequestBodyKind } from './dialect/requests';
 import { acceptingEitherDialect } from './either-dialect';
 import { InvalidArgumentError } from './errors';
@@ -24,10 +31,6 @@ import { describeIssue } from './validate';
  * right before it is sent. Whatever can be checked without knowing the wire is checked first, so that a bad input
  * sends nothing; errors name the members as the caller gave them.
  */
-
-type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `[neutral path, path as given]` pairs, relative to the body, for the messages of errors found after renaming. */
 type GivenNames = readonly (readonly [string, string])[];

@@ -78,9 +78,7 @@ export function membersAt(parentKey: string | undefined): TokenPairs | undefined
   return parentKey?.endsWith('Attributes') ? PROVIDER_MEMBERS : undefined;
 }
 
-export type Json = Record<string, unknown>;
-export const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isRecord as isObject, type Json } from '../api/dialect/requests';
 
 /** The refusal of a neutral token in a public request: it names the token and the public dialect's word for it. */
 export function neutralTokenMessage(where: string, pairs: TokenPairs, token: string): string {

@@ -17,9 +17,10 @@ import {
  * validation or the service to judge.
  */
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Json =>
+/** A JSON object: not null, not an array. */
+export const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isConcept = (token: string): token is ProviderConcept => (PROVIDER_CONCEPTS as readonly string[]).includes(token);
