@@ -5,6 +5,7 @@ export const NOTIFICATION_EVENTS = [
   'approval.decided',
   'drill.passed',
   'drill.failed',
+  'drill.validation.requested',
   'export.done',
   'runbook.failed',
 ] as const;
@@ -25,13 +26,30 @@ export interface ApprovalNotice {
 
 export interface DrillNotice {
   name: string;
-  verdict: 'PASS' | 'FAIL';
+  /** drill.passed carries PASS only; PARTIAL and FAIL go out as drill.failed. */
+  verdict: 'PASS' | 'PARTIAL' | 'FAIL';
   total: number;
   passed: number;
+  partial?: number;
   failed: number;
   worstRpoSeconds?: number;
   worstRtoSeconds?: number;
   report: { json: string; markdown: string };
+}
+
+/** A restored resource waits for someone to validate it, until `deadline`. */
+export interface DrillValidationNotice {
+  name: string;
+  resourceId: string;
+  resourceName: string;
+  resourceType: string;
+  restoreJobId: string;
+  /** Where the restore put the data (the drill's destination, as the service names it). */
+  restoredTo: unknown;
+  recoveryPoint: { snapshotId: string; pointInTime: string };
+  deadline: string;
+  /** The command that answers. */
+  answerWith: string;
 }
 
 export interface ExportNotice {
@@ -55,6 +73,7 @@ export type NotificationEvent =
       data: ApprovalNotice & { decision: 'approved' | 'denied' | 'expired' | 'canceled' };
     }
   | { event: 'drill.passed' | 'drill.failed'; data: DrillNotice }
+  | { event: 'drill.validation.requested'; data: DrillValidationNotice }
   | { event: 'export.done'; data: ExportNotice }
   | { event: 'runbook.failed'; data: FailureNotice };
 

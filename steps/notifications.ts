@@ -175,7 +175,10 @@ export function summaryOf(payload: NotificationPayload): string {
     }
     case 'drill.passed':
     case 'drill.failed': {
-      return `Drill ${p.data.name} ${p.data.verdict === 'PASS' ? 'passed' : 'FAILED'}: ${p.data.passed}/${p.data.total} resources passed; report ${p.data.report.markdown}`;
+      return `Drill ${p.data.name} ${{ PASS: 'passed', PARTIAL: 'PARTIAL (not passed)', FAIL: 'FAILED' }[p.data.verdict]}: ${p.data.passed}/${p.data.total} resources passed; report ${p.data.report.markdown}`;
+    }
+    case 'drill.validation.requested': {
+      return `Validation needed: drill ${p.data.name} restored ${p.data.resourceName} (${p.data.resourceId}) from ${p.data.recoveryPoint.snapshotId}; answer before ${p.data.deadline} with \`${p.data.answerWith}\``;
     }
     case 'export.done': {
       return `Export done (${p.data.export}): ${p.data.rows} rows, ${p.data.bytes} bytes to ${p.data.file} (sha256 ${p.data.sha256})`;

@@ -1,3 +1,4 @@
+import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
@@ -40,6 +41,28 @@ const DrillSelection = z
   })
   .transform((s) => (s.filters ? { ...s, maxResources: s.maxResources ?? DEFAULT_MAX_RESOURCES } : s));
 
+/** How a drill picks the recovery point it restores; see `RecoveryPointInput`. */
+export const RECOVERY_POINT_SELECTIONS = ['latest', 'random', 'fresh'] as const;
+export type RecoveryPointSelection = (typeof RECOVERY_POINT_SELECTIONS)[number];
+export const DEFAULT_WINDOW_DAYS = 30;
+
+/**
+ * `latest` restores the newest snapshot of the last `windowDays`, `random` one drawn among them: both restore what the
+ * team keeps. `fresh` takes a snapshot now (or, with `reuseRecentSnapshot`, uses one inside the RPO target).
+ */
+const RecoveryPointInput = z.strictObject({
+  select: z.enum(RECOVERY_POINT_SELECTIONS).default('latest'),
+  windowDays: z.number().int().min(1).max(365).optional(),
+});
+
+/** After the restore: ask someone (or something) to validate the restored resource, and wait up to `windowHours`. */
+const ValidationInput = z.strictObject({
+  /** 0 asks for no validation (as AWS restore testing's window of 0); the restore alone decides. */
+  windowHours: z.number().int().min(0).max(168),
+  /** The name of a configured webhook target that gets `drill.validation.requested`; unset: every target. */
+  notify: NonBlank.optional(),
+});
+
 export const DrDrillInput = strictDeep(
   z.strictObject({
     name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and dashes'),
@@ -54,7 +77,8 @@ export const DrDrillInput = strictDeep(
       .default([{ path: '/', isDirectory: true }]),
     targets: z.strictObject({ rpoSeconds: z.number().int().min(1), rtoSeconds: z.number().int().min(1) }),
     retentionDays: z.number().int().min(1).default(7),
-    /** Use the newest snapshot inside the RPO target instead of taking one, when there is such a snapshot. */
+    recoveryPoint: RecoveryPointInput.optional(),
+    /** With `fresh` (which it implies): use the newest snapshot inside the RPO target instead of taking one. */
     reuseRecentSnapshot: z.boolean().default(false),
     sqlCheck: z
       .strictObject({
@@ -69,10 +93,50 @@ export const DrDrillInput = strictDeep(
      * passing with "check not run". Off by default: one check per drill, over a selection that may mix types.
      */
     requireChecks: z.boolean().default(false),
+    validation: ValidationInput.optional(),
     parallelism: z.number().int().min(1).max(20).default(3),
-  }),
+  })
+    .refine((d) => !d.reuseRecentSnapshot || (d.recoveryPoint?.select ?? 'fresh') === 'fresh', {
+      message: "applies to recoveryPoint.select 'fresh' only (latest and random restore an existing snapshot already)",
+      path: ['reuseRecentSnapshot'],
+    })
+    .refine((d) => d.recoveryPoint?.select !== 'fresh' || d.recoveryPoint.windowDays === undefined, {
+      message: "applies to 'latest' and 'random' only: 'fresh' takes its own snapshot",
+      path: ['recoveryPoint', 'windowDays'],
+    })
+    .transform(({ recoveryPoint, ...d }) => ({
+      ...d,
+      recoveryPoint: recoveryPointOf(recoveryPoint, d.reuseRecentSnapshot),
+    })),
 );
 export type DrDrillInput = z.input<typeof DrDrillInput>;
+
+/** The selection a run follows: `reuseRecentSnapshot` alone means `fresh`, as it did before selections existed. */
+function recoveryPointOf(
+  given: z.output<typeof RecoveryPointInput> | undefined,
+  reuseRecentSnapshot: boolean,
+): { select: 'fresh' } | { select: 'latest' | 'random'; windowDays: number } {
+  const select = given?.select ?? (reuseRecentSnapshot ? 'fresh' : 'latest');
+  return select === 'fresh' ? { select } : { select, windowDays: given?.windowDays ?? DEFAULT_WINDOW_DAYS };
+}
+
+/** A validation verdict for one restored resource, from `runbooks drill validate`. */
+export interface DrillValidationVerdict {
+  resourceId: string;
+  result: 'pass' | 'fail';
+  /** What the validator saw; kept in the report. At most 1,000 characters. */
+  message?: string;
+}
+
+/** Whether the drill took the verdict. A verdict it cannot take is refused by the update's validator instead. */
+export interface DrillValidationTaken {
+  taken: true;
+  resourceId: string;
+  result: 'pass' | 'fail';
+}
+
+/** Delivers a validation verdict; refused (not written to history) when the resource is not waiting for one. */
+export const drillValidationUpdate = defineUpdate<DrillValidationTaken, [DrillValidationVerdict]>('drillValidation');
 
 export interface DrDrillResult {
   report: DrillReportPaths;

@@ -21,10 +21,45 @@ export function checkText(check: DrillCheckResult | undefined): string {
   return `${check.passed ? 'passed' : 'FAILED'} (${check.detail})`;
 }
 
+/** PARTIAL: the restore (or the backup it came from) ended partial; never counted as passed. */
+export type DrillVerdict = 'PASS' | 'PARTIAL' | 'FAIL';
+
+/** The recovery point a drill restored, and how it was chosen. */
+export interface RecoveryPoint {
+  snapshotId: string;
+  /** The snapshot's point in time: what it holds, and what RPO is measured on. */
+  pointInTime: string;
+  /**
+   * `latest` / `random`: an existing snapshot of the window; `fresh`: taken by the drill; `reused`: an existing one
+   * inside the RPO target, with `fresh` and `reuseRecentSnapshot`.
+   */
+  selection: 'latest' | 'random' | 'fresh' | 'reused';
+  /** With `latest` and `random`: the window looked in, back from the drill's start. */
+  windowDays?: number;
+  /** With `random`: how many snapshots the window held, and which was drawn (0 is the newest). */
+  draw?: { candidates: number; index: number };
+}
+
+/** A validation asked of someone outside the drill (`runbooks drill validate`), for any resource type. */
+export interface DrillValidationResult {
+  status: 'passed' | 'failed' | 'timedOut';
+  /** When the drill asked (workflow time), and the window's end. */
+  requestedAt: string;
+  deadline: string;
+  /** When the verdict came; absent when it timed out. */
+  answeredAt?: string;
+  /** The validator's message, as given. */
+  message?: string;
+  detail: string;
+}
+
 export interface DrillResourceResult {
   resourceId: string;
   resourceName: string;
   resourceType: string;
+  /** The recovery point restored. Absent when none was found or the backup failed. */
+  recoveryPoint?: RecoveryPoint;
+  /** Reports of runs before recovery-point selection: the snapshot restored. Same as `recoveryPoint`'s. */
   snapshotId?: string;
   snapshotPointInTime?: string;
   snapshotReused: boolean;
@@ -33,33 +68,44 @@ export interface DrillResourceResult {
   backupStatus?: string;
   restoreStatus?: string;
   restoreStatusMessage?: string;
-  /**
-   * The data-loss window the drill demonstrates: drill start minus `rpoPoint`'s point in time. Runs from before
-   * `rpoPoint` existed measured the drilled snapshot instead, clamped at 0.
-   */
+  /** The drill's start minus the restored recovery point's point in time (0 for a snapshot the drill took). */
   rpoSeconds?: number;
-  /** The newest snapshot whose point in time is before the drill began: what a disaster then would have restored. */
+  /**
+   * With `fresh`: the newest snapshot before the drill began, and its age at the drill's start. Reported apart: it is
+   * not what the drill restored. (Reports before recovery-point selection measured RPO on it.)
+   */
   rpoPoint?: { snapshotId: string; pointInTime: string };
-  /** Restore start to restore job end. */
+  newestBeforeDrillSeconds?: number;
+  /** Restore requested to service verified: `rtoRestoreSeconds` plus `rtoValidationSeconds`. */
   rtoSeconds?: number;
+  /** The restore job, created to ended, on the service's clock. */
+  rtoRestoreSeconds?: number;
+  /** The validation (SQL check or external verdict), asked to answered, on the drill's clock. */
+  rtoValidationSeconds?: number;
   rpoMet?: boolean;
   rtoMet?: boolean;
+  /** The SQL check: the built-in validation of relational databases. */
   check?: DrillCheckResult;
-  verdict: 'PASS' | 'FAIL';
+  /** The external validation, for resources the SQL check does not cover. */
+  validation?: DrillValidationResult;
+  verdict: DrillVerdict;
   reasons: string[];
 }
 
 export interface DrillSummary {
   total: number;
   passed: number;
+  /** Partial restores: not passed, not failed. Absent in reports before the PARTIAL verdict. */
+  partial?: number;
   failed: number;
-  verdict: 'PASS' | 'FAIL';
+  /** PASS only when every resource passed; FAIL when any failed; PARTIAL otherwise. */
+  verdict: DrillVerdict;
   worstRpoSeconds?: number;
   worstRtoSeconds?: number;
 }
 
 /** The version of `drill-report.schema.json` the written JSON follows; bump both together. */
-export const DRILL_REPORT_SCHEMA_VERSION = 2;
+export const DRILL_REPORT_SCHEMA_VERSION = 3;
 
 export interface DrillReport {
   /** Stamped by the activity that writes the files (runs that started before it existed have none in history). */
