@@ -298,8 +298,9 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       result.validation = { ...base, status: 'failed', detail: `validation not requested: ${why}` };
       return;
     }
+    const answering = desk.verdictOn(resource.id, deadline);
     showWaiting();
-    const answer = await desk.verdictOn(resource.id, deadline);
+    const answer = await answering;
     showWaiting();
     result.rtoValidationSeconds = (Date.now() - requestedAt.getTime()) / 1000;
     if (!answer) {

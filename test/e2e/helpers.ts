@@ -33,7 +33,7 @@ import { prometheusMetrics } from '../../worker/metrics';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
 import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type RunbookStatus } from '../../contracts';
-import { bundleWorkflows, startTestEnv, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, startTestEnv, startTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
 import { recordHistories } from './record-histories';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
 
@@ -222,13 +222,17 @@ export interface E2EOptions {
   worker?: WorkerOverrides;
   /** Extra dev server flags, e.g. `--dynamic-config-value`. */
   serverArgs?: string[];
+  /** The time-skipping test server instead of the dev server: hours of waiting pass at once while a test awaits a result. */
+  timeSkipping?: boolean;
 }
 
 export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
   installCapturingRuntime(options.metricsAddress);
   captureConsole();
   const [env, bundle, sim] = await Promise.all([
-    startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: options.serverArgs } }),
+    options.timeSkipping
+      ? startTimeSkippingEnv()
+      : startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: options.serverArgs } }),
     bundleWorkflows(WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
     startSimulator({ port: 0, dialect: testDialect() }),
   ]);
