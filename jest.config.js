@@ -12,6 +12,7 @@ const BOTH_DIALECTS = [
   'restore-adoption',
   'drill',
   'drill-evidence',
+  'drill-recovery-points',
   'exports',
   'focus-export',
   'posture',

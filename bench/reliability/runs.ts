@@ -69,6 +69,8 @@ export async function planRun(kind: RunKind, fixtures: Fixtures, trial: number):
         // The seeded snapshots are one to two days old; a miss here would be the RPO, not the harness's subject.
         targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
         retentionDays: 3,
+        // A fresh backup per resource: the harness checks that each is taken exactly once.
+        recoveryPoint: { select: 'fresh' },
         parallelism: 2,
       };
       return { kind, runbook: 'drDrill', input };

@@ -1,6 +1,8 @@
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Snapshot } from '../../api';
+import { destinationIn } from '../../api/dialect';
+import { isRecord } from '../../api/dialect/requests';
 import { FailureType, type DrillValidationNotice, type SentNotification } from '../../contracts';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { calling } from '../../runtime/failures';
@@ -80,7 +82,12 @@ export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps)
       }
       // A target named in the input gets the event even when its own list of events leaves it out.
       const chosen = input.target === undefined ? targets : targets.map(({ events: _events, ...t }) => t);
-      return notifyFromActivity(chosen, { event: 'drill.validation.requested', data: input.notice });
+      // The input holds the destination in the neutral vocabulary; the validator looks for it at the service.
+      const { restoredTo } = input.notice;
+      const data = isRecord(restoredTo)
+        ? { ...input.notice, restoredTo: destinationIn(await client.wireDialect(), restoredTo) }
+        : input.notice;
+      return notifyFromActivity(chosen, { event: 'drill.validation.requested', data });
     },
   };
 }

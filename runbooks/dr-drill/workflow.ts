@@ -298,6 +298,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       result.validation = { ...base, status: 'failed', detail: `validation not requested: ${why}` };
       return;
     }
+    // The desk marks the resource waiting as it is asked, before the status query is told.
     const answering = desk.verdictOn(resource.id, deadline);
     showWaiting();
     const answer = await answering;

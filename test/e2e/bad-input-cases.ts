@@ -94,6 +94,32 @@ export const RUNBOOK_CASES: RunbookCase[] = [
     /names a resource twice/,
   ],
   ['drDrill', (t) => drill(t, { resources: { filters: {}, maxResources: 500 } }), 'resources.maxResources', /200/],
+  [
+    'drDrill',
+    (t) => drill(t, { recoveryPoint: { select: 'newest' } }),
+    'recoveryPoint.select',
+    /expected one of "latest"\|"random"\|"fresh"/,
+  ],
+  [
+    'drDrill',
+    (t) => drill(t, { recoveryPoint: { select: 'fresh', windowDays: 5 } }),
+    'recoveryPoint.windowDays',
+    /'fresh' takes its own snapshot/,
+  ],
+  ['drDrill', (t) => drill(t, { recoveryPoint: { windowDays: 400 } }), 'recoveryPoint.windowDays', /365/],
+  [
+    'drDrill',
+    (t) => drill(t, { recoveryPoint: { select: 'random' }, reuseRecentSnapshot: true }),
+    'reuseRecentSnapshot',
+    /applies to recoveryPoint.select 'fresh' only/,
+  ],
+  ['drDrill', (t) => drill(t, { validation: { windowHours: 200 } }), 'validation.windowHours', /168/],
+  [
+    'drDrill',
+    (t) => drill(t, { validation: { windowHours: 1, notfy: 'ops' } }),
+    'validation.notfy',
+    /did you mean 'notify'/,
+  ],
   ['costExport', () => ({ window: 'previous-day', options: { groupby: 'RESOURCE' } }), 'options.groupby', /groupBy/],
   [
     'costExport',

@@ -25,6 +25,11 @@ export const CLI_CASES: CliCase[] = [
     message: /retentionDay: unknown field \(did you mean 'retentionDays'\?\)/,
   },
   {
+    name: 'a misspelled recovery-point window',
+    args: (t) => ['start', 'drDrill', '--input', json(drill(t, { recoveryPoint: { select: 'latest', window: 3 } }))],
+    message: /recoveryPoint\.window: unknown field \(did you mean 'windowDays'\?\)/,
+  },
+  {
     name: 'a misspelled cost groupBy',
     args: () => ['start', 'costExport', '--input', json({ window: 'previous-day', options: { groupby: 'RESOURCE' } })],
     message: /options\.groupby: unknown field \(did you mean 'groupBy'\?\)/,

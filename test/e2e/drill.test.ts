@@ -111,19 +111,23 @@ function startBucketRestore(resourceId: string, snapshotId: string, extra: { com
   });
 }
 
-/** The largest number of resources that were being drilled at the same moment (backup created to restore end). */
+/**
+ * The largest number of resources that were being drilled at the same moment: from the backup's creation (or the
+ * restore's, when the drill took no backup) to the restore's end.
+ */
 function maxOverlap(report: DrillReport, jobs: Awaited<ReturnType<E2E['control']['jobs']>>): number {
   const times = (id: string | undefined, list: typeof jobs.backupJobs | typeof jobs.restoreJobs) =>
     list.find((j) => j.jobExecutionDetails.jobId === id)?.jobExecutionDetails;
   const spans = report.resources.map((r) => {
     const backup = times(r.backupJobId, jobs.backupJobs);
     const restore = times(r.restoreJobId, jobs.restoreJobs);
-    return [Date.parse(backup?.createdTime ?? ''), Date.parse(restore?.endTime ?? backup?.endTime ?? '')] as const;
+    const start = backup?.createdTime ?? restore?.createdTime ?? '';
+    return [Date.parse(start), Date.parse(restore?.endTime ?? backup?.endTime ?? '')] as const;
   });
   return Math.max(...spans.map(([start]) => spans.filter(([s, e]) => s <= start && start < e).length));
 }
 
-test('a drill over resources of several types reports RPO, RTO, checks and verdicts, and one failure does not stop the others', async () => {
+test('a drill over resources of several types restores their latest recovery points, reports RPO, RTO, checks and verdicts, and one failure does not stop the others', async () => {
   const { databases } = await fx.control.state();
   const takenDb = databases.find((d) => d.tables.includes('customers') && unusedHas(d.resourceId));
   if (!takenDb) throw new Error('no relational database in /_simulator/state');
@@ -135,6 +139,7 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
   await fx.control.jobsConfig({ outcomes: { [broken.id]: 'JOB_FAILED' } });
   const since = (await fx.control.state()).now;
 
+  // No recoveryPoint: the default, the latest snapshot of the last 30 days.
   const input = drillInput([relational.id, vm.id, bucket.id, files.id, broken.id], {
     sqlCheck: {
       databaseName: takenDb.databaseName,
@@ -150,30 +155,41 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
   // The result holds the report's paths and the summary, nothing else.
   expect(Object.keys(result).sort()).toEqual(['report', 'summary']);
   expect(Object.keys(result.report).sort()).toEqual(['html', 'json', 'markdown']);
-  expect(result.summary).toMatchObject({ total: 5, passed: 4, failed: 1, verdict: 'FAIL' });
+  expect(result.summary).toMatchObject({ total: 5, passed: 4, partial: 0, failed: 1, verdict: 'FAIL' });
 
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
   expect(report).toMatchObject({ name: input.name, workflowId: handle.workflowId, targets: input.targets });
+  expect(report.schemaVersion).toBe(3);
   expect(report.summary).toEqual(result.summary);
   const byId = new Map(report.resources.map((r) => [r.resourceId, r]));
+  const restoreJobs = fx.sim.ctx.state.restoreJobs;
   for (const resource of [relational, vm, bucket, files]) {
     const row = byId.get(resource.id);
     // The report names the type as the service does; the state the test took it from is neutral in both dialects.
     const resourceType = wireResourceType(resource.resourceType);
-    expect(row).toMatchObject({ verdict: 'PASS', resourceType, rpoMet: true, rtoMet: true });
-    expect(row?.backupJobId).toBeTruthy();
-    expect(row?.restoreJobId).toBeTruthy();
-    expect(row?.snapshotPointInTime).toBeTruthy();
-    expect(row?.rtoSeconds).toBeGreaterThan(0);
-    // RPO is measured against the newest snapshot before the drill began, never the one the drill just took.
-    const prior = newestSnapshotBefore(resource.id, report.startedAt);
-    expect(row?.rpoPoint).toEqual({ snapshotId: prior.id, pointInTime: prior.pointInTime });
-    expect(row?.rpoPoint?.snapshotId).not.toBe(row?.snapshotId);
-    expect(row?.rpoSeconds).toBe((Date.parse(report.startedAt) - Date.parse(prior.pointInTime ?? '')) / 1000);
+    expect(row).toMatchObject({ verdict: 'PASS', resourceType, rpoMet: true, rtoMet: true, snapshotReused: false });
+    // The newest snapshot before the drill was restored, and RPO is measured on it: no backup was taken.
+    const newest = newestSnapshotBefore(resource.id, report.startedAt);
+    expect(row?.recoveryPoint).toEqual({
+      snapshotId: newest.id,
+      pointInTime: newest.pointInTime,
+      selection: 'latest',
+      windowDays: 30,
+    });
+    expect(row?.backupJobId).toBeUndefined();
+    expect(row?.rpoPoint).toBeUndefined();
+    expect(row?.snapshotId).toBe(newest.id);
+    expect(row?.rpoSeconds).toBe((Date.parse(report.startedAt) - Date.parse(newest.pointInTime ?? '')) / 1000);
+    expect(restoreJobs[row?.restoreJobId ?? '']?.snapshotId).toBe(newest.id);
+    expect(row?.rtoRestoreSeconds).toBeGreaterThan(0);
+    expect(row?.rtoSeconds).toBe((row?.rtoRestoreSeconds ?? NaN) + (row?.rtoValidationSeconds ?? 0));
   }
-  expect(byId.get(relational.id)?.check).toMatchObject({ passed: true, expectation: 'rows >= 100' });
-  expect(byId.get(relational.id)?.check?.rows).toBeGreaterThanOrEqual(400);
-  // The check cannot run on a VM: the report says so, and by default the VM still passes.
+  // The SQL check is the relational database's validation: its time is part of the RTO.
+  const checked = byId.get(relational.id);
+  expect(checked?.check).toMatchObject({ passed: true, expectation: 'rows >= 100' });
+  expect(checked?.check?.rows).toBeGreaterThanOrEqual(100);
+  expect(checked?.rtoValidationSeconds).toBeGreaterThan(0);
+  // The check cannot run on a VM: the report says so, and by default the VM still passes, with nothing validated.
   expect(byId.get(vm.id)?.check).toEqual({
     query: 'SELECT id, name FROM customers',
     expectation: 'rows >= 100',
@@ -181,36 +197,38 @@ test('a drill over resources of several types reports RPO, RTO, checks and verdi
     status: 'notRun',
     detail: 'check not run: not a relational database',
   });
+  expect(byId.get(vm.id)?.rtoValidationSeconds).toBeUndefined();
   expect(byId.get(vm.id)?.reasons).toEqual(['check not run: not a relational database']);
   const failed = byId.get(broken.id);
-  expect(failed).toMatchObject({ verdict: 'FAIL', backupStatus: 'JOB_FAILED' });
-  expect(failed?.restoreJobId).toBeUndefined();
+  expect(failed).toMatchObject({ verdict: 'FAIL' });
+  expect(failed?.backupJobId).toBeUndefined();
+  // Its recovery point was found (it was backed up before); the restore of it failed.
+  expect(failed?.recoveryPoint?.snapshotId).toBe(newestSnapshotBefore(broken.id, report.startedAt).id);
+  expect(failed).toMatchObject({ restoreStatus: 'JOB_FAILED' });
   expect(failed?.reasons.join(' ')).toContain('CLOUD_OPERATION_FAILED');
 
   const markdown = await readFile(result.report.markdown, 'utf8');
   expect(markdown).toContain(`# Disaster-recovery drill: ${input.name}`);
   expect(markdown).toContain('RPO 259200 s, RTO 600 s');
-  expect(markdown).toContain(`snapshot ${byId.get(vm.id)?.rpoPoint?.snapshotId} at `);
-  expect(markdown).toContain('the newest before the drill');
-  expect(markdown).toContain('**FAIL** (4 passed, 1 failed of 5)');
+  expect(markdown).toContain('**FAIL**');
   for (const row of report.resources) {
     expect(markdown).toContain(row.resourceName);
-    if (row.backupJobId) expect(markdown).toContain(row.backupJobId);
     if (row.restoreJobId) expect(markdown).toContain(row.restoreJobId);
   }
   expect(markdown).toContain('## Failures');
 
-  // One backup and at most one restore per resource, never more than `parallelism` resources at once.
+  // No backup at all, at most one restore per resource, never more than `parallelism` resources at once.
   const jobs = await fx.control.jobs();
   const backups = jobsPerResource(jobs.backupJobs, since);
   const restores = jobsPerResource(jobs.restoreJobs, since);
+  expect([...backups.keys()]).toEqual([]);
   for (const resource of [relational, vm, bucket, files]) {
-    expect(backups.get(resource.id)).toEqual([byId.get(resource.id)?.backupJobId]);
     expect(restores.get(resource.id)).toEqual([byId.get(resource.id)?.restoreJobId]);
   }
-  expect(backups.get(broken.id)).toHaveLength(1);
-  expect(restores.get(broken.id)).toBeUndefined();
-  expect(maxOverlap(report, jobs)).toBeLessThanOrEqual(2);
+  expect(restores.get(broken.id)).toEqual([failed?.restoreJobId]);
+  const overlap = maxOverlap(report, jobs);
+  expect(overlap).toBeGreaterThanOrEqual(1);
+  expect(overlap).toBeLessThanOrEqual(2);
   expect((await handle.describe()).typedSearchAttributes.get(RunbookKindKey)).toBe('drDrill');
 });
 
@@ -222,10 +240,15 @@ test('runs survive a worker restart in the middle of their waits, and start each
   const status = await phaseReached(restore, 'waiting for approval');
   const requestId = /action request (\S+)/.exec(status.waitingFor ?? '')?.[1] ?? '';
 
-  // Backups long enough that the drill is certainly waiting on them when the worker goes away.
+  // Backups long enough that the drill is certainly waiting on them when the worker goes away: a fresh recovery point.
   await fx.control.jobsConfig({ backupSeconds: 8 });
   const drilled = [take('PA_VM'), take('PA_FILE_SYSTEM')];
-  const drill = await startDrill(drillInput(drilled.map((r) => r.id)));
+  const drill = await startDrill(
+    drillInput(
+      drilled.map((r) => r.id),
+      { recoveryPoint: { select: 'fresh' } },
+    ),
+  );
   await eventually('both backup jobs', async () => {
     const backups = jobsPerResource((await fx.control.jobs()).backupJobs, since);
     return drilled.every((r) => backups.get(r.id)?.length === 1);
@@ -266,10 +289,11 @@ test('under injected faults and lost responses, a drill and a restore complete w
   ];
   await fx.control.faults({ rate: 0.3, kinds: ['500', '503', '429', 'reset'], pathPrefix: '/v1/projects' });
   try {
+    // Fresh recovery points, so that the drill takes snapshots through the faults too.
     const drill = await startDrill(
       drillInput(
         drilled.map((r) => r.id),
-        { parallelism: 3 },
+        { parallelism: 3, recoveryPoint: { select: 'fresh' } },
       ),
     );
     const restore = await startBucketRestore(restoreTarget.id, snapshot.id);
@@ -304,8 +328,10 @@ test('a drill by filters takes every resource that matches when they are within 
   const stop = keepNudging(handle);
   const result = await handle.result().finally(stop);
   expect(result.summary).toMatchObject({ total: 2, passed: 2, verdict: 'PASS' });
-  const backups = jobsPerResource((await fx.control.jobs()).backupJobs, since);
-  for (const resource of picked) expect(backups.get(resource.id)).toHaveLength(1);
+  const jobs = await fx.control.jobs();
+  const restores = jobsPerResource(jobs.restoreJobs, since);
+  for (const resource of picked) expect(restores.get(resource.id)).toHaveLength(1);
+  expect(jobsPerResource(jobs.backupJobs, since).size).toBe(0);
 });
 
 test.each([
@@ -339,9 +365,9 @@ test('with requireChecks, a resource the SQL check cannot run on fails, and ever
 
   expect(result.summary).toMatchObject({ total: 1, passed: 0, failed: 1, verdict: 'FAIL' });
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
-  expect(report.schemaVersion).toBe(2);
+  expect(report.schemaVersion).toBe(3);
   const [row] = report.resources;
-  // Backup and restore went well: the check alone fails it.
+  // The restore went well: the check alone fails it.
   expect(row).toMatchObject({ verdict: 'FAIL', rpoMet: true, rtoMet: true, restoreStatus: 'JOB_COMPLETED' });
   expect(row?.check).toMatchObject({ status: 'notRun', passed: false });
   expect(row?.check?.rows).toBeUndefined();
