@@ -55,6 +55,15 @@ test('RTO is the whole against the target, with restore and validation as its pa
   expect(validationText(latestPassed)).toBe('SQL check passed (3 rows; expected rows >= 1)');
   expect(validationText(freshTimedOut)).toBe('external validation TIMED OUT (no answer by 2026-11-25T03:01:00.000Z)');
   expect(validationText(noPoint)).toBe('none');
+  const unsent = {
+    status: 'failed' as const,
+    requestedAt: '2026-11-25T01:01:00.000Z',
+    deadline: '2026-11-25T03:01:00.000Z',
+    detail: "validation not requested: no webhook target named 'ops'",
+  };
+  expect(validationText({ ...noPoint, validation: unsent })).toBe(
+    "external validation FAILED (validation not requested: no webhook target named 'ops')",
+  );
 });
 
 test('a version 2 report reads as it was measured: RPO on the newest snapshot before the drill, RTO the restore', () => {

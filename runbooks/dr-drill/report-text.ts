@@ -123,7 +123,12 @@ export function validationText(r: DrillResourceResult): string {
   const v = r.validation;
   if (v) {
     const status = v.status === 'passed' ? 'passed' : v.status === 'failed' ? 'FAILED' : 'TIMED OUT';
-    const when = v.answeredAt ? `answered ${v.answeredAt}` : `no answer by ${v.deadline}`;
+    // No answer: the window ran out, or the request could not be sent (its detail says why).
+    const when = v.answeredAt
+      ? `answered ${v.answeredAt}`
+      : v.status === 'timedOut'
+        ? `no answer by ${v.deadline}`
+        : v.detail;
     const message = v.message ? `: "${v.message}"` : '';
     parts.push(`external validation ${status}${message} (${when})`);
   }
