@@ -15,7 +15,7 @@ const met = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' (met)' 
 /**
  * One resource of a drill, as the demo prints it: the verdict, the recovery point restored and how it was chosen, RPO
  * on that point, RTO as restore plus validation, the validation, and why it did not pass.
- * `PASS     AWS_RDS  orders-db  point snap-1 (latest in 30 days, 35 h old)  RPO 35 h (met)  RTO 12 s = restore 8 s + validation 4 s (met)`
+ * `PASS    AWS_RDS  orders-db  point snap-1 (latest in 30 days, 35 h old)  RPO 35 h (met)  RTO 12 s = restore 8 s + validation 4 s (met)`
  */
 export function resourceLine(r: DrillResourceResult): string {
   const p = restoredPoint(r);
