@@ -84,7 +84,9 @@ counted as passed.</p>
 ${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('\n')}
 </dl>
 ${notPassedSection(notPassed)}
-<p class="note">${esc(RPO_MEANS)} ${esc(RTO_MEANS)} ${esc(NEWEST_BEFORE_MEANS)}</p>
+<ul class="note" id="definitions">
+${[RPO_MEANS, RTO_MEANS, `${NEWEST_BEFORE_TITLE}: ${NEWEST_BEFORE_MEANS}`].map((d) => `<li>${esc(d)}</li>`).join('\n')}
+</ul>
 <h2>RPO and RTO per resource</h2>
 ${capped ? `<p class="note" id="chart-note">${esc(`The chart shows ${CHART_MAX_ROWS} of ${report.resources.length} resources, those that did not pass first; the table lists them all.`)}</p>\n` : ''}${renderChart(report)}
 <h2>Resources</h2>

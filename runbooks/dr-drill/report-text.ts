@@ -13,7 +13,7 @@ export const RTO_MEANS =
   'RTO: restore requested to service verified, the restore job plus its validation (SQL check or external ' +
   'verdict); the target is compared with the whole.';
 export const NEWEST_BEFORE_MEANS =
-  'With a fresh snapshot (taken by the drill): the newest snapshot that existed before the drill began, and its age ' +
+  'with a fresh snapshot (taken by the drill), the newest snapshot that existed before the drill began, and its age ' +
   'then. It was not restored; it says what the kept backups would have given.';
 export const NEWEST_BEFORE_TITLE = 'Newest snapshot before the drill (not restored)';
 
