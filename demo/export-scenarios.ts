@@ -9,12 +9,10 @@ import type { PostureReportInput } from '../runbooks/posture-report/contract';
 import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
 import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
-import { resourceLine } from './drill-lines';
+import { resourceLine, short } from './drill-lines';
 import type { DemoTargets } from './discover';
 import { runToEnd, type Deadline } from './follow';
 import { exportedFile, fileFacts, type StepReport } from './report';
-
-const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
 
 /** A DR drill over resources of different types in one region, with a SQL check on the database. */
 export async function drillScenario(
@@ -58,7 +56,7 @@ export async function drillScenario(
     outcome: `${s.verdict}: ${countsText(s)}`,
     lines: [
       ...report.resources.map(resourceLine),
-      `worst RPO ${seconds(s.worstRpoSeconds)}, worst RTO ${seconds(s.worstRtoSeconds)} (targets ${seconds(report.targets.rpoSeconds)} / ${seconds(report.targets.rtoSeconds)})`,
+      `worst RPO ${short(s.worstRpoSeconds)}, worst RTO ${short(s.worstRtoSeconds)} (targets ${short(report.targets.rpoSeconds)} / ${short(report.targets.rtoSeconds)})`,
       `sealed as report ${seal.sequence} of the '${seal.chain}' chain (Ed25519 key ${seal.keyId}); ` +
         `check with: runbooks evidence verify ${dirname(sealPath)} --public-key <the key history: runbooks evidence key show>`,
     ],
