@@ -3,17 +3,16 @@ import { dirname } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { CostExportInput, CostExportResult } from '../runbooks/cost-export/contract';
 import type { DrDrillInput, DrDrillResult } from '../runbooks/dr-drill/contract';
-import type { DrillReport, DrillResourceResult } from '../runbooks/dr-drill/report';
+import type { DrillReport } from '../runbooks/dr-drill/report';
+import { countsText } from '../runbooks/dr-drill/report-text';
 import type { PostureReportInput } from '../runbooks/posture-report/contract';
 import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
 import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
+import { resourceLine, short } from './drill-lines';
 import type { DemoTargets } from './discover';
 import { runToEnd, type Deadline } from './follow';
 import { exportedFile, fileFacts, type StepReport } from './report';
-
-const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
-const met = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' (met)' : ' (MISSED)');
 
 /** A DR drill over resources of different types in one region, with a SQL check on the database. */
 export async function drillScenario(
@@ -54,10 +53,10 @@ export async function drillScenario(
   return {
     title: 'DR drill',
     ...run,
-    outcome: `${s.verdict}: ${s.passed}/${s.total} resources passed`,
+    outcome: `${s.verdict}: ${countsText(s)}`,
     lines: [
       ...report.resources.map(resourceLine),
-      `worst RPO ${seconds(s.worstRpoSeconds)}, worst RTO ${seconds(s.worstRtoSeconds)} (targets ${seconds(report.targets.rpoSeconds)} / ${seconds(report.targets.rtoSeconds)})`,
+      `worst RPO ${short(s.worstRpoSeconds)}, worst RTO ${short(s.worstRtoSeconds)} (targets ${short(report.targets.rpoSeconds)} / ${short(report.targets.rtoSeconds)})`,
       `sealed as report ${seal.sequence} of the '${seal.chain}' chain (Ed25519 key ${seal.keyId}); ` +
         `check with: runbooks evidence verify ${dirname(sealPath)} --public-key <the key history: runbooks evidence key show>`,
     ],
@@ -68,20 +67,6 @@ export async function drillScenario(
       { path: sealPath, bytes: (await fileFacts(sealPath)).bytes },
     ],
   };
-}
-
-function resourceLine(r: DrillResourceResult): string {
-  // A check that could not run says why, as the report does, rather than FAILED.
-  const check = !r.check
-    ? ''
-    : r.check.status === 'notRun'
-      ? `; ${r.check.detail}`
-      : `; check ${r.check.passed ? 'passed' : 'FAILED'}: ${r.check.detail}`;
-  const why = r.verdict === 'FAIL' && r.reasons.length > 0 ? `; ${r.reasons.join('; ')}` : '';
-  return (
-    `${r.verdict} ${r.resourceName} (${r.resourceType}): backup ${r.backupStatus ?? 'n/a'}, restore ${r.restoreStatus ?? 'n/a'}, ` +
-    `RPO ${seconds(r.rpoSeconds)}${met(r.rpoMet)}, RTO ${seconds(r.rtoSeconds)}${met(r.rtoMet)}${check}${why}`
-  );
 }
 
 /** A query over a database snapshot, exported page by page to CSV. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
@@ -105,15 +106,20 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
       });
     },
 
-    /** Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically. */
-    /** Writes and seals the report; with `announce`, then sends drill.passed or drill.failed. */
+    /**
+     * Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically, then
+     * seals them; with `announce`, then sends drill.passed or drill.failed. The files are named for the run
+     * (`reportBaseName`), so that a rerun under the same workflow ID keeps the earlier run's evidence.
+     */
     async writeDrillReport(input: {
       report: DrillReport;
-      baseName: string;
+      /** Passed by runs recorded before the files were named per run; the name comes from the report's run now. */
+      baseName?: string;
       announce?: boolean;
     }): Promise<DrillReportPaths & Notified> {
       const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...input.report };
-      const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${input.baseName}.${ext}`);
+      const base = reportBaseName(report);
+      const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${base}.${ext}`);
       const paths = { json: path('json'), markdown: path('md'), html: path('html') };
       await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
       await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
@@ -135,3 +141,19 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
 }
 
 const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });
+
+/** Room left in a file name (255 bytes) for the run ID, the separator and the longest suffix (`.seal.json`). */
+const MAX_WORKFLOW_PART = 180;
+
+/**
+ * The base name of a run's report files: `<workflowId>--<runId>`, with characters a file name cannot hold as `_`
+ * (see `exportPath`). The run ID is unique, so two runs never share files, whatever their workflow ID. A workflow ID
+ * too long for a file name is cut, with a hash of the whole so that two long IDs stay apart.
+ */
+export function reportBaseName({ workflowId, runId }: Pick<DrillReport, 'workflowId' | 'runId'>): string {
+  const workflowPart =
+    workflowId.length <= MAX_WORKFLOW_PART
+      ? workflowId
+      : `${workflowId.slice(0, MAX_WORKFLOW_PART - 17)}-${createHash('sha256').update(workflowId).digest('hex').slice(0, 16)}`;
+  return `${workflowPart}--${runId}`.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -1,12 +1,14 @@
 import { escapeHtml as esc } from '../../runtime/escape-html';
 import type { DrillReport, DrillResourceResult } from './report';
+import { duration, readingOrder, restoredPoint, rpoOnNewestBefore } from './report-text';
 
-/** Seconds for people: exact below two minutes, then minutes, hours or days with one decimal. */
-export function duration(s: number): string {
-  if (s < 120) return `${Math.round(s)} s`;
-  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
-  if (s < 2 * 86400) return `${(s / 3600).toFixed(1)} h`;
-  return `${(s / 86400).toFixed(1)} d`;
+/** At most this many resources are charted (the news first, see `readingOrder`); the table lists them all. */
+export const CHART_MAX_ROWS = 40;
+
+/** One stretch of a bar: RTO is drawn as restore then validation, so that the target is read against the whole. */
+interface Segment {
+  part: 'rpo' | 'restore' | 'validation';
+  seconds: number;
 }
 
 interface Metric {
@@ -14,8 +16,8 @@ interface Metric {
   title: string;
   target: number;
   value: (r: DrillResourceResult) => number | undefined;
+  segments: (r: DrillResourceResult) => Segment[];
   met: (r: DrillResourceResult) => boolean | undefined;
-  color: string;
   /** Why a resource has no bar. */
   missing: (r: DrillResourceResult) => string;
 }
@@ -25,51 +27,71 @@ const LABEL_W = 230;
 const PLOT_W = 470;
 const ROW_H = 26;
 const MISSED = '#c62828';
+const COLORS: Record<Segment['part'], { met: string; missed: string; label: string }> = {
+  rpo: { met: '#1565c0', missed: MISSED, label: 'RPO met' },
+  restore: { met: '#2e7d32', missed: MISSED, label: 'restore' },
+  validation: { met: '#81c784', missed: '#ef9a9a', label: 'validation' },
+};
 
 const truncate = (text: string, max = 30) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** The resources the chart shows, in its order. */
+export function chartedResources(report: DrillReport): DrillResourceResult[] {
+  return readingOrder(report.resources).slice(0, CHART_MAX_ROWS);
+}
+
+function rtoSegments(r: DrillResourceResult): Segment[] {
+  // Reports before the RTO split measured the restore alone.
+  if (r.rtoRestoreSeconds === undefined)
+    return r.rtoSeconds === undefined ? [] : [{ part: 'restore', seconds: r.rtoSeconds }];
+  const parts: Segment[] = [{ part: 'restore', seconds: r.rtoRestoreSeconds }];
+  if (r.rtoValidationSeconds !== undefined) parts.push({ part: 'validation', seconds: r.rtoValidationSeconds });
+  return parts;
+}
 
 /** Bars of RPO and RTO per resource, one panel each (their scales differ by orders), with each target as a line. */
 export function renderChart(report: DrillReport): string {
   const metrics: Metric[] = [
     {
       key: 'rpo',
-      title: 'RPO: data-loss window (drill start minus the newest prior snapshot)',
+      title: report.resources.some(rpoOnNewestBefore)
+        ? 'RPO: drill start minus the newest snapshot before the drill (as measured before version 3)'
+        : "RPO: drill start minus the restored recovery point's point in time",
       target: report.targets.rpoSeconds,
       value: (r) => r.rpoSeconds,
+      segments: (r) => (r.rpoSeconds === undefined ? [] : [{ part: 'rpo', seconds: r.rpoSeconds }]),
       met: (r) => r.rpoMet,
-      color: '#1565c0',
-      missing: (r) => (r.rpoMet === false ? '✗ no prior snapshot' : 'not measured'),
+      missing: (r) =>
+        r.rpoMet === false ? '✗ no recovery point' : restoredPoint(r) ? 'not measured' : 'no recovery point restored',
     },
     {
       key: 'rto',
-      title: 'RTO: restore time (restore job created to ended)',
+      title: 'RTO: restore requested to service verified (restore + validation)',
       target: report.targets.rtoSeconds,
       value: (r) => r.rtoSeconds,
+      segments: rtoSegments,
       met: (r) => r.rtoMet,
-      color: '#2e7d32',
       missing: () => 'no restore finished',
     },
   ];
+  const resources = chartedResources(report);
   const legendH = 34;
   const panelH = (n: number) => 48 + n * ROW_H + 10;
-  const n = report.resources.length;
+  const n = resources.length;
   const height = legendH + metrics.length * panelH(n);
-  const panels = metrics.map((m, i) => panel(m, report.resources, legendH + i * panelH(n)));
+  const panels = metrics.map((m, i) => panel(m, resources, legendH + i * panelH(n)));
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">`,
     `<title>RPO and RTO per resource against their targets</title>`,
-    legend(metrics),
+    legend(),
     ...panels,
     '</svg>',
   ].join('\n');
 }
 
-function legend(metrics: Metric[]): string {
+function legend(): string {
   const items = [
-    ...metrics.map((m) => ({
-      swatch: `<rect width="14" height="14" fill="${m.color}"/>`,
-      text: `${m.key.toUpperCase()} met`,
-    })),
+    ...Object.values(COLORS).map((c) => ({ swatch: `<rect width="14" height="14" fill="${c.met}"/>`, text: c.label })),
     { swatch: `<rect width="14" height="14" fill="${MISSED}"/>`, text: 'missed (✗)' },
     {
       swatch: '<line x1="7" y1="-2" x2="7" y2="16" stroke="#111" stroke-width="2" stroke-dasharray="4 3"/>',
@@ -78,37 +100,45 @@ function legend(metrics: Metric[]): string {
   ];
   const parts = items.map(
     (item, i) =>
-      `<g class="legend-item" transform="translate(${LABEL_W + i * 130},8)">${item.swatch}<text x="20" y="12">${esc(item.text)}</text></g>`,
+      `<g class="legend-item" transform="translate(${LABEL_W + i * 120},8)">${item.swatch}<text x="20" y="12">${esc(item.text)}</text></g>`,
   );
   return `<g class="legend">${parts.join('')}</g>`;
 }
 
 function panel(m: Metric, resources: DrillResourceResult[], top: number): string {
-  const values = resources.flatMap((r) => {
-    const v = m.value(r);
-    return v === undefined ? [] : [v];
-  });
-  const scale = Math.max(m.target, ...values) * 1.08 || 1;
-  const x = (v: number) => LABEL_W + (v / scale) * PLOT_W;
+  const totals = resources.map((r) => m.segments(r).reduce((sum, s) => sum + s.seconds, 0));
+  const scale = Math.max(m.target, ...resources.map((r) => m.value(r) ?? 0), ...totals) * 1.08 || 1;
+  const w = (v: number) => (v / scale) * PLOT_W;
   const plotTop = top + 40;
   const plotBottom = plotTop + resources.length * ROW_H;
   const rows = resources.map((r, i) => {
     const y = plotTop + i * ROW_H;
     const value = m.value(r);
     const missed = m.met(r) === false;
-    const fill = missed ? MISSED : m.color;
-    const width = value === undefined ? 0 : Math.max(value > 0 ? 1 : 0, x(value) - LABEL_W);
+    let x = LABEL_W;
+    const bars = m.segments(r).map((s) => {
+      const width = Math.max(s.seconds > 0 ? 1 : 0, w(s.seconds));
+      const fill = missed ? COLORS[s.part].missed : COLORS[s.part].met;
+      const part = s.part === m.key ? '' : ` ${s.part}`;
+      const rect = `<rect class="bar ${m.key}${part}${missed ? ' missed' : ' met'}" x="${x.toFixed(1)}" y="${y + 4}" width="${width.toFixed(1)}" height="${ROW_H - 8}" fill="${fill}"><title>${esc(`${s.part} ${duration(s.seconds)}`)}</title></rect>`;
+      x += width;
+      return rect;
+    });
+    // A row without a value still gets an empty bar, so that every row has one to find.
+    if (bars.length === 0) {
+      bars.push(`<rect class="bar ${m.key} none" x="${LABEL_W}" y="${y + 4}" width="0" height="${ROW_H - 8}"/>`);
+    }
     const text =
       value === undefined ? m.missing(r) : `${duration(value)}${missed ? ' ✗ missed' : m.met(r) ? ' ✓' : ''}`;
     return [
       `<g class="bar-row${missed ? ' missed' : ''}" data-metric="${m.key}" data-resource-id="${esc(r.resourceId)}">`,
       `<text class="name" x="${LABEL_W - 8}" y="${y + 17}" text-anchor="end"${missed ? ` fill="${MISSED}" font-weight="bold"` : ''}>${esc(truncate(r.resourceName))}<title>${esc(r.resourceName)}</title></text>`,
-      `<rect class="bar ${m.key}${missed ? ' missed' : ' met'}" x="${LABEL_W}" y="${y + 4}" width="${width.toFixed(1)}" height="${ROW_H - 8}" fill="${fill}"/>`,
+      ...bars,
       `<text class="value" x="${LABEL_W + PLOT_W + 12}" y="${y + 17}"${missed ? ` fill="${MISSED}" font-weight="bold"` : ''}>${esc(text)}</text>`,
       '</g>',
     ].join('');
   });
-  const tx = x(m.target).toFixed(1);
+  const tx = (LABEL_W + w(m.target)).toFixed(1);
   return [
     `<g class="panel" data-metric="${m.key}">`,
     `<text class="panel-title" x="12" y="${top + 20}" font-weight="bold">${esc(m.title)}</text>`,

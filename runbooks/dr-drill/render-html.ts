@@ -1,38 +1,57 @@
 import { escapeHtml as esc } from '../../runtime/escape-html';
-import { duration, renderChart } from './render-chart';
-import { checkText, type DrillReport, type DrillResourceResult } from './report';
-
-/** Which restore point a resource's RPO was measured against, in words (shared by the Markdown and the page). */
-export function rpoNote(r: DrillResourceResult): string {
-  if (r.rpoPoint) return `snapshot ${r.rpoPoint.snapshotId} at ${r.rpoPoint.pointInTime}, the newest before the drill`;
-  if (r.rpoMet === false && r.rpoSeconds === undefined) return 'no restorable snapshot before the drill began';
-  if (r.snapshotPointInTime) return `the drilled snapshot at ${r.snapshotPointInTime}`;
-  return 'n/a';
-}
-
-const seconds = (s: number | undefined) =>
-  s === undefined ? 'n/a' : s < 120 ? `${Math.round(s)} s` : `${duration(s)} (${Math.round(s)} s)`;
-const met = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' met' : ' MISSED');
+import { CHART_MAX_ROWS, renderChart } from './render-chart';
+import type { DrillReport, DrillResourceResult, DrillVerdict } from './report';
+import {
+  backupJobText,
+  NEWEST_BEFORE_MEANS,
+  NEWEST_BEFORE_TITLE,
+  RPO_MEANS,
+  RTO_MEANS,
+  newestBeforeText,
+  pointText,
+  readingOrder,
+  restoreJobText,
+  rpoText,
+  rtoText,
+  seconds,
+  validationFailed,
+  validationText,
+  verdictLine,
+} from './report-text';
 
 const STYLE = `
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a1a1a; margin: 24px auto; max-width: 1100px; padding: 0 16px; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a1a1a; margin: 24px auto; max-width: 1280px; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 8px; } h2 { font-size: 17px; margin: 28px 0 8px; }
 .verdict { display: inline-block; font-size: 18px; font-weight: 700; padding: 6px 14px; border-radius: 6px; color: #fff; }
-.verdict.pass { background: #2e7d32; } .verdict.fail { background: #c62828; }
+.verdict.pass { background: #2e7d32; } .verdict.partial { background: #b26a00; } .verdict.fail { background: #c62828; }
+table.totals { width: auto; margin: 12px 0; } table.totals td { font-size: 18px; font-weight: 700; text-align: right; min-width: 70px; }
 dl.summary { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 12px 0; }
 dl.summary dt { color: #555; } dl.summary dd { margin: 0; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 5px 7px; text-align: left; vertical-align: top; }
-th { background: #f3f4f6; } tr.fail td { background: #fdecea; } tr.fail td.verdict-cell { color: #c62828; font-weight: 700; }
+th { background: #f3f4f6; } td { overflow-wrap: anywhere; }
+tr.fail td { background: #fdecea; } tr.fail td.verdict-cell { color: #c62828; font-weight: 700; }
+tr.partial td { background: #fff4e0; } tr.partial td.verdict-cell { color: #b26a00; font-weight: 700; }
 td.missed { color: #c62828; font-weight: 700; } td.not-run { color: #b26a00; font-weight: 700; } .note { color: #555; }
 svg.chart { font: 12px system-ui, sans-serif; max-width: 100%; height: auto; border: 1px solid #eee; }
 `;
 
-/** A self-contained page (inline CSS and SVG, no scripts, nothing fetched): summary, chart, table, failures. */
+const verdictClass = (v: DrillVerdict) => v.toLowerCase();
+
+/**
+ * A self-contained page (inline CSS and SVG, no scripts, nothing fetched). It opens on the news, for a drill of
+ * hundreds of resources as for one: the verdict and the totals, then what did not pass and why, then the chart and the
+ * full table, both with the resources that did not pass first.
+ */
 export function renderHtml(report: DrillReport): string {
   const s = report.summary;
-  const verdict = `${s.verdict}: ${s.passed} of ${s.total} resources passed`;
-  const failures = report.resources.filter((r) => r.verdict === 'FAIL');
+  const notPassed = readingOrder(report.resources).filter((r) => r.verdict !== 'PASS');
+  const totals: [string, number | undefined][] = [
+    ['Resources', s.total],
+    ['Passed', s.passed],
+    ['Partial', s.partial],
+    ['Failed', s.failed],
+  ];
   const facts: [string, string][] = [
     ['Drill started', report.startedAt],
     ['Drill finished', report.finishedAt],
@@ -40,7 +59,10 @@ export function renderHtml(report: DrillReport): string {
     ['Targets', `RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`],
     ['Worst RPO', seconds(s.worstRpoSeconds)],
     ['Worst RTO', seconds(s.worstRtoSeconds)],
+    ['Report schema', report.schemaVersion === undefined ? 'n/a' : `version ${report.schemaVersion}`],
   ];
+  const shownTotals = totals.filter(([, n]) => n !== undefined);
+  const capped = report.resources.length > CHART_MAX_ROWS;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,55 +73,69 @@ export function renderHtml(report: DrillReport): string {
 </head>
 <body>
 <h1>Disaster-recovery drill: ${esc(report.name)}</h1>
-<p class="verdict ${s.verdict === 'PASS' ? 'pass' : 'fail'}" id="verdict">${esc(verdict)}</p>
+<p class="verdict ${verdictClass(s.verdict)}" id="verdict">${esc(verdictLine(report))}</p>
+<table class="totals" id="totals">
+<thead><tr>${shownTotals.map(([k]) => `<th>${esc(k)}</th>`).join('')}</tr></thead>
+<tbody><tr>${shownTotals.map(([k, n]) => `<td data-total="${esc(k.toLowerCase())}">${n ?? ''}</td>`).join('')}</tr></tbody>
+</table>
+<p class="note">PASS only when every resource passed. PARTIAL: a backup or restore that ended partial; it is not
+counted as passed.</p>
 <dl class="summary">
 ${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('\n')}
 </dl>
-<p class="note">RPO is the data-loss window the drill demonstrates: the drill's start minus the point in time of the
-newest snapshot taken before the drill began. RTO is the time from the restore job's creation to its end.</p>
+${notPassedSection(notPassed)}
+<ul class="note" id="definitions">
+${[RPO_MEANS, RTO_MEANS, `${NEWEST_BEFORE_TITLE}: ${NEWEST_BEFORE_MEANS}`].map((d) => `<li>${esc(d)}</li>`).join('\n')}
+</ul>
 <h2>RPO and RTO per resource</h2>
-${renderChart(report)}
+${capped ? `<p class="note" id="chart-note">${esc(`The chart shows ${CHART_MAX_ROWS} of ${report.resources.length} resources, those that did not pass first; the table lists them all.`)}</p>\n` : ''}${renderChart(report)}
 <h2>Resources</h2>
 <table id="resources">
 <thead><tr>${COLUMNS.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead>
 <tbody>
-${report.resources.map(row).join('\n')}
+${readingOrder(report.resources).map(row).join('\n')}
 </tbody>
 </table>
-${failures.length === 0 ? '' : `<h2>Failures</h2>\n<ul id="failures">\n${failures.map((r) => `<li><strong>${esc(r.resourceName)}</strong>: ${esc(r.reasons.join('; '))}</li>`).join('\n')}\n</ul>`}
 </body>
 </html>
 `;
 }
 
-const COLUMNS = [
+function notPassedSection(resources: DrillResourceResult[]): string {
+  if (resources.length === 0) return '';
+  const items = resources.map(
+    (r) =>
+      `<li class="${verdictClass(r.verdict)}"><strong>${esc(r.verdict)} ${esc(r.resourceName)}</strong> (${esc(r.resourceType)}): ${esc(r.reasons.join('; ') || 'no reason given')}</li>`,
+  );
+  return `<h2>Not passed</h2>\n<ul id="not-passed">\n${items.join('\n')}\n</ul>`;
+}
+
+export const COLUMNS = [
   'Resource',
   'Type',
   'Verdict',
+  'Recovery point restored',
   'RPO',
-  'RPO measured against',
-  'RTO',
-  'Check',
+  NEWEST_BEFORE_TITLE,
+  'RTO (restore + validation)',
+  'Validation',
   'Backup job',
   'Restore job',
 ];
 
 function row(r: DrillResourceResult): string {
-  const check = checkText(r.check);
   const cells: [string, string?][] = [
     [r.resourceName],
     [r.resourceType],
     [r.verdict, 'verdict-cell'],
-    [
-      r.rpoSeconds === undefined && r.rpoMet === false ? 'MISSED' : `${seconds(r.rpoSeconds)}${met(r.rpoMet)}`,
-      r.rpoMet === false ? 'missed' : undefined,
-    ],
-    [rpoNote(r)],
-    [`${seconds(r.rtoSeconds)}${met(r.rtoMet)}`, r.rtoMet === false ? 'missed' : undefined],
-    [check, r.check?.status === 'failed' ? 'missed' : r.check?.status === 'notRun' ? 'not-run' : undefined],
-    [r.backupJobId ?? (r.snapshotReused ? 'reused snapshot' : 'n/a')],
-    [r.restoreJobId ?? 'n/a'],
+    [pointText(r)],
+    [rpoText(r), r.rpoMet === false ? 'missed' : undefined],
+    [newestBeforeText(r)],
+    [rtoText(r), r.rtoMet === false ? 'missed' : undefined],
+    [validationText(r), validationFailed(r) ? 'missed' : r.check?.status === 'notRun' ? 'not-run' : undefined],
+    [backupJobText(r)],
+    [restoreJobText(r)],
   ];
   const tds = cells.map(([text, cls]) => `<td${cls ? ` class="${cls}"` : ''}>${esc(text)}</td>`).join('');
-  return `<tr class="${r.verdict === 'PASS' ? 'pass' : 'fail'}" data-resource-id="${esc(r.resourceId)}">${tds}</tr>`;
+  return `<tr class="${verdictClass(r.verdict)}" data-resource-id="${esc(r.resourceId)}">${tds}</tr>`;
 }

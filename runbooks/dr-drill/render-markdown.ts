@@ -1,8 +1,21 @@
-import { rpoNote } from './render-html';
-import { checkText, type DrillReport, type DrillResourceResult } from './report';
-
-const seconds = (s: number | undefined) => (s === undefined ? 'n/a' : `${Math.round(s)} s`);
-const mark = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
+import { COLUMNS } from './render-html';
+import type { DrillReport, DrillResourceResult } from './report';
+import {
+  backupJobText,
+  countsText,
+  NEWEST_BEFORE_MEANS,
+  NEWEST_BEFORE_TITLE,
+  newestBeforeText,
+  pointText,
+  readingOrder,
+  restoreJobText,
+  RPO_MEANS,
+  rpoText,
+  RTO_MEANS,
+  rtoText,
+  seconds,
+  validationText,
+} from './report-text';
 
 /**
  * Text from outside (names, error messages, IDs) as inert Markdown: on one line, so that it cannot end a table row or
@@ -22,45 +35,58 @@ export function markdownText(value: string): string {
   );
 }
 
+/** The summary first, then what did not pass and why, then every resource (those that did not pass first). */
 export function renderMarkdown(report: DrillReport): string {
-  const s = report.summary;
   const t = markdownText;
+  const notPassed = readingOrder(report.resources).filter((r) => r.verdict !== 'PASS');
   const lines = [
     `# Disaster-recovery drill: ${t(report.name)}`,
     '',
+    `- Verdict: **${report.summary.verdict}** (${countsText(report.summary)})`,
     `- Drill started: ${t(report.startedAt)}`,
     `- Drill finished: ${t(report.finishedAt)}`,
     `- Workflow: ${t(report.workflowId)} (run ${t(report.runId)})`,
     `- Targets: RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`,
-    `- Verdict: **${s.verdict}** (${s.passed} passed, ${s.failed} failed of ${s.total})`,
+    `- Worst RPO: ${seconds(report.summary.worstRpoSeconds)}; worst RTO: ${seconds(report.summary.worstRtoSeconds)}`,
     '',
-    '- RPO: drill start minus the point in time of the newest snapshot taken before the drill began',
+    'PASS only when every resource passed. PARTIAL: a backup or restore that ended partial; it is not counted as passed.',
     '',
-    '| Resource | Type | Snapshot point in time | RPO | RPO measured against | RTO | Check | Backup job | Restore job | Verdict |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...report.resources.map(row),
+    `- ${RPO_MEANS}`,
+    `- ${RTO_MEANS}`,
+    `- ${NEWEST_BEFORE_TITLE}: ${NEWEST_BEFORE_MEANS}`,
     '',
   ];
-  const failures = report.resources.filter((r) => r.verdict === 'FAIL');
-  if (failures.length > 0) {
-    lines.push('## Failures', '', ...failures.map((r) => `- ${t(r.resourceName)}: ${t(r.reasons.join('; '))}`), '');
+  if (notPassed.length > 0) {
+    lines.push(
+      '## Not passed',
+      '',
+      ...notPassed.map((r) => `- ${r.verdict} ${t(r.resourceName)}: ${t(r.reasons.join('; ') || 'no reason given')}`),
+      '',
+    );
   }
+  lines.push(
+    '## Resources',
+    '',
+    `| ${COLUMNS.join(' | ')} |`,
+    `|${COLUMNS.map(() => ' --- |').join('')}`,
+    ...readingOrder(report.resources).map(row),
+    '',
+  );
   return lines.join('\n');
 }
 
 function row(r: DrillResourceResult): string {
-  const check = checkText(r.check);
   const cells = [
     r.resourceName,
     r.resourceType,
-    r.snapshotPointInTime ?? 'n/a',
-    `${seconds(r.rpoSeconds)} (${mark(r.rpoMet)})`,
-    rpoNote(r),
-    `${seconds(r.rtoSeconds)} (${mark(r.rtoMet)})`,
-    check,
-    r.backupJobId ?? (r.snapshotReused ? 'reused snapshot' : 'n/a'),
-    r.restoreJobId ?? 'n/a',
     r.verdict,
+    pointText(r),
+    rpoText(r),
+    newestBeforeText(r),
+    rtoText(r),
+    validationText(r),
+    backupJobText(r),
+    restoreJobText(r),
   ];
   return `| ${cells.map(markdownText).join(' | ')} |`;
 }

@@ -1,18 +1,22 @@
 // The drill's evidence as an auditor meets it: JSON valid against its published schema, Markdown, and the HTML page
-// rendered by a real headless Chromium; RPO measured against the newest snapshot before the drill began.
+// rendered by a real headless Chromium; RPO measured on the recovery point restored; every run of a drill kept, sealed
+// and verifiable, a rerun under the same workflow ID included.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Ajv from 'ajv';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { drDrill } from '../../runbooks/workflows';
-import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
+import { DrDrillInput, drDrillContract } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import schema from '../../runbooks/dr-drill/drill-report.schema.json';
 import type { InventoryResource } from '../../api';
+import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { Seal, SEAL_SUFFIX, sealSha256 } from '../../runtime/evidence-seal';
+import { runCliFromSource } from '../helpers/cli-from-source';
 import { bucketDestination, eventually, nudge, setupE2E, teardownE2E, wireResourceType, type E2E } from './helpers';
 
 const REPO = resolve(__dirname, '..', '..');
@@ -81,8 +85,8 @@ async function backUpNow(resource: InventoryResource) {
   });
 }
 
-async function drill(ids: string[], rpoSeconds: number): Promise<{ result: DrDrillResult; report: DrillReport }> {
-  const input: DrDrillInput = {
+function drillInput(ids: string[], rpoSeconds: number, more: Partial<DrDrillInput> = {}): DrDrillInput {
+  return {
     name: `evidence-${randomUUID().slice(0, 8)}`,
     resources: { ids },
     vaultId,
@@ -91,79 +95,147 @@ async function drill(ids: string[], rpoSeconds: number): Promise<{ result: DrDri
     targets: { rpoSeconds, rtoSeconds: 600 },
     retentionDays: 3,
     parallelism: 3,
+    ...more,
   };
+}
+
+/** Runs a drill to its end under `workflowId`; returns its result, its report and its run ID. */
+async function run(input: DrDrillInput, workflowId = `drill-${input.name}`) {
   const handle = await fx.env.client.workflow.start(drDrill, {
     taskQueue: fx.worker.taskQueue,
-    workflowId: `drill-${input.name}`,
+    workflowId,
     args: [input],
   });
   const timer = setInterval(() => void nudge(handle).catch(() => undefined), 1_000);
   const result = await handle.result().finally(() => clearInterval(timer));
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
-  return { result, report };
+  return { result, report, runId: handle.firstExecutionRunId };
 }
 
-test('an RPO target shorter than the age of the newest prior snapshot fails, with the snapshot it was measured against', async () => {
-  const fresh = take('PA_VM', true);
+const drill = (ids: string[], rpoSeconds: number, more: Partial<DrDrillInput> = {}) =>
+  run(drillInput(ids, rpoSeconds, more));
+
+test('the latest recovery point is restored and RPO measured on it: an old one misses a short target, none is a finding', async () => {
+  const recent = take('PA_VM', true);
   const stale = take('PA_OBJECT_STORE', true);
   const never = take('PA_FILE_SYSTEM', false);
-  const recent = await backUpNow(fresh);
-  const { result, report } = await drill([fresh.id, stale.id, never.id], 3600);
+  const taken = await backUpNow(recent);
+  const { result, report } = await drill([recent.id, stale.id, never.id], 3600);
 
   expect(validate(report)).toBe(true);
   expect(validate.errors ?? []).toEqual([]);
-  expect(report.schemaVersion).toBe(2);
-  expect(result.summary).toMatchObject({ total: 3, passed: 1, failed: 2, verdict: 'FAIL' });
+  expect(report.schemaVersion).toBe(3);
+  expect(result.summary).toMatchObject({ total: 3, passed: 1, partial: 0, failed: 2, verdict: 'FAIL' });
   const byId = new Map(report.resources.map((r) => [r.resourceId, r]));
   // Types as the service names them: the report an auditor reads speaks the service's dialect.
-  for (const r of [fresh, stale, never]) expect(byId.get(r.id)?.resourceType).toBe(wireResourceType(r.resourceType));
+  for (const r of [recent, stale, never]) expect(byId.get(r.id)?.resourceType).toBe(wireResourceType(r.resourceType));
 
-  // Backed up a moment before the drill: that snapshot is the restore point, seconds old.
-  const freshRow = byId.get(fresh.id);
-  expect(freshRow).toMatchObject({ verdict: 'PASS', rpoMet: true, rpoPoint: { snapshotId: recent.id } });
-  expect(freshRow?.rpoSeconds).toBeLessThan(3600);
+  // Backed up a moment before the drill: that snapshot is the one restored, and RPO is its age, under the target.
+  const recentRow = byId.get(recent.id);
+  expect(recentRow).toMatchObject({
+    verdict: 'PASS',
+    rpoMet: true,
+    recoveryPoint: { snapshotId: taken.id, selection: 'latest', windowDays: 30 },
+  });
+  expect(recentRow?.backupJobId).toBeUndefined();
+  expect(recentRow?.rpoSeconds).toBe((Date.parse(report.startedAt) - Date.parse(taken.pointInTime ?? '')) / 1000);
 
-  // The newest seeded snapshot is a day or more old: over the one-hour target, whatever the drill's own backup.
+  // The newest seeded snapshot is a day or more old: restored, and over the one-hour target.
   const staleRow = byId.get(stale.id);
   const newest = snapshotsOf(stale.id)
     .filter((s) => (s.pointInTime ?? '') < report.startedAt)
     .sort((a, b) => (b.pointInTime ?? '').localeCompare(a.pointInTime ?? ''))[0];
   expect(staleRow).toMatchObject({ verdict: 'FAIL', rpoMet: false, rtoMet: true, restoreStatus: 'JOB_COMPLETED' });
-  expect(staleRow?.rpoPoint).toEqual({ snapshotId: newest?.id, pointInTime: newest?.pointInTime });
+  expect(staleRow?.recoveryPoint).toMatchObject({ snapshotId: newest?.id, pointInTime: newest?.pointInTime });
   expect(staleRow?.rpoSeconds).toBeGreaterThan(3600);
   expect(staleRow?.reasons).toEqual([
-    `RPO ${Math.round(staleRow?.rpoSeconds ?? 0)} s over target 3600 s (snapshot ${newest?.id} at ${newest?.pointInTime})`,
+    `RPO ${Math.round(staleRow?.rpoSeconds ?? 0)} s over target 3600 s (recovery point ${newest?.id} at ${newest?.pointInTime})`,
   ]);
 
-  // Never backed up before: no restore point, so RPO is missed, yet the drill still measures the restore.
+  // Never backed up: nothing to restore. A finding in the report, not an error of the run.
   const neverRow = byId.get(never.id);
-  expect(neverRow).toMatchObject({ verdict: 'FAIL', rpoMet: false, rtoMet: true });
-  expect(neverRow?.rpoPoint).toBeUndefined();
-  expect(neverRow?.rpoSeconds).toBeUndefined();
-  expect(neverRow?.reasons).toEqual(['RPO missed: no restorable snapshot before the drill began']);
+  expect(neverRow).toMatchObject({ verdict: 'FAIL', reasons: ['no recovery point in the last 30 days'] });
+  expect(neverRow?.recoveryPoint).toBeUndefined();
+  expect(neverRow?.restoreJobId).toBeUndefined();
 
   const markdown = await readFile(result.report.markdown, 'utf8');
-  expect(markdown).toContain(`snapshot ${newest?.id} at ${newest?.pointInTime}, the newest before the drill`);
-  expect(markdown).toContain('no restorable snapshot before the drill began');
+  expect(markdown).toContain(`| ${taken.id} at ${taken.pointInTime} (latest in 30 days) |`);
+  expect(markdown).toContain(`- FAIL ${never.resourceName}: no recovery point in the last 30 days`);
+  // What did not pass comes first: the list of it, and the table's first rows.
+  expect(markdown.indexOf('## Not passed')).toBeLessThan(markdown.indexOf('## Resources'));
 
   const html = result.report.html ?? '';
   expect(html).toMatch(/\.html$/);
   await expectPage(html, report);
 });
 
-test('a generous RPO target passes and the report validates against its schema', async () => {
+test('a fresh snapshot is restored with RPO 0, and the newest snapshot before the drill is reported apart', async () => {
   const resource = take('PA_VM', true);
-  const { result, report } = await drill([resource.id], 3 * 86400);
+  const { result, report } = await drill([resource.id], 3 * 86400, { recoveryPoint: { select: 'fresh' } });
   expect(validate(report)).toBe(true);
+  expect(validate.errors ?? []).toEqual([]);
   expect(result.summary).toMatchObject({ total: 1, passed: 1, verdict: 'PASS' });
-  expect(report.resources[0]).toMatchObject({ rpoMet: true, verdict: 'PASS' });
-  expect(report.resources[0]?.rpoPoint?.snapshotId).toBeTruthy();
+  const row = report.resources[0];
+  const before = snapshotsOf(resource.id)
+    .filter((s) => (s.pointInTime ?? '') < report.startedAt)
+    .sort((a, b) => (b.pointInTime ?? '').localeCompare(a.pointInTime ?? ''))[0];
+  expect(row).toMatchObject({
+    verdict: 'PASS',
+    rpoSeconds: 0,
+    recoveryPoint: { selection: 'fresh' },
+    rpoPoint: { snapshotId: before?.id, pointInTime: before?.pointInTime },
+  });
+  expect(row?.recoveryPoint?.snapshotId).not.toBe(before?.id);
+  expect(row?.newestBeforeDrillSeconds).toBe(
+    (Date.parse(report.startedAt) - Date.parse(before?.pointInTime ?? '')) / 1000,
+  );
+  expect(row?.rtoSeconds).toBe((row?.rtoRestoreSeconds ?? NaN) + (row?.rtoValidationSeconds ?? 0));
+  const markdown = await readFile(result.report.markdown, 'utf8');
+  expect(markdown).toContain('| Newest snapshot before the drill (not restored) |');
+  expect(markdown).toContain(`| ${before?.id} at ${before?.pointInTime}, `);
   await expectPage(result.report.html ?? '', report);
+});
+
+test('two runs of one drill on one day: both reports kept, both sealed, the second linked to the first, and both verify', async () => {
+  const resource = take('PA_VM', true);
+  const input = drillInput([resource.id], 3 * 86400);
+  // The workflow ID a drill gets by default: one per name and day. Temporal takes it again once the first run closed.
+  const workflowId = drDrillContract.defaultId(DrDrillInput.parse(input), { now: new Date(), hash: (t) => t });
+  const first = await run(input, workflowId);
+  const second = await run(input, workflowId);
+  expect(second.runId).not.toBe(first.runId);
+
+  const reports = dirname(first.result.report.json);
+  const names = [first, second].map(({ runId }) => `${workflowId}--${runId}`);
+  expect([first, second].map(({ result }) => basename(result.report.json, '.json'))).toEqual(names);
+  const files = await readdir(reports);
+  for (const name of names) {
+    for (const ext of ['json', 'md', 'html', 'seal.json']) expect(files).toContain(`${name}.${ext}`);
+  }
+  // Each report is its own run's, and the first was not written over.
+  expect([first.report.runId, second.report.runId]).toEqual([first.runId, second.runId]);
+  expect(JSON.parse(await readFile(join(reports, `${names[0]}.json`), 'utf8'))).toEqual(first.report);
+  for (const { report } of [first, second]) expect(validate(report)).toBe(true);
+
+  const [one, two] = await Promise.all(
+    names.map(async (name) => Seal.parse(JSON.parse(await readFile(join(reports, `${name}${SEAL_SUFFIX}`), 'utf8')))),
+  );
+  expect(one).toMatchObject({ chain: input.name, sequence: 1, previousSha256: null, workflowId, runId: first.runId });
+  expect(two).toMatchObject({ chain: input.name, sequence: 2, workflowId, runId: second.runId });
+  expect(two?.previousSha256).toBe(one && sealSha256(one));
+
+  const key = await loadOrCreateEvidenceKey(join(fx.outputDir, DEFAULT_EVIDENCE_KEY_FILE));
+  const publicKey = join(profile, 'auditor-copy.pem');
+  await writeFile(publicKey, key.publicKeyPem);
+  const verified = runCliFromSource(['evidence', 'verify', reports, '--public-key', publicKey]);
+  expect(verified.stderr).toBe('');
+  expect(verified.stdout).toContain(`chain ${input.name}: ok, 2 reports: ${names.join(', ')}`);
+  expect(verified.status).toBe(0);
 });
 
 test('the schema refuses a report that misses a field or carries an unknown verdict', () => {
   const report = {
-    schemaVersion: 2,
+    schemaVersion: 3,
     name: 'x',
     workflowId: 'w',
     runId: 'r',
@@ -171,7 +243,7 @@ test('the schema refuses a report that misses a field or carries an unknown verd
     finishedAt: '2026-01-01T00:01:00.000Z',
     targets: { rpoSeconds: 60, rtoSeconds: 60 },
     resources: [{ resourceId: 'a', resourceName: 'a', resourceType: 'PA_VM', snapshotReused: false, reasons: [] }],
-    summary: { total: 1, passed: 0, failed: 1, verdict: 'FAIL' },
+    summary: { total: 1, passed: 0, partial: 0, failed: 1, verdict: 'FAIL' },
   };
   expect(validate(report)).toBe(false);
   expect(validate.errors?.map((e) => e.message)).toContain("must have required property 'verdict'");
@@ -188,29 +260,42 @@ async function expectPage(path: string, report: DrillReport): Promise<void> {
     await page.goto(url);
     const s = report.summary;
     await expect(page.locator('#verdict').textContent()).resolves.toBe(
-      `${s.verdict}: ${s.passed} of ${s.total} resources passed`,
+      `${s.verdict}: ${s.passed} passed, ${s.partial ?? 0} partial, ${s.failed} failed of ${s.total}`,
     );
+    await expect(page.locator('#totals td').allInnerTexts()).resolves.toEqual(
+      [s.total, s.passed, s.partial, s.failed].map(String),
+    );
+    const headers = await page.locator('#resources thead th').allInnerTexts();
     const rows = page.locator('#resources tbody tr');
     await expect(rows.count()).resolves.toBe(report.resources.length);
+    // Rows that did not pass come first.
+    const order = await Promise.all((await rows.all()).map((row) => row.getAttribute('class')));
+    const rank = (c: string | null) => ['fail', 'partial', 'pass'].indexOf(c ?? '');
+    expect(order.map(rank)).toEqual([...order.map(rank)].sort((a, b) => a - b));
     for (const r of report.resources) {
-      const cells = await page.locator(`#resources tbody tr[data-resource-id="${r.resourceId}"] td`).allInnerTexts();
-      expect(cells.slice(0, 3)).toEqual([r.resourceName, r.resourceType, r.verdict]);
-      expect(cells[3]).toContain(r.rpoSeconds === undefined ? 'MISSED' : `${Math.round(r.rpoSeconds)} s`);
-      expect(cells[4]).toContain(r.rpoPoint ? r.rpoPoint.snapshotId : 'no restorable snapshot before the drill began');
-      expect(cells[5]).toContain(r.rtoSeconds === undefined ? 'n/a' : `${Math.round(r.rtoSeconds)} s`);
-      await expect(
-        page.locator(`#resources tbody tr[data-resource-id="${r.resourceId}"]`).getAttribute('class'),
-      ).resolves.toBe(r.verdict === 'PASS' ? 'pass' : 'fail');
+      const row = page.locator(`#resources tbody tr[data-resource-id="${r.resourceId}"]`);
+      const texts = await row.locator('td').allInnerTexts();
+      const cell = (header: string) => texts[headers.indexOf(header)] ?? `(no column ${header})`;
+      expect([cell('Resource'), cell('Type'), cell('Verdict')]).toEqual([r.resourceName, r.resourceType, r.verdict]);
+      expect(cell('Recovery point restored')).toContain(r.recoveryPoint?.snapshotId ?? 'none restored');
+      expect(cell('RPO')).toContain(r.rpoSeconds === undefined ? 'n/a' : `${Math.round(r.rpoSeconds)} s`);
+      expect(cell('Newest snapshot before the drill (not restored)')).toContain(r.rpoPoint?.snapshotId ?? '—');
+      const rto = cell('RTO (restore + validation)');
+      expect(rto).toContain(r.rtoSeconds === undefined ? 'n/a' : `${Math.round(r.rtoSeconds)} s`);
+      if (r.rtoRestoreSeconds !== undefined) expect(rto).toContain(`= restore ${Math.round(r.rtoRestoreSeconds)} s`);
+      await expect(row.getAttribute('class')).resolves.toBe(r.verdict.toLowerCase());
       for (const metric of ['rpo', 'rto'] as const) {
         const met = metric === 'rpo' ? r.rpoMet : r.rtoMet;
         const bar = page.locator(`svg.chart g.bar-row[data-metric="${metric}"][data-resource-id="${r.resourceId}"]`);
-        await expect(bar.locator('rect.bar').count()).resolves.toBe(1);
+        await expect(bar.locator('rect.bar').count()).resolves.toBeGreaterThan(0);
         await expect(bar.getAttribute('class')).resolves.toBe(met === false ? 'bar-row missed' : 'bar-row');
         if (met === false) await expect(bar.locator('text.value').textContent()).resolves.toMatch(/✗/);
       }
     }
     for (const metric of ['rpo', 'rto'] as const) {
-      await expect(page.locator(`svg.chart rect.bar.${metric}`).count()).resolves.toBe(report.resources.length);
+      await expect(page.locator(`svg.chart g.bar-row[data-metric="${metric}"]`).count()).resolves.toBe(
+        report.resources.length,
+      );
       await expect(page.locator(`svg.chart line.target.${metric}`).count()).resolves.toBe(1);
     }
     const targets = await page.locator('svg.chart text.target-label').allTextContents();
