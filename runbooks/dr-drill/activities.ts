@@ -11,6 +11,7 @@ import { calling } from '../../runtime/failures';
 import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
+import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
 import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
@@ -105,8 +106,10 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
       });
     },
 
-    /** Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically. */
-    /** Writes and seals the report; with `announce`, then sends drill.passed or drill.failed. */
+    /**
+     * Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically, and
+     * seals it; then sets the drill's metrics from it (./metrics.ts); with `announce`, sends drill.passed or drill.failed.
+     */
     async writeDrillReport(input: {
       report: DrillReport;
       baseName: string;
@@ -125,6 +128,7 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
         baseName: basename(paths.json, '.json'),
         ...chainOf(report),
       });
+      recordDrill(report);
       if (!input.announce) return paths;
       const { summary, name } = report;
       const event = summary.verdict === 'PASS' ? ('drill.passed' as const) : ('drill.failed' as const);
