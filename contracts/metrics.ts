@@ -1,7 +1,7 @@
 /**
  * The runbook metrics, emitted through the Temporal SDK's metric meter next to its own `temporal_*` ones. One list, so
  * that the workflows, the worker, the README and the tests agree on the names. Tags stay bounded: runbook names,
- * outcomes, endpoint templates (never IDs), statuses, and the drilled resources.
+ * outcomes, endpoint templates (never IDs), statuses, drill names, verdicts and resource types.
  */
 export const RunbookMetric = {
   /** Counter {runbook}: runs that began. */
@@ -10,13 +10,21 @@ export const RunbookMetric = {
   runsFinished: 'runbooks_runs_finished_total',
   /** Histogram {runbook, outcome: the request's final status}: seconds from submitting a request to its decision. */
   approvalWait: 'runbooks_approval_wait_seconds',
-  /** Gauges {resource}: the last drill's recovery time and point, and their targets. */
-  drillRto: 'runbooks_drill_rto_seconds',
-  drillRtoTarget: 'runbooks_drill_rto_target_seconds',
-  drillRpo: 'runbooks_drill_rpo_seconds',
+  /**
+   * Drill gauges, set by the report's activity (runbooks/dr-drill/metrics.ts), of each drill's last run. Labels are
+   * the drill's name, the verdict and the resource type, never a resource ID: per-resource figures are in the report.
+   * Gauge {drill, verdict: PASS | PARTIAL | FAIL, resource_type}: resources by verdict, 0 included.
+   */
+  drillResources: 'runbooks_drill_resources',
+  /** Gauge {drill, verdict}: 1 for the last run's overall verdict, 0 for the other two. */
+  drillVerdict: 'runbooks_drill_verdict',
+  /** Gauges {drill}: the worst RPO and RTO of the last run (NaN when none was measured), and their targets. */
+  drillWorstRpo: 'runbooks_drill_worst_rpo_seconds',
   drillRpoTarget: 'runbooks_drill_rpo_target_seconds',
-  /** Gauge {resource}: 1 when the last drill's check could not run on the resource (not a relational database). */
-  drillCheckNotRun: 'runbooks_drill_check_not_run',
+  drillWorstRto: 'runbooks_drill_worst_rto_seconds',
+  drillRtoTarget: 'runbooks_drill_rto_target_seconds',
+  /** Gauge {drill}: when the last run finished (Unix seconds); picks the freshest of several workers' values. */
+  drillLastRun: 'runbooks_drill_last_run_timestamp_seconds',
   /** Counters {runbook}: rows and bytes of finished exports. */
   exportedRows: 'runbooks_exported_rows_total',
   exportedBytes: 'runbooks_exported_bytes_total',

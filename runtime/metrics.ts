@@ -52,28 +52,3 @@ export function recordApprovalWait(seconds: number, status: string): void {
     .createHistogram(RunbookMetric.approvalWait, 'float', 's', 'Seconds from approval request to decision')
     .record(Math.max(0, seconds), { runbook: workflowInfo().workflowType, outcome: status });
 }
-
-export interface DrillMeasure {
-  resourceId: string;
-  rtoSeconds?: number;
-  rpoSeconds?: number;
-  check?: { status: string };
-}
-
-/** The last drill's RTO and RPO per resource, next to their targets, so that alerts compare the two. */
-export function recordDrill(results: readonly DrillMeasure[], targets: { rtoSeconds: number; rpoSeconds: number }) {
-  const gauge = (name: string, description: string) => metricMeter.createGauge(name, 'float', 's', description);
-  const rto = gauge(RunbookMetric.drillRto, 'Drill recovery time per resource');
-  const rpo = gauge(RunbookMetric.drillRpo, 'Drill recovery point age per resource');
-  const rtoTarget = gauge(RunbookMetric.drillRtoTarget, 'Drill RTO target');
-  const rpoTarget = gauge(RunbookMetric.drillRpoTarget, 'Drill RPO target');
-  const checkNotRun = metricMeter.createGauge(RunbookMetric.drillCheckNotRun, 'int', '1', 'Drill check could not run');
-  for (const result of results) {
-    const tags = { resource: result.resourceId };
-    if (result.rtoSeconds !== undefined) rto.set(result.rtoSeconds, tags);
-    if (result.rpoSeconds !== undefined) rpo.set(result.rpoSeconds, tags);
-    rtoTarget.set(targets.rtoSeconds, tags);
-    rpoTarget.set(targets.rpoSeconds, tags);
-    if (result.check) checkNotRun.set(result.check.status === 'notRun' ? 1 : 0, tags);
-  }
-}

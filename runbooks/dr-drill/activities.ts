@@ -12,6 +12,7 @@ import { calling } from '../../runtime/failures';
 import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
+import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
 import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
@@ -107,9 +108,10 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
     },
 
     /**
-     * Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically, then
-     * seals them; with `announce`, then sends drill.passed or drill.failed. The files are named for the run
-     * (`reportBaseName`), so that a rerun under the same workflow ID keeps the earlier run's evidence.
+     * Writes the drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically, and
+     * seals it; then sets the drill's metrics from it (./metrics.ts); with `announce`, sends drill.passed or
+     * drill.failed. The files are named for the run (`reportBaseName`), so that a rerun under the same workflow ID keeps
+     * the earlier run's evidence.
      */
     async writeDrillReport(input: {
       report: DrillReport;
@@ -131,6 +133,7 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
         baseName: basename(paths.json, '.json'),
         ...chainOf(report),
       });
+      recordDrill(report);
       if (!input.announce) return paths;
       const { summary, name } = report;
       const event = summary.verdict === 'PASS' ? ('drill.passed' as const) : ('drill.failed' as const);

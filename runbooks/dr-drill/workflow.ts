@@ -14,7 +14,6 @@ import {
   serviceCalls,
   waitingCalls,
 } from '../../runtime/calls';
-import { recordDrill } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { DrDrillInput, type DrDrillResult } from './contract';
@@ -84,7 +83,6 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
 
   tracker.phase('writing report');
   const summary = summarize(results);
-  recordDrill(results, input.targets);
   const report: DrillReport = {
     name: input.name,
     workflowId,

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
+import { RunbookMetric, SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { loadConfig, loadTemporalConfig } from '../../runtime/config';
 import { parseSimulatorFlags } from '../../simulator/command';
 import { startSimulator } from '../../simulator/server';
@@ -291,6 +291,18 @@ describe('docker-compose.yml', () => {
     ]) {
       expect(exprs).toContain(metric);
     }
+    // Every drill gauge is shown; each worker holds the gauges of the runs it wrote, so every panel that reads a run's
+    // figures keeps only the worker that wrote the drill's newest run.
+    const drillGauges = Object.values(RunbookMetric).filter((m) => m.startsWith('runbooks_drill_'));
+    expect(drillGauges).toContain(RunbookMetric.drillResources);
+    const lastRun = RunbookMetric.drillLastRun;
+    const newestRun = `and on (instance, drill) (${lastRun} == on (drill) group_left () max by (drill) (${lastRun}))`;
+    for (const metric of drillGauges) {
+      const reading = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).filter((e) => e.includes(metric));
+      expect([metric, reading.length > 0]).toEqual([metric, true]);
+      if (metric !== lastRun) for (const expr of reading) expect(expr).toContain(newestRun);
+    }
+    expect(exprs).not.toMatch(/\bresource\b[=,)]/);
     for (const panel of dashboard.panels) expect(panel.datasource.uid).toBe('prometheus');
   });
 });

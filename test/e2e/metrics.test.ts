@@ -1,9 +1,11 @@
 // Metrics end to end: real runbooks on a dev server, then the Runtime's Prometheus endpoint scraped over HTTP.
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { RunbookMetric } from '../../contracts';
 import { freePort } from '../../worker/dev-server';
 import { resourceCategoryOf } from '../../api/dialect';
 import { approvalGatedRestore, drDrill, queryExport } from '../../runbooks/workflows';
+import type { DrillReport } from '../../runbooks/dr-drill/report';
 import {
   APPROVAL,
   keepNudging,
@@ -151,43 +153,136 @@ test('/metrics shows the SDK metrics and the runbook metrics of real runs', asyn
   expect(total(samples, RunbookMetric.serviceRetries)).toBeGreaterThan(0);
 }, 120_000);
 
-test('a drill sets its gauges per resource, and says when its SQL check could not run', async () => {
+/** The drill's series: every metric the report's activity sets. */
+const DRILL_METRICS: string[] = [
+  RunbookMetric.drillResources,
+  RunbookMetric.drillVerdict,
+  RunbookMetric.drillWorstRpo,
+  RunbookMetric.drillRpoTarget,
+  RunbookMetric.drillWorstRto,
+  RunbookMetric.drillRtoTarget,
+  RunbookMetric.drillLastRun,
+];
+/** Ours, and the ones the SDK adds to every activity's metrics. */
+const DRILL_LABELS = ['drill', 'verdict', 'resource_type', 'namespace', 'taskQueue', 'activityType'];
+const VERDICTS = ['PASS', 'PARTIAL', 'FAIL'] as const;
+
+/** The one sample of `name` with `labels`: a drill's gauges hold its last run's figure, one series each. */
+function only(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  expect(found).toHaveLength(1);
+  return found[0]?.value;
+}
+
+/** Everything in a report that identifies a resource or the run: none of it may appear in a label. */
+function identifiers(report: DrillReport): string[] {
+  const perResource = report.resources.flatMap((r) => [
+    r.resourceId,
+    r.resourceName,
+    r.recoveryPoint?.snapshotId,
+    r.snapshotId,
+    r.backupJobId,
+    r.restoreJobId,
+  ]);
+  return [...perResource, report.workflowId, report.runId].filter((id): id is string => Boolean(id));
+}
+
+interface DrillRun {
+  report: DrillReport;
+  /** The scraped samples of this drill's metrics. */
+  samples: Sample[];
+}
+
+/** Resources of the drill's last run by type and verdict, as its gauges say: every verdict of every type, 0 included. */
+function expectCounts({ samples }: DrillRun, counts: Record<string, Partial<Record<string, number>>>) {
+  const types = Object.keys(counts);
+  expect(samples.filter((s) => s.name === RunbookMetric.drillResources)).toHaveLength(types.length * VERDICTS.length);
+  for (const resource_type of types) {
+    for (const verdict of VERDICTS) {
+      const count = only(samples, RunbookMetric.drillResources, { verdict, resource_type });
+      expect({ resource_type, verdict, count }).toEqual({
+        resource_type,
+        verdict,
+        count: counts[resource_type]?.[verdict] ?? 0,
+      });
+    }
+  }
+}
+
+/** The run's verdict, worst RPO and RTO, targets and end, as its report has them. */
+function expectFigures({ report, samples }: DrillRun) {
+  for (const verdict of VERDICTS) {
+    expect(only(samples, RunbookMetric.drillVerdict, { verdict })).toBe(verdict === report.summary.verdict ? 1 : 0);
+  }
+  expect(only(samples, RunbookMetric.drillWorstRpo)).toBe(report.summary.worstRpoSeconds ?? NaN);
+  expect(only(samples, RunbookMetric.drillWorstRto)).toBe(report.summary.worstRtoSeconds ?? NaN);
+  expect(only(samples, RunbookMetric.drillRpoTarget)).toBe(report.targets.rpoSeconds);
+  expect(only(samples, RunbookMetric.drillRtoTarget)).toBe(report.targets.rtoSeconds);
+  expect(only(samples, RunbookMetric.drillLastRun)).toBe(Date.parse(report.finishedAt) / 1000);
+}
+
+test("a drill's metrics count resources by verdict and type, with the worst RPO and RTO, and name no resource", async () => {
   const state = fx.sim.ctx.state;
   const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
   const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
   const snapshotted = new Set(Object.values(state.snapshots).map((s) => s.resourceId));
-  const vm = Object.values(state.resources).find(
-    (r) => resourceCategoryOf(r.resource.resourceType) === 'virtualMachine' && snapshotted.has(r.resource.id),
-  )?.resource;
-  if (!vault || !account || !vm) throw new Error('the seeded simulator has no vault, restore account or backed-up VM');
-  const drill = await fx.env.client.workflow.start(drDrill, {
-    taskQueue: fx.worker.taskQueue,
-    workflowId: `drill-metrics-${randomUUID().slice(0, 8)}`,
-    args: [
-      {
-        name: `metrics-${randomUUID().slice(0, 8)}`,
-        resources: { ids: [vm.id] },
-        vaultId: vault.id,
-        restoreAccountId: account.id,
-        destination: { amazonBucket: { bucketName: 'dr-drill-restores', prefix: 'metrics/' } },
-        targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
-        sqlCheck: {
-          databaseName: 'app',
-          query: 'SELECT 1',
-          expectation: 'rows >= 1',
-          destination: { amazonBucket: { bucketName: `query-results-${vault.region}` } },
-        },
-      },
-    ],
-  });
-  const stop = keepNudging(drill);
-  const result = await drill.result().finally(stop);
-  expect(result.summary).toMatchObject({ total: 1, passed: 1 });
+  const backedUpOf = (category: string) =>
+    Object.values(state.resources).find(
+      (r) => resourceCategoryOf(r.resource.resourceType) === category && snapshotted.has(r.resource.id),
+    )?.resource;
+  const vm = backedUpOf('virtualMachine');
+  const share = backedUpOf('fileSystem');
+  if (!vault || !account || !vm || !share) throw new Error('the seeded simulator lacks a vault, account or resource');
+  const name = `metrics-${randomUUID().slice(0, 8)}`;
 
-  const samples = await scrape();
-  const resource = { resource: vm.id };
-  // Not a relational database: the check could not run, and the gauge says so (a check that ran would set 0).
-  expect(total(samples, RunbookMetric.drillCheckNotRun, resource)).toBe(1);
-  expect(samples.some((s) => s.name === RunbookMetric.drillRto && s.labels.resource === vm.id)).toBe(true);
-  expect(total(samples, RunbookMetric.drillRtoTarget, resource)).toBe(600);
-}, 120_000);
+  /** Runs the drill `name` over `ids` on the real worker, then scrapes its endpoint. */
+  const drillAndScrape = async (ids: string[]): Promise<DrillRun> => {
+    const drill = await fx.env.client.workflow.start(drDrill, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `drill-metrics-${randomUUID().slice(0, 8)}`,
+      args: [
+        {
+          name,
+          resources: { ids },
+          vaultId: vault.id,
+          restoreAccountId: account.id,
+          destination: { amazonBucket: { bucketName: 'dr-drill-restores', prefix: 'metrics/' } },
+          targets: { rpoSeconds: 3 * 86400, rtoSeconds: 600 },
+        },
+      ],
+    });
+    const stop = keepNudging(drill);
+    const result = await drill.result().finally(stop);
+    const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
+    const samples = (await scrape()).filter((s) => s.name.startsWith('runbooks_drill_'));
+    // Bounded labels only, on every drill series: no resource, snapshot, job or run in any of them.
+    const ids_ = identifiers(report);
+    expect(ids_).toEqual(expect.arrayContaining([vm.id, report.workflowId]));
+    for (const sample of samples) {
+      expect(DRILL_METRICS).toContain(sample.name);
+      for (const [label, value] of Object.entries(sample.labels)) {
+        expect(DRILL_LABELS).toContain(label);
+        for (const id of ids_) expect(value).not.toContain(id);
+      }
+    }
+    return { report, samples: samples.filter((s) => s.labels.drill === name) };
+  };
+
+  // First run: the file share's jobs fail, the VM passes.
+  await fx.control.jobsConfig({ outcomes: { [share.id]: 'JOB_FAILED' } });
+  const first = await drillAndScrape([vm.id, share.id]).finally(() => fx.control.jobsConfig({ outcomes: {} }));
+  expect(first.report.summary).toMatchObject({ total: 2, passed: 1, failed: 1, verdict: 'FAIL' });
+  const typeOf = (id: string) => first.report.resources.find((r) => r.resourceId === id)?.resourceType ?? '';
+  const [vmType, shareType] = [typeOf(vm.id), typeOf(share.id)];
+  expect(vmType).not.toBe(shareType);
+  expectCounts(first, { [vmType]: { PASS: 1 }, [shareType]: { FAIL: 1 } });
+  expectFigures(first);
+  expect(first.report.summary.worstRtoSeconds).toBeGreaterThan(0);
+
+  // A second run of the same drill, the VM alone: its figures replace the first's, and the share's counts go to 0.
+  const second = await drillAndScrape([vm.id]);
+  expect(second.report.summary).toMatchObject({ total: 1, passed: 1, verdict: 'PASS' });
+  expectCounts(second, { [vmType]: { PASS: 1 }, [shareType]: {} });
+  expectFigures(second);
+  expect(Date.parse(second.report.finishedAt)).toBeGreaterThan(Date.parse(first.report.finishedAt));
+}, 180_000);
