@@ -7,6 +7,7 @@ import type { DrillReport, DrillResourceResult } from '../runbooks/dr-drill/repo
 import type { PostureReportInput } from '../runbooks/posture-report/contract';
 import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
+import { unpassedDrill } from '../cli/drill-runs';
 import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
 import type { DemoTargets } from './discover';
 import { runToEnd, type Deadline } from './follow';
@@ -67,6 +68,7 @@ export async function drillScenario(
       )),
       { path: sealPath, bytes: (await fileFacts(sealPath)).bytes },
     ],
+    failure: unpassedDrill(run.workflowId, result)?.message,
   };
 }
 
