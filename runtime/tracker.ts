@@ -70,6 +70,12 @@ export class RunbookTracker {
     this.status = { ...this.status, progress: { done, total, unit }, updatedAt: this.now().toISOString() };
   }
 
+  /** Says what the runbook waits for (a person's answer, say), or clears it. */
+  waitingFor(text: string | undefined): void {
+    const { waitingFor: _was, ...status } = this.status;
+    this.status = { ...status, ...(text ? { waitingFor: text } : {}), updatedAt: this.now().toISOString() };
+  }
+
   tag(key: typeof RunbookKindKey, value: string): void {
     upsertSearchAttributes([{ key, value }]);
   }

@@ -14,6 +14,11 @@ import type { ExportSummary } from '../runtime/export-file';
 import { checkpoint } from '../runtime/heartbeat';
 import { deliver, deliveryIdOf, type WebhookTarget } from '../runtime/webhooks';
 
+/** What makes a delivery one of its kind in a run: the event, and the resource for events sent once per resource. */
+function deliveryKeyOf(event: NotificationEvent): string {
+  return event.event === 'drill.validation.requested' ? `${event.event}\n${event.data.resourceId}` : event.event;
+}
+
 /** What a JSON target receives (and what the signature covers, byte for byte). */
 export type NotificationPayload = {
   /** The delivery ID: the same on every retry of this event of this run. */
@@ -43,7 +48,7 @@ async function send(
   const info = activityInfo();
   // Standalone activities have no run to name; this one is only ever called by runbooks.
   const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
-  const deliveryId = deliveryIdOf(workflowId, runId, event.event);
+  const deliveryId = deliveryIdOf(workflowId, runId, deliveryKeyOf(event));
   const wanted = webhooks.filter((t) => !t.events || t.events.includes(event.event));
   const outcome: NotificationOutcome = {
     deliveryId,
@@ -112,7 +117,7 @@ export async function notifyFromActivity(
   const timed = { ...event, occurredAt: new Date().toISOString() };
   const info = activityInfo();
   const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
-  const deliveryId = deliveryIdOf(workflowId, runId, event.event);
+  const deliveryId = deliveryIdOf(workflowId, runId, deliveryKeyOf(event));
   try {
     const { outcome, failures } = await remembered(deliveryId, () => send(webhooks ?? [], timed, undefined, false));
     if (failures.length > 0) log.warn('notification not delivered yet; the runbook retries it', { failures });

@@ -64,38 +64,39 @@ const ValidationInput = z.strictObject({
 });
 
 export const DrDrillInput = strictDeep(
-  z.strictObject({
-    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and dashes'),
-    resources: DrillSelection,
-    vaultId: NonBlank,
-    restoreAccountId: NonBlank,
-    destination: RestoreTarget,
-    restoreKind: z.enum(['bucket', 'files']).default('files'),
-    files: z
-      .array(FilePath)
-      .min(1)
-      .default([{ path: '/', isDirectory: true }]),
-    targets: z.strictObject({ rpoSeconds: z.number().int().min(1), rtoSeconds: z.number().int().min(1) }),
-    retentionDays: z.number().int().min(1).default(7),
-    recoveryPoint: RecoveryPointInput.optional(),
-    /** With `fresh` (which it implies): use the newest snapshot inside the RPO target instead of taking one. */
-    reuseRecentSnapshot: z.boolean().default(false),
-    sqlCheck: z
-      .strictObject({
-        databaseName: NonBlank,
-        query: QueryText,
-        expectation: z.string().regex(EXPECTATION, "like 'rows >= 1'"),
-        destination: QueryTarget,
-      })
-      .optional(),
-    /**
-     * With `sqlCheck`: a resource the check cannot run on (not a relational database) fails the drill instead of
-     * passing with "check not run". Off by default: one check per drill, over a selection that may mix types.
-     */
-    requireChecks: z.boolean().default(false),
-    validation: ValidationInput.optional(),
-    parallelism: z.number().int().min(1).max(20).default(3),
-  })
+  z
+    .strictObject({
+      name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and dashes'),
+      resources: DrillSelection,
+      vaultId: NonBlank,
+      restoreAccountId: NonBlank,
+      destination: RestoreTarget,
+      restoreKind: z.enum(['bucket', 'files']).default('files'),
+      files: z
+        .array(FilePath)
+        .min(1)
+        .default([{ path: '/', isDirectory: true }]),
+      targets: z.strictObject({ rpoSeconds: z.number().int().min(1), rtoSeconds: z.number().int().min(1) }),
+      retentionDays: z.number().int().min(1).default(7),
+      recoveryPoint: RecoveryPointInput.optional(),
+      /** With `fresh` (which it implies): use the newest snapshot inside the RPO target instead of taking one. */
+      reuseRecentSnapshot: z.boolean().default(false),
+      sqlCheck: z
+        .strictObject({
+          databaseName: NonBlank,
+          query: QueryText,
+          expectation: z.string().regex(EXPECTATION, "like 'rows >= 1'"),
+          destination: QueryTarget,
+        })
+        .optional(),
+      /**
+       * With `sqlCheck`: a resource the check cannot run on (not a relational database) fails the drill instead of
+       * passing with "check not run". Off by default: one check per drill, over a selection that may mix types.
+       */
+      requireChecks: z.boolean().default(false),
+      validation: ValidationInput.optional(),
+      parallelism: z.number().int().min(1).max(20).default(3),
+    })
     .refine((d) => !d.reuseRecentSnapshot || (d.recoveryPoint?.select ?? 'fresh') === 'fresh', {
       message: "applies to recoveryPoint.select 'fresh' only (latest and random restore an existing snapshot already)",
       path: ['reuseRecentSnapshot'],

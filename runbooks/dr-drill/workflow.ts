@@ -1,6 +1,8 @@
 import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ResourceRef } from './activities';
-import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary } from './report';
+import type { JobOutcome } from '../../steps/jobs';
+import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary, RecoveryPoint } from './report';
+import { ValidationDesk } from './validation-desk';
 import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect';
 import { checkExpectation } from './expectations';
 import {
@@ -30,38 +32,62 @@ export const RPO_PRIOR_SNAPSHOT_PATCH = 'drill-rpo-prior-snapshot';
  */
 export const CHECK_BY_CATEGORY_PATCH = 'drill-check-by-category';
 
-/** A disaster-recovery drill: back up, restore and check each resource, and write the evidence. */
+/**
+ * Restores an existing recovery point (`latest` or `random` in a window) instead of always taking a fresh snapshot,
+ * measures RPO on the point restored, adds validation to RTO, and waits for external validation verdicts. Runs from
+ * before took a fresh snapshot whatever their input said.
+ */
+export const RECOVERY_POINT_PATCH = 'drill-recovery-point';
+
+/** A disaster-recovery drill: restore a recovery point of each resource, validate it, and write the evidence. */
 export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
   const input = parseInput(DrDrillInput, raw);
   const tracker = new RunbookTracker('drDrill');
   const wait = waitingCalls<Activities>();
   const startedAt = new Date();
+  const { workflowId } = workflowInfo();
+  const selection = patched(RECOVERY_POINT_PATCH) ? input.recoveryPoint : ({ select: 'fresh' } as const);
+  const desk = new ValidationDesk(workflowId);
+  /** Resources whose drill snapshot came out partial: their restore cannot pass. */
+  const partialBackups = new Set<string>();
 
   tracker.phase('selecting resources');
   const resources = await service.resolveResources(input.resources);
   const results: DrillResourceResult[] = new Array<DrillResourceResult>(resources.length);
   let done = 0;
   tracker.phase('drilling', { progress: { done, total: resources.length, unit: 'resources' } });
+  const finished = (index: number, result: DrillResourceResult) => {
+    results[index] = result;
+    tracker.progress(++done, resources.length, 'resources');
+  };
 
-  // Bounded parallelism: a fixed number of lanes take resources in order.
+  // Bounded parallelism: a fixed number of lanes take resources in order. A wait for someone's validation verdict
+  // leaves its lane, so that hours of waiting do not hold up the restores of the others.
+  const validating: Promise<void>[] = [];
   let next = 0;
   const lane = async () => {
     while (next < resources.length) {
       const index = next++;
       const resource = resources[index];
       if (!resource) continue;
-      results[index] = await drillOne(resource);
-      tracker.progress(++done, resources.length, 'resources');
+      const drilled = await drillOne(resource);
+      if ('validating' in drilled) {
+        const settled = drilled.validating.then((r) => finished(index, r));
+        // Awaited once the lanes are done; until then a cancellation must not count as unhandled.
+        settled.catch(() => undefined);
+        validating.push(settled);
+      } else finished(index, drilled);
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.parallelism, resources.length) }, lane));
+  await Promise.all(validating);
 
   tracker.phase('writing report');
   const summary = summarize(results);
   recordDrill(results, input.targets);
   const report: DrillReport = {
     name: input.name,
-    workflowId: workflowInfo().workflowId,
+    workflowId,
     runId: workflowInfo().runId,
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -73,7 +99,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
   const inline = leanHistory();
   const written = await service.writeDrillReport({
     report,
-    baseName: workflowInfo().workflowId,
+    baseName: workflowId,
     ...(inline ? { announce: true } : {}),
   });
   const { notified, ...paths } = written;
@@ -87,8 +113,13 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
   }
   return { report: paths, summary };
 
-  /** One resource, start to end; its failure is recorded, never thrown, so the others go on. */
-  async function drillOne(resource: ResourceRef): Promise<DrillResourceResult> {
+  /**
+   * One resource, start to end; its failure is recorded, never thrown, so the others go on. A resource that waits
+   * for an external verdict comes back as `validating`, to be finished outside its lane.
+   */
+  async function drillOne(
+    resource: ResourceRef,
+  ): Promise<DrillResourceResult | { validating: Promise<DrillResourceResult> }> {
     const result: DrillResourceResult = {
       resourceId: resource.id,
       resourceName: resource.resourceName,
@@ -97,120 +128,228 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       verdict: 'FAIL',
       reasons: [],
     };
-    try {
-      const measuresPrior = patched(RPO_PRIOR_SNAPSHOT_PATCH);
-      if (measuresPrior) {
-        const prior = await service.newestSnapshotBefore({ resourceId: resource.id, before: startedAt.toISOString() });
-        if (prior) {
-          result.rpoPoint = { snapshotId: prior.id, pointInTime: prior.pointInTime };
-          result.rpoSeconds = (startedAt.getTime() - Date.parse(prior.pointInTime)) / 1000;
-          result.rpoMet = result.rpoSeconds <= input.targets.rpoSeconds;
-        } else {
-          result.rpoMet = false;
-        }
-      }
-      const notBefore = new Date(startedAt.getTime() - input.targets.rpoSeconds * 1000).toISOString();
-      const recent = input.reuseRecentSnapshot
-        ? await service.latestSnapshot({ resourceId: resource.id, notBefore })
-        : undefined;
-      if (recent) {
-        Object.assign(result, { snapshotId: recent.id, snapshotPointInTime: recent.pointInTime, snapshotReused: true });
-      } else {
-        const backup = await service.startBackup({
-          resourceId: resource.id,
-          providerResourceId: resource.providerResourceId,
-          vaultId: input.vaultId,
-          retentionDays: input.retentionDays,
-        });
-        result.backupJobId = backup.jobId;
-        const job = await tracker.waitNudgeable(
-          () => wait.checkBackupJob(backup.jobId),
-          () => peek.checkBackupJob(backup.jobId),
-        );
-        result.backupStatus = job.status;
-        if (!job.succeeded || !job.snapshotId) {
-          result.reasons.push(
-            `backup ${job.status}${job.errorCode ? ` ${job.errorCode}` : ''}: ${job.statusMessage ?? 'no snapshot'}`,
-          );
-          return result;
-        }
-        if (job.outcome === 'PARTIAL') result.reasons.push(`backup partial: ${job.statusMessage ?? ''}`);
-        result.snapshotId = job.snapshotId;
-        result.snapshotPointInTime = job.pointInTime ?? job.endTime;
-      }
-      const snapshotId = result.snapshotId;
-      if (!snapshotId) return result;
-      if (!measuresPrior && result.snapshotPointInTime) {
-        result.rpoSeconds = Math.max(0, (startedAt.getTime() - Date.parse(result.snapshotPointInTime)) / 1000);
-        result.rpoMet = result.rpoSeconds <= input.targets.rpoSeconds;
-      }
-
-      const started = await service.startRestore({
-        resourceId: resource.id,
-        snapshotId,
-        kind: input.restoreKind,
-        bucket: { destination: input.destination, restoreAccountId: input.restoreAccountId },
-        files: { destination: input.destination, files: input.files, restoreAccountId: input.restoreAccountId },
-      });
-      if (started.kind !== 'started') {
-        // A drill does not wait days for reviewers; the approval-gated restore runbook does.
-        await service.withdrawRequest(started.requestId);
-        result.reasons.push(`restore needs approval (request ${started.requestId} withdrawn)`);
-        return result;
-      }
-      result.restoreJobId = started.jobId;
-      const restore = await tracker.waitNudgeable(
-        () => wait.checkRestoreJob(started.jobId),
-        () => peek.checkRestoreJob(started.jobId),
-      );
-      result.restoreStatus = restore.status;
-      result.restoreStatusMessage = restore.statusMessage;
-      // An end time the service left out (null in the public dialect) is unknown: no RTO is measured from it.
-      if (restore.endTime) {
-        result.rtoSeconds = (Date.parse(restore.endTime) - Date.parse(restore.createdTime)) / 1000;
-        result.rtoMet = result.rtoSeconds <= input.targets.rtoSeconds;
-      } else if (restore.succeeded) {
-        result.reasons.push('RTO not measured: the service gave no end time for the restore job');
-      }
-      if (!restore.succeeded) {
-        result.reasons.push(
-          `restore ${restore.status}${restore.errorCode ? ` ${restore.errorCode}` : ''}: ${restore.statusMessage ?? ''}`,
-        );
-        return result;
-      }
-      if (restore.outcome === 'PARTIAL') result.reasons.push(`restore partial: ${restore.statusMessage ?? ''}`);
-
-      if (input.sqlCheck) {
-        const notCheckable = whyNotCheckable(resource.resourceType);
-        result.check =
-          notCheckable === undefined
-            ? await runCheck(snapshotId, input.sqlCheck)
-            : {
-                query: input.sqlCheck.query,
-                expectation: input.sqlCheck.expectation,
-                passed: false,
-                status: 'notRun',
-                detail: `check not run: ${notCheckable}`,
-              };
-      }
-      if (result.rpoMet === false) result.reasons.push(rpoMissed(result, input.targets.rpoSeconds));
-      if (result.rtoMet === false) result.reasons.push(`RTO ${result.rtoSeconds ?? '?'} s over target`);
-      if (result.check?.status === 'failed') result.reasons.push(`check failed: ${result.check.detail}`);
-      if (result.check?.status === 'notRun') {
-        result.reasons.push(input.requireChecks ? `${result.check.detail} (requireChecks)` : result.check.detail);
-      }
-      const checkHeld =
-        result.check === undefined ||
-        result.check.status === 'passed' ||
-        (result.check.status === 'notRun' && !input.requireChecks);
-      const clean = result.rpoMet !== false && result.rtoMet !== false && checkHeld;
-      result.verdict = clean && (restore.outcome === 'COMPLETED' || restore.outcome === 'PARTIAL') ? 'PASS' : 'FAIL';
-      return result;
-    } catch (err) {
+    const failed = (err: unknown) => {
       if (isCancellation(err)) throw err;
       result.reasons.push(err instanceof Error ? err.message : String(err));
       return result;
+    };
+    try {
+      const point = await recoveryPointOf(resource, result);
+      if (!point) return result;
+      result.recoveryPoint = point;
+      Object.assign(result, { snapshotId: point.snapshotId, snapshotPointInTime: point.pointInTime });
+      result.snapshotReused = point.selection === 'reused';
+      // A snapshot the drill took is captured after the drill began: nothing is lost, so 0.
+      result.rpoSeconds = Math.max(0, (startedAt.getTime() - Date.parse(point.pointInTime)) / 1000);
+      result.rpoMet = result.rpoSeconds <= input.targets.rpoSeconds;
+
+      const restore = await restoreOf(resource, point.snapshotId, result);
+      if (!restore?.succeeded) return result;
+      if (restore.outcome === 'PARTIAL') result.reasons.push(`restore partial: ${restore.statusMessage ?? ''}`);
+
+      if (input.sqlCheck && whyNotCheckable(resource.resourceType) === undefined) {
+        const began = Date.now();
+        result.check = await runCheck(point.snapshotId, input.sqlCheck);
+        result.rtoValidationSeconds = (Date.now() - began) / 1000;
+      } else if (input.validation && input.validation.windowHours > 0) {
+        const windowHours = input.validation.windowHours;
+        const validated = validateOutside(resource, point, restore.jobId, windowHours, result).then(
+          () => concluded(result, restore.outcome),
+          failed,
+        );
+        return { validating: validated };
+      } else if (input.sqlCheck) {
+        const why = whyNotCheckable(resource.resourceType) ?? '';
+        const { query, expectation } = input.sqlCheck;
+        result.check = { query, expectation, passed: false, status: 'notRun', detail: `check not run: ${why}` };
+      }
+      return concluded(result, restore.outcome);
+    } catch (err) {
+      return failed(err);
     }
+  }
+
+  /** The point to restore, as the input selects it; undefined (with the reason recorded) when there is none. */
+  async function recoveryPointOf(
+    resource: ResourceRef,
+    result: DrillResourceResult,
+  ): Promise<RecoveryPoint | undefined> {
+    if (selection.select !== 'fresh') {
+      const { select, windowDays } = selection;
+      const chosen = await service.chooseRecoveryPoint({
+        resourceId: resource.id,
+        select,
+        windowDays,
+        before: startedAt.toISOString(),
+        // Drawn here, so that the draw is part of the run's history and a retry restores the same point.
+        ...(select === 'random' ? { draw: Math.random() } : {}),
+      });
+      if (!chosen) {
+        result.reasons.push(`no recovery point in the last ${windowDays} days`);
+        return undefined;
+      }
+      const { id: snapshotId, pointInTime, draw } = chosen;
+      return { snapshotId, pointInTime, selection: select, windowDays, ...(draw ? { draw } : {}) };
+    }
+    if (patched(RPO_PRIOR_SNAPSHOT_PATCH)) {
+      const prior = await service.newestSnapshotBefore({ resourceId: resource.id, before: startedAt.toISOString() });
+      if (prior) {
+        result.rpoPoint = { snapshotId: prior.id, pointInTime: prior.pointInTime };
+        result.newestBeforeDrillSeconds = (startedAt.getTime() - Date.parse(prior.pointInTime)) / 1000;
+      }
+    }
+    const notBefore = new Date(startedAt.getTime() - input.targets.rpoSeconds * 1000).toISOString();
+    const recent = input.reuseRecentSnapshot
+      ? await service.latestSnapshot({ resourceId: resource.id, notBefore })
+      : undefined;
+    if (recent) return { snapshotId: recent.id, pointInTime: recent.pointInTime, selection: 'reused' };
+    const backup = await service.startBackup({
+      resourceId: resource.id,
+      providerResourceId: resource.providerResourceId,
+      vaultId: input.vaultId,
+      retentionDays: input.retentionDays,
+    });
+    result.backupJobId = backup.jobId;
+    const job = await tracker.waitNudgeable(
+      () => wait.checkBackupJob(backup.jobId),
+      () => peek.checkBackupJob(backup.jobId),
+    );
+    result.backupStatus = job.status;
+    if (!job.succeeded || !job.snapshotId) {
+      const code = job.errorCode ? ` ${job.errorCode}` : '';
+      result.reasons.push(`backup ${job.status}${code}: ${job.statusMessage ?? 'no snapshot'}`);
+      return undefined;
+    }
+    if (job.outcome === 'PARTIAL') {
+      partialBackups.add(resource.id);
+      result.reasons.push(`backup partial: ${job.statusMessage ?? ''}`);
+    }
+    // A snapshot taken now holds no later than now, should the service leave both times out.
+    const pointInTime = job.pointInTime ?? job.endTime ?? new Date().toISOString();
+    return { snapshotId: job.snapshotId, pointInTime, selection: 'fresh' };
+  }
+
+  /** Restores the snapshot and waits for the job; the restore part of RTO is the job's own duration. */
+  async function restoreOf(resource: ResourceRef, snapshotId: string, result: DrillResourceResult) {
+    const started = await service.startRestore({
+      resourceId: resource.id,
+      snapshotId,
+      kind: input.restoreKind,
+      bucket: { destination: input.destination, restoreAccountId: input.restoreAccountId },
+      files: { destination: input.destination, files: input.files, restoreAccountId: input.restoreAccountId },
+    });
+    if (started.kind !== 'started') {
+      // A drill does not wait days for reviewers; the approval-gated restore runbook does.
+      await service.withdrawRequest(started.requestId);
+      result.reasons.push(`restore needs approval (request ${started.requestId} withdrawn)`);
+      return undefined;
+    }
+    result.restoreJobId = started.jobId;
+    const restore = await tracker.waitNudgeable(
+      () => wait.checkRestoreJob(started.jobId),
+      () => peek.checkRestoreJob(started.jobId),
+    );
+    result.restoreStatus = restore.status;
+    result.restoreStatusMessage = restore.statusMessage;
+    // An end time the service left out (null in the public dialect) is unknown: no RTO is measured from it.
+    if (restore.endTime) {
+      result.rtoRestoreSeconds = (Date.parse(restore.endTime) - Date.parse(restore.createdTime)) / 1000;
+    } else if (restore.succeeded) {
+      result.reasons.push('RTO not measured: the service gave no end time for the restore job');
+    }
+    if (!restore.succeeded) {
+      const code = restore.errorCode ? ` ${restore.errorCode}` : '';
+      result.reasons.push(`restore ${restore.status}${code}: ${restore.statusMessage ?? ''}`);
+    }
+    return { ...restore, jobId: started.jobId };
+  }
+
+  /** Asks for a verdict on the restored resource (drill.validation.requested) and waits for it, up to the window. */
+  async function validateOutside(
+    resource: ResourceRef,
+    point: RecoveryPoint,
+    restoreJobId: string,
+    windowHours: number,
+    result: DrillResourceResult,
+  ): Promise<void> {
+    const requestedAt = new Date();
+    const deadline = new Date(requestedAt.getTime() + windowHours * 3600 * 1000);
+    const answerWith = `runbooks drill validate ${workflowId} --resource ${resource.id} --result pass|fail`;
+    const base = { requestedAt: requestedAt.toISOString(), deadline: deadline.toISOString() };
+    try {
+      const sent = await service.requestDrillValidation({
+        notice: {
+          name: input.name,
+          resourceId: resource.id,
+          resourceName: resource.resourceName,
+          resourceType: resource.resourceType,
+          restoreJobId,
+          restoredTo: input.destination,
+          recoveryPoint: { snapshotId: point.snapshotId, pointInTime: point.pointInTime },
+          deadline: base.deadline,
+          answerWith,
+        },
+        ...(input.validation?.notify ? { target: input.validation.notify } : {}),
+      });
+      resend(sent);
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      result.validation = { ...base, status: 'failed', detail: `validation not requested: ${why}` };
+      return;
+    }
+    showWaiting();
+    const answer = await desk.verdictOn(resource.id, deadline);
+    showWaiting();
+    result.rtoValidationSeconds = (Date.now() - requestedAt.getTime()) / 1000;
+    if (!answer) {
+      result.validation = {
+        ...base,
+        status: 'timedOut',
+        detail: `validation timed out: no verdict within ${windowHours} h`,
+      };
+      return;
+    }
+    const said = answer.message ? `: ${answer.message}` : '';
+    result.validation = {
+      ...base,
+      status: answer.result === 'pass' ? 'passed' : 'failed',
+      answeredAt: answer.answeredAt,
+      ...(answer.message ? { message: answer.message } : {}),
+      detail: `validation ${answer.result === 'pass' ? 'passed' : 'failed'}${said}`,
+    };
+  }
+
+  function showWaiting(): void {
+    const ids = desk.waiting;
+    tracker.waitingFor(
+      ids.length === 0
+        ? undefined
+        : `validation of ${ids.join(', ')}: runbooks drill validate ${workflowId} --resource <id> --result pass|fail`,
+    );
+  }
+
+  /** RTO, the reasons and the verdict, once the restore (which succeeded) and its validation are known. */
+  function concluded(result: DrillResourceResult, restoreOutcome: JobOutcome): DrillResourceResult {
+    if (result.rtoRestoreSeconds !== undefined) {
+      result.rtoSeconds = result.rtoRestoreSeconds + (result.rtoValidationSeconds ?? 0);
+      result.rtoMet = result.rtoSeconds <= input.targets.rtoSeconds;
+    }
+    const { check, validation } = result;
+    if (result.rpoMet === false) result.reasons.push(rpoMissed(result, input.targets.rpoSeconds));
+    if (result.rtoMet === false) result.reasons.push(rtoMissed(result, input.targets.rtoSeconds));
+    if (check?.status === 'failed') result.reasons.push(`check failed: ${check.detail}`);
+    if (check?.status === 'notRun')
+      result.reasons.push(input.requireChecks ? `${check.detail} (requireChecks)` : check.detail);
+    if (validation && validation.status !== 'passed') result.reasons.push(validation.detail);
+    const checkHeld =
+      check === undefined || check.status === 'passed' || (check.status === 'notRun' && !input.requireChecks);
+    const validated = validation === undefined || validation.status === 'passed';
+    const held = result.rpoMet !== false && result.rtoMet !== false && checkHeld && validated;
+    // Partial data restored is not a recovery: never PASS, whatever else held.
+    const partial = restoreOutcome === 'PARTIAL' || partialBackups.has(result.resourceId);
+    result.verdict = !held ? 'FAIL' : partial ? 'PARTIAL' : 'PASS';
+    return result;
   }
 
   /** Why the SQL check cannot run on a resource of this type, or `undefined` when it can. A pure table lookup. */
@@ -250,20 +389,32 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
 }
 
 function rpoMissed(r: DrillResourceResult, targetSeconds: number): string {
-  if (r.rpoSeconds === undefined) return 'RPO missed: no restorable snapshot before the drill began';
-  const against = r.rpoPoint ? ` (snapshot ${r.rpoPoint.snapshotId} at ${r.rpoPoint.pointInTime})` : '';
-  return `RPO ${Math.round(r.rpoSeconds)} s over target ${targetSeconds} s${against}`;
+  const point = r.recoveryPoint;
+  const against = point ? ` (recovery point ${point.snapshotId} at ${point.pointInTime})` : '';
+  return `RPO ${Math.round(r.rpoSeconds ?? 0)} s over target ${targetSeconds} s${against}`;
+}
+
+function rtoMissed(r: DrillResourceResult, targetSeconds: number): string {
+  const parts =
+    r.rtoValidationSeconds === undefined
+      ? ''
+      : ` (restore ${Math.round(r.rtoRestoreSeconds ?? 0)} s + validation ${Math.round(r.rtoValidationSeconds)} s)`;
+  return `RTO ${Math.round(r.rtoSeconds ?? 0)} s over target ${targetSeconds} s${parts}`;
 }
 
 function summarize(results: DrillResourceResult[]): DrillSummary {
   const passed = results.filter((r) => r.verdict === 'PASS').length;
+  const partial = results.filter((r) => r.verdict === 'PARTIAL').length;
+  const failed = results.length - passed - partial;
   const rpos = results.flatMap((r) => (r.rpoSeconds === undefined ? [] : [r.rpoSeconds]));
   const rtos = results.flatMap((r) => (r.rtoSeconds === undefined ? [] : [r.rtoSeconds]));
   return {
     total: results.length,
     passed,
-    failed: results.length - passed,
-    verdict: passed === results.length && results.length > 0 ? 'PASS' : 'FAIL',
+    partial,
+    failed,
+    // No resource drilled proves nothing: FAIL.
+    verdict: failed > 0 || results.length === 0 ? 'FAIL' : partial > 0 ? 'PARTIAL' : 'PASS',
     worstRpoSeconds: rpos.length ? Math.max(...rpos) : undefined,
     worstRtoSeconds: rtos.length ? Math.max(...rtos) : undefined,
   };
