@@ -87,8 +87,10 @@ export async function deliverVerdict(
   const ended = (how = '') => new CliError(`${workflowId} has ended${how}: it takes no more verdicts`);
   if (description.status.name !== 'RUNNING') throw ended(` (${description.status.name})`);
   try {
+    // To the run just described: a rerun started meanwhile under the same ID is another drill.
+    const run = client.workflow.getHandle(workflowId, description.runId);
     return await client.withDeadline(Date.now() + UPDATE_TIMEOUT_MS, () =>
-      handle.executeUpdate(drillValidationUpdate, { args: [verdict] }),
+      run.executeUpdate(drillValidationUpdate, { args: [verdict] }),
     );
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
