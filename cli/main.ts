@@ -18,6 +18,7 @@ const evidenceCommands = () => requireHere('./evidence-command') as typeof impor
 const demoCommands = () => requireHere('../demo/demo-command') as typeof import('../demo/demo-command');
 const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
+const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
@@ -28,6 +29,10 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
   cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
   nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
+  drill: {
+    load: () => drillCommands().drillCommand,
+    help: 'drill validate <workflowId> --resource <id> --result pass|fail [--message <text>]',
+  },
   approvals: { load: () => approvalsCommands().approvalsCommand, help: 'approvals [--json] [--limit <n>]' },
   schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
   deployment: {

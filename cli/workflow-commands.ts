@@ -2,11 +2,14 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   type Client,
+  type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
+import type { DrDrillResult } from '../runbooks/dr-drill/contract';
 import { nudgeSignal, RunbookKindKey } from '../contracts';
 import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } from './args';
 import { withTemporal } from './connection';
+import { drillAlreadyRunning, earlierRunNote, unpassedDrill } from './drill-runs';
 import { CliError, UsageError } from './errors';
 import { formatDuration, statusBlock, statusLine } from './progress';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from './runbooks';
@@ -19,18 +22,26 @@ const START_USAGE =
 export interface StartedRun {
   workflowId: string;
   runId: string;
+  /** What to say besides: for a drill, that an earlier run under the same ID exists and is kept. */
+  notes: string[];
 }
 
-/** Validates and starts a runbook under its deterministic ID (or `workflowId`). Nothing starts on a bad input. */
+/**
+ * Validates and starts a runbook under its deterministic ID (or `workflowId`). Nothing starts on a bad input.
+ * `inputArg`, `--input` as given, lets a refusal spell out the command to run instead.
+ */
 export async function startRunbook(
   client: Client,
   taskQueue: string,
   runbook: RunbookName,
   input: unknown,
   workflowId?: string,
+  inputArg?: string,
 ): Promise<StartedRun> {
   const validated = validateRunbookInput(runbook, input);
   const id = workflowId ?? validated.workflowId;
+  // A closed run under the ID does not stop the start (Temporal starts a new run); a drill says it is kept.
+  const earlier = runbook === 'drDrill' ? await latestRun(client, id) : undefined;
   try {
     const handle = await client.workflow.start(runbook, {
       taskQueue,
@@ -39,9 +50,11 @@ export async function startRunbook(
       // Set at start too, so that `list --runbook` finds the run before its first workflow task.
       typedSearchAttributes: [{ key: RunbookKindKey, value: runbook }],
     });
-    return { workflowId: id, runId: handle.firstExecutionRunId };
+    const notes = earlier ? [earlierRunNote(earlier, id === validated.workflowId)] : [];
+    return { workflowId: id, runId: handle.firstExecutionRunId, notes };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      if (runbook === 'drDrill') throw new CliError(drillAlreadyRunning(id, inputArg));
       throw new CliError(
         `workflow ${id} is already running: the same work was started before (IDs are deterministic).\n` +
           `Follow it with \`runbooks status ${id}\`, or pass --id to start a separate run.`,
@@ -49,6 +62,14 @@ export async function startRunbook(
     }
     throw err;
   }
+}
+
+/** The newest run under a workflow ID, or undefined when there is none (or it cannot be told: this is for a note). */
+async function latestRun(client: Client, workflowId: string): Promise<WorkflowExecutionDescription | undefined> {
+  return client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .catch(() => undefined);
 }
 
 export async function startCommand(argv: string[]): Promise<void> {
@@ -68,8 +89,9 @@ export async function startCommand(argv: string[]): Promise<void> {
   validateRunbookInput(runbook, input);
 
   await withTemporal(async ({ client, taskQueue }) => {
-    const started = await startRunbook(client, taskQueue, runbook, input, id);
+    const started = await startRunbook(client, taskQueue, runbook, input, id, values.input);
     console.log(`started ${runbook} as ${started.workflowId} (run ${started.runId})`);
+    for (const note of started.notes) console.log(note);
     if (!values.wait) {
       console.log(`follow it with: runbooks status ${started.workflowId}`);
       return;
@@ -82,6 +104,9 @@ export async function startCommand(argv: string[]): Promise<void> {
     const result = await resultOf<unknown>(handle);
     console.log(`completed in ${formatDuration(Date.now() - began)}`);
     console.log(JSON.stringify(result, null, 2));
+    // A drill that completed without passing every resource is not a success for whoever waited on it.
+    const unpassed = runbook === 'drDrill' ? unpassedDrill(started.workflowId, result as DrDrillResult) : undefined;
+    if (unpassed) throw unpassed;
   });
 }
 

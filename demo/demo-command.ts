@@ -152,4 +152,7 @@ async function runScenarios(
   await run('4. Cost export for the previous day', () => costScenario(client, taskQueue, deadline));
   await run('5. Backup posture of the inventory', () => postureScenario(client, taskQueue, deadline));
   printSummary(steps, outputDir, Date.now() - began);
+  // As `runbooks start --wait`: a drill that completed without passing is a failed run (exit 4), after the summary.
+  const failures = steps.flatMap((s) => s.failure ?? []);
+  if (failures.length > 0) throw new RunFailedError(failures.join('\n'));
 }

@@ -8,6 +8,7 @@ import { countsText } from '../runbooks/dr-drill/report-text';
 import type { PostureReportInput } from '../runbooks/posture-report/contract';
 import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
+import { unpassedDrill } from '../cli/drill-runs';
 import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
 import { resourceLine, short } from './drill-lines';
 import type { DemoTargets } from './discover';
@@ -66,6 +67,7 @@ export async function drillScenario(
       )),
       { path: sealPath, bytes: (await fileFacts(sealPath)).bytes },
     ],
+    failure: unpassedDrill(run.workflowId, result)?.message,
   };
 }
 

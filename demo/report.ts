@@ -25,6 +25,8 @@ export interface StepReport {
   outcome: string;
   lines: string[];
   files: WrittenFile[];
+  /** Why the step did not succeed although its run completed (a drill that did not pass): the demo then exits 4. */
+  failure?: string;
 }
 
 export function printStep(step: StepReport, root: string): void {

@@ -12,7 +12,9 @@ function listedCommands(): string[] {
 }
 
 test('runbooks --help lists the commands', () => {
-  expect(listedCommands()).toEqual(expect.arrayContaining(['start', 'status', 'list', 'cancel', 'nudge', 'demo']));
+  expect(listedCommands()).toEqual(
+    expect.arrayContaining(['start', 'status', 'list', 'cancel', 'nudge', 'drill', 'demo']),
+  );
 });
 
 test.each([
@@ -22,6 +24,7 @@ test.each([
   ['list', '-h'],
   ['cancel', 'some-id', '--help'],
   ['nudge', '--help'],
+  ['drill', 'validate', 'some-id', '--result', 'maybe', '--help'],
   ['approvals', '--help'],
   ['demo', '--help'],
   ['schedule', 'create', '--help'],

@@ -1,0 +1,110 @@
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import {
+  drillValidationUpdate,
+  type DrillValidationTaken,
+  type DrillValidationVerdict,
+} from '../runbooks/dr-drill/contract';
+import { idArgument, otherSubcommand, parseCommandLine, positionals } from './args';
+import { withTemporal } from './connection';
+import { CliError, UsageError } from './errors';
+import { notFound } from './watch';
+
+export const VALIDATE_USAGE = [
+  'usage: runbooks drill validate <workflowId> --resource <id> --result pass|fail [--message <text>]',
+  'Gives the verdict on a restored resource that the drill waits for (its input has `validation`). The message, at',
+  'most 1,000 characters, is kept in the report. Exit 1 when the drill does not take it, saying why.',
+].join('\n');
+const USAGE = VALIDATE_USAGE;
+
+/** As long as the contract lets a verdict's message be. */
+export const MAX_MESSAGE_LENGTH = 1_000;
+/** How long the command waits for a worker to take the verdict before it gives up (and says so). */
+const UPDATE_TIMEOUT_MS = 30_000;
+
+/** `runbooks drill …`: what an operator does to a running drill. */
+export async function drillCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'validate') return validateCommand(rest);
+  return otherSubcommand(sub, 'drill', USAGE);
+}
+
+async function validateCommand(argv: string[]): Promise<void> {
+  const { workflowId, verdict } = parseValidate(argv);
+  await withTemporal(async ({ client }) => {
+    const taken = await deliverVerdict(client, workflowId, verdict);
+    console.log(`taken: ${workflowId} took ${taken.result} for ${taken.resourceId}`);
+  });
+}
+
+/** The command line of `drill validate`, checked whole before anything connects. */
+export function parseValidate(argv: string[]): { workflowId: string; verdict: DrillValidationVerdict } {
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { resource: { type: 'string' }, result: { type: 'string' }, message: { type: 'string' } },
+    USAGE,
+  );
+  const workflowId = idArgument(positionals(rest, ['workflowId'], USAGE)[0] ?? '', '<workflowId>', USAGE);
+  if (values.resource === undefined) throw new UsageError(`--resource is required\n${USAGE}`);
+  const resourceId = idArgument(values.resource, '--resource', USAGE);
+  if (values.result === undefined) throw new UsageError(`--result is required: pass or fail\n${USAGE}`);
+  const result = values.result;
+  if (result !== 'pass' && result !== 'fail') {
+    throw new UsageError(`--result must be pass or fail, not '${result}'\n${USAGE}`);
+  }
+  const message = values.message;
+  if (message !== undefined) {
+    if (!/\S/.test(message)) throw new UsageError(`--message must not be blank (leave it out instead)\n${USAGE}`);
+    if (message.length > MAX_MESSAGE_LENGTH) {
+      throw new UsageError(
+        `--message is ${message.length} characters long; at most ${MAX_MESSAGE_LENGTH.toLocaleString('en')}\n${USAGE}`,
+      );
+    }
+  }
+  return { workflowId, verdict: { resourceId, result, ...(message === undefined ? {} : { message }) } };
+}
+
+/**
+ * Sends the verdict as an update: the drill's validator refuses what it cannot take, and its reason becomes the
+ * error's message. A run that is not a drill, or no longer runs, is told apart first, so that the error says so.
+ */
+export async function deliverVerdict(
+  client: Client,
+  workflowId: string,
+  verdict: DrillValidationVerdict,
+): Promise<DrillValidationTaken> {
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe().catch((err: unknown) => {
+    throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
+  });
+  if (description.type !== 'drDrill') {
+    throw new CliError(`${workflowId} is a ${description.type} run, not a drill: it takes no verdict`);
+  }
+  const ended = (how = '') => new CliError(`${workflowId} has ended${how}: it takes no more verdicts`);
+  if (description.status.name !== 'RUNNING') throw ended(` (${description.status.name})`);
+  try {
+    // To the run just described: a rerun started meanwhile under the same ID is another drill.
+    const run = client.workflow.getHandle(workflowId, description.runId);
+    return await client.withDeadline(Date.now() + UPDATE_TIMEOUT_MS, () =>
+      run.executeUpdate(drillValidationUpdate, { args: [verdict] }),
+    );
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      throw new CliError(`refused: ${err.cause?.message ?? err.message}`);
+    }
+    // The run closed between the check above and the update.
+    if (err instanceof WorkflowNotFoundError) throw ended();
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+      throw new CliError(
+        `no worker took the verdict within ${UPDATE_TIMEOUT_MS / 1000} s: is the worker (\`npm start\`) running? ` +
+          `The drill may still take it when a worker picks it up: \`runbooks status ${workflowId}\` shows what it ` +
+          'waits for, and the same verdict sent again is refused once one was taken.',
+      );
+    }
+    throw err;
+  }
+}
