@@ -15,7 +15,9 @@ let base: Omit<DrDrillInput, 'name' | 'resources'>;
 let resources: string[];
 
 beforeAll(async () => {
-  fx = await setupE2E({ timeSkipping: true });
+  // No sticky queues: a stopped worker's own queue would hold the drill's next task until its timeout, which this
+  // server lets run out only while time skips. Every task replays the history instead, as on a new worker.
+  fx = await setupE2E({ timeSkipping: true, worker: { maxCachedWorkflows: 0 } });
   // Jobs end as they start: a look that finds one running would wait on a retry timer, which this server fires only
   // while a test awaits a result.
   await fx.control.jobsConfig({ restoreSeconds: 0 });
@@ -71,7 +73,9 @@ function waitingForVerdict(handle: Handle, resourceId: string) {
  */
 async function reportOf(handle: Handle, { skipping = false } = {}) {
   const plain = new Client({ connection: fx.env.connection, namespace: fx.env.namespace ?? 'default' });
-  const result: DrDrillResult = await (skipping ? handle : plain.workflow.getHandle(handle.workflowId)).result();
+  const result: DrDrillResult = await (
+    skipping ? handle : plain.workflow.getHandle<typeof drDrill>(handle.workflowId)
+  ).result();
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
   const row = report.resources[0];
   if (!row) throw new Error('the report has no resource');
@@ -122,8 +126,9 @@ test('the wait survives a worker restart: a new worker takes the verdict and the
   const handle = await startDrill(resourceId);
   await waitingForVerdict(handle, resourceId);
   await fx.worker.stop();
-  fx.worker = await startWorker(fx, { taskQueue: fx.worker.taskQueue });
-  await handle.executeUpdate(drillValidationUpdate, { args: [{ resourceId, result: 'pass' }] });
+  fx.worker = await startWorker(fx, { taskQueue: fx.worker.taskQueue, maxCachedWorkflows: 0 });
+  const taken = handle.executeUpdate(drillValidationUpdate, { args: [{ resourceId, result: 'pass' }] });
+  expect(await taken).toMatchObject({ taken: true });
   const { result, row } = await reportOf(handle);
   expect(result.summary.verdict).toBe('PASS');
   expect(row.validation?.status).toBe('passed');

@@ -313,6 +313,8 @@ export interface WorkerOverrides {
   evidenceKey?: EvidenceKey;
   /** Notification targets. */
   webhooks?: RunbookWorkerOptions['webhooks'];
+  /** 0: no sticky queue, every task replays the history. */
+  maxCachedWorkflows?: number;
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -340,6 +342,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     versioningMode: overrides.versioningMode,
     identity: overrides.identity,
     webhooks: overrides.webhooks,
+    maxCachedWorkflows: overrides.maxCachedWorkflows,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });
