@@ -209,13 +209,13 @@ test('a drill over resources of several types restores their latest recovery poi
 
   const markdown = await readFile(result.report.markdown, 'utf8');
   expect(markdown).toContain(`# Disaster-recovery drill: ${input.name}`);
-  expect(markdown).toContain('RPO 259200 s, RTO 600 s');
-  expect(markdown).toContain('**FAIL**');
+  expect(markdown).toContain('Targets: RPO 3.0 d (259200 s), RTO 10.0 min (600 s)');
+  expect(markdown).toContain('Verdict: **FAIL** (4 passed, 0 partial, 1 failed of 5)');
   for (const row of report.resources) {
     expect(markdown).toContain(row.resourceName);
     if (row.restoreJobId) expect(markdown).toContain(row.restoreJobId);
   }
-  expect(markdown).toContain('## Failures');
+  expect(markdown).toContain('## Not passed');
 
   // No backup at all, at most one restore per resource, never more than `parallelism` resources at once.
   const jobs = await fx.control.jobs();
