@@ -95,7 +95,8 @@ export type NotificationProgress = Pick<NotificationOutcome, 'delivered' | 'reje
 
 export interface NotificationActivities {
   /** `earlier`: targets an activity already sent this event to (see `SentNotification`), which are not sent it again. */
-  notify(event: TimedNotificationEvent, earlier?: NotificationProgress): Promise<NotificationOutcome>;
+  /** `target`: that one target alone (by name), whatever events it lists. */
+  notify(event: TimedNotificationEvent, earlier?: NotificationProgress, target?: string): Promise<NotificationOutcome>;
 }
 
 /**

@@ -151,13 +151,15 @@ export function leanHistory(): boolean {
 
 /**
  * After an activity sent a notification itself: the targets it could not reach get the event from the `notify`
- * activity (with its retries), the others are not sent it again. Nothing to do on the happy path.
+ * activity (with its retries), the others are not sent it again. Nothing to do on the happy path. `target`: the event
+ * went to that target alone, and so does the retry.
  */
-export function resend(sent: SentNotification | undefined): void {
+export function resend(sent: SentNotification | undefined, target?: string): void {
   if (!sent?.retry) return;
   const event = sent.retry;
+  const done = { delivered: sent.delivered, rejected: sent.rejected };
   const retried = notificationCalls()
-    .notify(event, { delivered: sent.delivered, rejected: sent.rejected })
+    .notify(event, done, ...(target === undefined ? [] : [target]))
     .then(
       () => undefined,
       (err: unknown) => log.warn('notification not delivered', { event: event.event, error: String(err) }),

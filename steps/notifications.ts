@@ -144,10 +144,11 @@ export function notificationActivities({ webhooks = [] }: ActivityDeps) {
      * Sends one event to every target that takes it. A target that refuses it for good (4xx other than 408/429) is
      * recorded in the outcome; one that is unreachable or busy makes the attempt fail, retryable, after the others.
      */
-    async notify(event: TimedNotificationEvent, earlier?: Progress): Promise<NotificationOutcome> {
+    async notify(event: TimedNotificationEvent, earlier?: Progress, target?: string): Promise<NotificationOutcome> {
       // This attempt's predecessors checkpointed what they did; the activity that sent it first says what it did.
       const progress = (activityInfo().heartbeatDetails as Progress | undefined) ?? earlier;
-      const { outcome, failures, retryAfterSeconds } = await send(webhooks, event, progress, true);
+      const targets = target === undefined ? webhooks : onlyTarget(webhooks, target);
+      const { outcome, failures, retryAfterSeconds } = await send(targets, event, progress, true);
       if (failures.length > 0) {
         throw ApplicationFailure.create({
           type: FailureType.NotificationUndelivered,
@@ -158,6 +159,11 @@ export function notificationActivities({ webhooks = [] }: ActivityDeps) {
       return outcome;
     },
   };
+}
+
+/** The target named `name` alone, taking every event: a runbook input chose it for this one. */
+export function onlyTarget(webhooks: readonly WebhookTarget[], name: string): WebhookTarget[] {
+  return webhooks.filter((t) => t.name === name).map(({ events: _events, ...t }) => t);
 }
 
 /** Every string passes through the project's redaction: no credential, token or webhook secret leaves in a payload. */

@@ -6,7 +6,7 @@ import { isRecord } from '../../api/dialect/requests';
 import { FailureType, type DrillValidationNotice, type SentNotification } from '../../contracts';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { calling } from '../../runtime/failures';
-import { notifyFromActivity } from '../../steps/notifications';
+import { notifyFromActivity, onlyTarget } from '../../steps/notifications';
 
 /** A snapshot a drill may restore; `draw` says which of how many when it was drawn at random. */
 export interface ChosenRecoveryPoint {
@@ -69,7 +69,7 @@ export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps)
      * that takes the event. A name no target has is a mistake in the drill's input, not worth a retry.
      */
     async requestDrillValidation(input: { notice: DrillValidationNotice; target?: string }): Promise<SentNotification> {
-      const targets = input.target === undefined ? webhooks : webhooks.filter((t) => t.name === input.target);
+      const targets = input.target === undefined ? webhooks : onlyTarget(webhooks, input.target);
       if (input.target !== undefined && targets.length === 0) {
         const known = webhooks.map((t) => t.name);
         throw ApplicationFailure.create({
@@ -80,14 +80,12 @@ export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps)
             `(${known.length > 0 ? `targets: ${known.join(', ')}` : 'none configured'})`,
         });
       }
-      // A target named in the input gets the event even when its own list of events leaves it out.
-      const chosen = input.target === undefined ? targets : targets.map(({ events: _events, ...t }) => t);
       // The input holds the destination in the neutral vocabulary; the validator looks for it at the service.
       const { restoredTo } = input.notice;
       const data = isRecord(restoredTo)
         ? { ...input.notice, restoredTo: destinationIn(await client.wireDialect(), restoredTo) }
         : input.notice;
-      return notifyFromActivity(chosen, { event: 'drill.validation.requested', data });
+      return notifyFromActivity(targets, { event: 'drill.validation.requested', data });
     },
   };
 }

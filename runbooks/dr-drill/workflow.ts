@@ -289,7 +289,8 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
         },
         ...(input.validation?.notify ? { target: input.validation.notify } : {}),
       });
-      resend(sent);
+      // A retry goes to the named target alone, as the first delivery did.
+      resend(sent, input.validation?.notify);
     } catch (err) {
       if (isCancellation(err)) throw err;
       const why = err instanceof Error ? err.message : String(err);
