@@ -28,7 +28,7 @@ export function resourceLine(r: DrillResourceResult): string {
       ? 'RTO n/a'
       : r.rtoRestoreSeconds === undefined
         ? `RTO ${short(r.rtoSeconds)}, restore only${met(r.rtoMet)}`
-        : `RTO ${short(r.rtoSeconds)} = restore ${short(r.rtoRestoreSeconds)} + validation ${short(r.rtoValidationSeconds ?? 0)}${met(r.rtoMet)}`;
+        : `RTO ${short(r.rtoSeconds)} = restore ${short(r.rtoRestoreSeconds)} + ${r.rtoValidationSeconds === undefined ? 'no validation' : `validation ${short(r.rtoValidationSeconds)}`}${met(r.rtoMet)}`;
   // Reports before recovery-point selection measured RPO on the newest snapshot before the drill, not on this point.
   const rpoOn = rpoOnNewestBefore(r) && r.rpoPoint ? ` on ${r.rpoPoint.snapshotId}, the newest before the drill` : '';
   const parts = [

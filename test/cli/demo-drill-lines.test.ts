@@ -12,7 +12,7 @@ test('a latest point: its ID, how it was chosen and its age, RPO on it, RTO as r
 test('a drawn point that restored partially, a fresh one with the newest snapshot before it apart, and none', () => {
   expect(resourceLine(randomPartial)).toBe(
     'PARTIAL AWS_EFS  file-share  point snap-random (random: 4th newest of 12 in 30 days, 5.0 d old)  RPO 5.0 d (met)  ' +
-      'RTO 30 s = restore 30 s + validation 0 s (met)  restore partial: 3 files skipped',
+      'RTO 30 s = restore 30 s + no validation (met)  restore partial: 3 files skipped',
   );
   expect(resourceLine(freshTimedOut)).toBe(
     'FAIL    AWS_EC2  web-vm  point snap-fresh (fresh, taken by the drill)  RPO 0 s (met)  ' +
