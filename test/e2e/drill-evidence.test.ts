@@ -17,7 +17,16 @@ import type { InventoryResource } from '../../api';
 import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { Seal, SEAL_SUFFIX, sealSha256 } from '../../runtime/evidence-seal';
 import { runCliFromSource } from '../helpers/cli-from-source';
-import { bucketDestination, eventually, nudge, setupE2E, teardownE2E, wireResourceType, type E2E } from './helpers';
+import {
+  bucketDestination,
+  eventually,
+  nudge,
+  setupE2E,
+  teardownE2E,
+  wireResourceType,
+  type E2E,
+  drillVaultAndAccount,
+} from './helpers';
 
 const REPO = resolve(__dirname, '..', '..');
 // Chromium's background connections fail on a closed network; these keep it to the page.
@@ -48,10 +57,7 @@ beforeAll(async () => {
     setupE2E(),
     chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS }),
   ]);
-  const state = fx.sim.ctx.state;
-  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  const { vault, account } = drillVaultAndAccount(fx);
   vaultId = vault.id;
   restoreAccountId = account.id;
 }, 120_000);

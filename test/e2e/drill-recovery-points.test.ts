@@ -27,6 +27,7 @@ import {
   setupE2E,
   teardownE2E,
   type E2E,
+  drillVaultAndAccount,
 } from './helpers';
 
 const DAY_MS = 86_400_000;
@@ -57,10 +58,7 @@ beforeAll(async () => {
     { name: 'ops', url: `${base}/ops`, format: 'json', secret: SECRET, events: ['drill.passed', 'drill.failed'] },
   ];
   fx = await setupE2E({ worker: { webhooks } });
-  const state = fx.sim.ctx.state;
-  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  const { vault, account } = drillVaultAndAccount(fx);
   vaultId = vault.id;
   vaultRegion = vault.region;
   restoreAccountId = account.id;

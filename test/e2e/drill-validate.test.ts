@@ -9,7 +9,7 @@ import { statusQuery } from '../../contracts';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
-import { bucketDestination, eventually, setupE2E, teardownE2E, type E2E } from './helpers';
+import { bucketDestination, eventually, setupE2E, teardownE2E, type E2E, drillVaultAndAccount } from './helpers';
 
 let fx: E2E;
 let vaultId: string;
@@ -20,9 +20,7 @@ let resources: [InventoryResource, InventoryResource];
 beforeAll(async () => {
   fx = await setupE2E();
   const state = fx.sim.ctx.state;
-  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  const { vault, account } = drillVaultAndAccount(fx);
   vaultId = vault.id;
   restoreAccountId = account.id;
   const snapshotted = new Set(

@@ -7,7 +7,15 @@ import { drDrill } from '../../runbooks/workflows';
 import { drillValidationUpdate, type DrDrillInput, type DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { statusQuery } from '../../contracts';
-import { bucketDestination, eventually, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
+import {
+  bucketDestination,
+  eventually,
+  setupE2E,
+  startWorker,
+  teardownE2E,
+  type E2E,
+  drillVaultAndAccount,
+} from './helpers';
 
 let fx: E2E;
 let base: Omit<DrDrillInput, 'name' | 'resources'>;
@@ -22,9 +30,7 @@ beforeAll(async () => {
   // while a test awaits a result.
   await fx.control.jobsConfig({ restoreSeconds: 0 });
   const state = fx.sim.ctx.state;
-  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  const { vault, account } = drillVaultAndAccount(fx);
   const monthAgo = Date.now() - 30 * 86400_000;
   const recent = new Set(
     Object.values(state.snapshots)

@@ -21,6 +21,7 @@ import {
   wireResourceType,
   type E2E,
   backedUp,
+  drillVaultAndAccount,
 } from './helpers';
 
 let fx: E2E;
@@ -33,9 +34,7 @@ let unused: Map<string, InventoryResource[]>;
 beforeAll(async () => {
   fx = await setupE2E();
   const state = fx.sim.ctx.state;
-  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
-  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  const { vault, account } = drillVaultAndAccount(fx);
   vaultId = vault.id;
   vaultRegion = vault.region;
   restoreAccountId = account.id;

@@ -147,6 +147,15 @@ export function backedUp(fx: E2E, resourceId: string): boolean {
   return Object.values(fx.sim.ctx.state.snapshots).some((s) => s.resourceId === resourceId);
 }
 
+/** The seeded `backups-pa-east-1` vault and `restore-pa` restore account, where the e2e drills back up and restore. */
+export function drillVaultAndAccount(fx: Pick<E2E, 'sim'>) {
+  const state = fx.sim.ctx.state;
+  const vault = Object.values(state.vaults).find((v) => v.name === 'backups-pa-east-1');
+  const account = Object.values(state.restoreAccounts).find((a) => a.name === 'restore-pa');
+  if (!vault || !account) throw new Error('the seeded simulator has no backups-pa-east-1 vault or restore-pa account');
+  return { vault, account };
+}
+
 export const APPROVAL = { comment: 'looks right' };
 export const DENIAL = { comment: 'not today' };
 
