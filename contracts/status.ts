@@ -52,6 +52,8 @@ export interface RunbookStatus {
   detail?: string;
   /** For people: what the runbook is waiting for, when it waits. */
   waitingFor?: string;
+  /** For tools: the resources a drill waits on for a validation verdict (`runbooks drill validate`). */
+  awaitingVerdict?: string[];
   /** The action request a runbook waits on, as `runbooks approvals` shows it. */
   approval?: RunbookApproval;
   updatedAt: string;

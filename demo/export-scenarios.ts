@@ -158,7 +158,7 @@ async function answerValidations(
   while (!stop.aborted) {
     const handle = client.workflow.getHandle(workflowId);
     const waiting = await handle.query(statusQuery).then(
-      (s) => s.waitingFor?.match(/^validation of ([^:]+):/)?.[1]?.split(', ') ?? [],
+      (s) => s.awaitingVerdict ?? [],
       () => [],
     );
     for (const resourceId of waiting.filter((id) => !answered.has(id))) {

@@ -70,10 +70,15 @@ export class RunbookTracker {
     this.status = { ...this.status, progress: { done, total, unit }, updatedAt: this.now().toISOString() };
   }
 
-  /** Says what the runbook waits for (a person's answer, say), or clears it. */
-  waitingFor(text: string | undefined): void {
-    const { waitingFor: _was, ...status } = this.status;
-    this.status = { ...status, ...(text ? { waitingFor: text } : {}), updatedAt: this.now().toISOString() };
+  /** Says what the runbook waits for (a person's answer, say), or clears it; `verdicts`: the resources it is about. */
+  waitingFor(text: string | undefined, verdicts: string[] = []): void {
+    const { waitingFor: _text, awaitingVerdict: _verdicts, ...status } = this.status;
+    this.status = {
+      ...status,
+      ...(text ? { waitingFor: text } : {}),
+      ...(verdicts.length > 0 ? { awaitingVerdict: verdicts } : {}),
+      updatedAt: this.now().toISOString(),
+    };
   }
 
   tag(key: typeof RunbookKindKey, value: string): void {

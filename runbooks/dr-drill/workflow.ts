@@ -1,8 +1,9 @@
 import { isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { ResourceRef } from './activities';
 import type { JobOutcome } from '../../steps/jobs';
-import type { DrillCheckResult, DrillReport, DrillResourceResult, DrillSummary, RecoveryPoint } from './report';
+import type { DrillCheckResult, DrillReport, DrillResourceResult, RecoveryPoint } from './report';
 import { ValidationDesk } from './validation-desk';
+import { concludeResource, summarize } from './verdicts';
 import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect';
 import { checkExpectation } from './expectations';
 import {
@@ -327,30 +328,15 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       ids.length === 0
         ? undefined
         : `validation of ${ids.join(', ')}: runbooks drill validate ${workflowId} --resource <id> --result pass|fail`,
+      ids,
     );
   }
 
   /** RTO, the reasons and the verdict, once the restore (which succeeded) and its validation are known. */
   function concluded(result: DrillResourceResult, restoreOutcome: JobOutcome): DrillResourceResult {
-    if (result.rtoRestoreSeconds !== undefined) {
-      result.rtoSeconds = result.rtoRestoreSeconds + (result.rtoValidationSeconds ?? 0);
-      result.rtoMet = result.rtoSeconds <= input.targets.rtoSeconds;
-    }
-    const { check, validation } = result;
-    if (result.rpoMet === false) result.reasons.push(rpoMissed(result, input.targets.rpoSeconds));
-    if (result.rtoMet === false) result.reasons.push(rtoMissed(result, input.targets.rtoSeconds));
-    if (check?.status === 'failed') result.reasons.push(`check failed: ${check.detail}`);
-    if (check?.status === 'notRun')
-      result.reasons.push(input.requireChecks ? `${check.detail} (requireChecks)` : check.detail);
-    if (validation && validation.status !== 'passed') result.reasons.push(validation.detail);
-    const checkHeld =
-      check === undefined || check.status === 'passed' || (check.status === 'notRun' && !input.requireChecks);
-    const validated = validation === undefined || validation.status === 'passed';
-    const held = result.rpoMet !== false && result.rtoMet !== false && checkHeld && validated;
     // Partial data restored is not a recovery: never PASS, whatever else held.
     const partial = restoreOutcome === 'PARTIAL' || partialBackups.has(result.resourceId);
-    result.verdict = !held ? 'FAIL' : partial ? 'PARTIAL' : 'PASS';
-    return result;
+    return concludeResource(result, { targets: input.targets, requireChecks: input.requireChecks, partial });
   }
 
   /** Why the SQL check cannot run on a resource of this type, or `undefined` when it can. A pure table lookup. */
@@ -387,36 +373,4 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
       return { ...base, passed: false, status: 'failed', detail: err instanceof Error ? err.message : String(err) };
     }
   }
-}
-
-function rpoMissed(r: DrillResourceResult, targetSeconds: number): string {
-  const point = r.recoveryPoint;
-  const against = point ? ` (recovery point ${point.snapshotId} at ${point.pointInTime})` : '';
-  return `RPO ${Math.round(r.rpoSeconds ?? 0)} s over target ${targetSeconds} s${against}`;
-}
-
-function rtoMissed(r: DrillResourceResult, targetSeconds: number): string {
-  const parts =
-    r.rtoValidationSeconds === undefined
-      ? ''
-      : ` (restore ${Math.round(r.rtoRestoreSeconds ?? 0)} s + validation ${Math.round(r.rtoValidationSeconds)} s)`;
-  return `RTO ${Math.round(r.rtoSeconds ?? 0)} s over target ${targetSeconds} s${parts}`;
-}
-
-function summarize(results: DrillResourceResult[]): DrillSummary {
-  const passed = results.filter((r) => r.verdict === 'PASS').length;
-  const partial = results.filter((r) => r.verdict === 'PARTIAL').length;
-  const failed = results.length - passed - partial;
-  const rpos = results.flatMap((r) => (r.rpoSeconds === undefined ? [] : [r.rpoSeconds]));
-  const rtos = results.flatMap((r) => (r.rtoSeconds === undefined ? [] : [r.rtoSeconds]));
-  return {
-    total: results.length,
-    passed,
-    partial,
-    failed,
-    // No resource drilled proves nothing: FAIL.
-    verdict: failed > 0 || results.length === 0 ? 'FAIL' : partial > 0 ? 'PARTIAL' : 'PASS',
-    worstRpoSeconds: rpos.length ? Math.max(...rpos) : undefined,
-    worstRtoSeconds: rtos.length ? Math.max(...rtos) : undefined,
-  };
 }

@@ -180,11 +180,9 @@ async function waitForRun(
   return { handle: fx.env.client.workflow.getHandle(workflowId, runId), runId };
 }
 
-/** The resources the drill's status says wait for a verdict (`validation of <id>, <id>: …`). */
+/** The resources the drill's status says wait for a verdict. */
 async function waitingOn(handle: WorkflowHandle): Promise<string[]> {
-  const { waitingFor } = await handle.query(statusQuery);
-  const ids = /^validation of ([^:]+):/.exec(waitingFor ?? '')?.[1];
-  return ids?.split(', ') ?? [];
+  return (await handle.query(statusQuery)).awaitingVerdict ?? [];
 }
 
 /** Waits until the drill waits for a verdict on the resource. */

@@ -65,11 +65,11 @@ function startDrill(resourceId: string) {
 
 type Handle = Awaited<ReturnType<typeof startDrill>>;
 
-/** Until the drill says it waits for a verdict on `resourceId` (its status query's `waitingFor`). */
+/** Until the drill says it waits for a verdict on `resourceId` (its status query's `awaitingVerdict`). */
 function waitingForVerdict(handle: Handle, resourceId: string) {
   return eventually(`${handle.workflowId} waiting for a verdict on ${resourceId}`, async () => {
     const status = await handle.query(statusQuery);
-    return status.waitingFor?.includes(resourceId) === true && status;
+    return status.awaitingVerdict?.includes(resourceId) === true && status;
   });
 }
 
