@@ -19,12 +19,14 @@ const demoCommands = () => requireHere('../demo/demo-command') as typeof import(
 const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
+const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
     load: () => workflowCommands().startCommand,
     help: 'start <runbook> --input <file|json> [--id <id>] [--wait]',
   },
+  inputs: { load: () => inputsCommands().inputsCommand, help: 'inputs <runbook> [--example]' },
   status: { load: () => workflowCommands().statusCommand, help: 'status <workflowId> [--watch]' },
   list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
   cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },

@@ -3,6 +3,7 @@ import type { RunbookContract } from '../contracts/runbook';
 import { isRunbookName, RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../runbooks/registry';
 import { issueField, issueMessage, issuesInOrder } from '../api/validate';
 import { UsageError } from './errors';
+import { withoutSchemaKey } from './input-schemas';
 
 export { RUNBOOK_NAMES, RUNBOOKS, type RunbookName };
 
@@ -24,10 +25,12 @@ export interface ValidatedInput {
 
 /**
  * Checks a runbook's input with the workflow's own schema before anything is started, and derives the default
- * workflow ID from it. Every problem is listed, each with the path of its field.
+ * workflow ID from it. Every problem is listed, each with the path of its field. A top-level `$schema` is dropped.
  */
-export function validateRunbookInput(runbook: RunbookName, raw: unknown, now: Date = new Date()): ValidatedInput {
+export function validateRunbookInput(runbook: RunbookName, given: unknown, now: Date = new Date()): ValidatedInput {
   const contract: RunbookContract = RUNBOOKS[runbook];
+  // An input file copied from examples/ names its schema for editors; the runbook's strict schema would refuse it.
+  const raw = withoutSchemaKey(given);
   const result = contract.input.safeParse(raw);
   if (!result.success) {
     const lines = issuesInOrder(result.error.issues).map((issue) => `  ${issueField(issue)}: ${issueMessage(issue)}`);

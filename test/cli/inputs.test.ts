@@ -1,0 +1,100 @@
+// The input schemas and examples: schemas/ and examples/ are what `npm run schemas` writes, every example is valid
+// by the JSON Schema an editor uses and by the zod input the runbook checks, and a broken copy is refused by both.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { INPUT_EXAMPLES } from '../../cli/input-examples';
+import { inputJsonSchema, RUNBOOKS_WITH_INPUT, withoutSchemaKey } from '../../cli/input-schemas';
+import { validateRunbookInput } from '../../cli/runbooks';
+import { inputFiles } from '../../cli/write-input-files';
+import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../../runbooks/registry';
+import { runCliFromSource } from '../helpers/cli-from-source';
+
+const ROOT = resolve(__dirname, '..', '..');
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true }));
+const validatorOf = (runbook: RunbookName) => ajv.compile(inputJsonSchema(runbook));
+const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as Record<string, unknown>;
+
+/** One way to break each example that both the JSON Schema and zod must refuse. */
+const BROKEN: Record<string, (input: Record<string, unknown>) => Record<string, unknown>> = {
+  approvalGatedRestore: (input) => ({ ...input, kind: 'everything' }),
+  drDrill: (input) => ({ ...input, targets: { rpoSeconds: 0, rtoSeconds: 3600 } }),
+  queryExport: (input) => ({ ...input, fileName: 'orders results.csv' }),
+  costExport: (input) => ({ ...input, format: 'xlsx' }),
+  offboardSourceAccount: (input) => ({ ...input, account: 'acct-0001' }),
+  postureReport: (input) => ({ ...input, pageSize: 0 }),
+};
+
+test('schemas/ and examples/ are what `npm run schemas` writes', () => {
+  for (const [path, text] of inputFiles()) {
+    const onDisk = readFileSync(join(ROOT, path), 'utf8');
+    if (onDisk !== text) throw new Error(`${path} is out of date: run \`npm run schemas\` and commit the result`);
+  }
+  const generated = [...inputFiles().keys()].sort();
+  const present = ['schemas', 'examples'].flatMap((dir) => readdirSync(join(ROOT, dir)).map((f) => `${dir}/${f}`));
+  expect(present.sort()).toEqual(generated);
+});
+
+test('every runbook that takes an input has an example; one that takes none has neither schema nor example', () => {
+  expect(RUNBOOKS_WITH_INPUT.length).toBeGreaterThan(0);
+  for (const runbook of RUNBOOK_NAMES) {
+    expect([runbook, INPUT_EXAMPLES[runbook] !== undefined]).toEqual([runbook, RUNBOOKS[runbook].takesInput]);
+  }
+  expect(Object.keys(BROKEN).sort()).toEqual([...RUNBOOKS_WITH_INPUT].sort());
+});
+
+describe.each(RUNBOOKS_WITH_INPUT.map((runbook) => [runbook]))('examples/%s.json', (runbook) => {
+  const file = readJson(`examples/${runbook}.json`);
+
+  test('points at its schema, which validates it', () => {
+    expect(file.$schema).toBe(`../schemas/${runbook}.json`);
+    const validate = validatorOf(runbook);
+    expect([validate(file), validate.errors]).toEqual([true, null]);
+  });
+
+  test('is valid for the runbook as the CLI reads it (the $schema key dropped)', () => {
+    expect(RUNBOOKS[runbook].input.safeParse(file).success).toBe(false);
+    expect(RUNBOOKS[runbook].input.safeParse(withoutSchemaKey(file)).error).toBeUndefined();
+    expect(validateRunbookInput(runbook, file).args).toEqual([withoutSchemaKey(file)]);
+  });
+
+  test('a broken copy is refused by the schema and by the runbook', () => {
+    const broken = BROKEN[runbook]?.(file) ?? file;
+    expect(validatorOf(runbook)(broken)).toBe(false);
+    expect(() => validateRunbookInput(runbook, broken)).toThrow(`invalid input for ${runbook}`);
+  });
+});
+
+describe('runbooks inputs', () => {
+  test('prints the schema, and with --example the example', () => {
+    const schema = runCliFromSource(['inputs', 'drDrill']);
+    expect(schema.status).toBe(0);
+    expect(JSON.parse(schema.stdout)).toEqual(inputJsonSchema('drDrill'));
+    const example = runCliFromSource(['inputs', 'drDrill', '--example']);
+    expect(example.status).toBe(0);
+    expect(JSON.parse(example.stdout)).toEqual(INPUT_EXAMPLES.drDrill);
+  });
+
+  test('says when a runbook takes no input', () => {
+    const result = runCliFromSource(['inputs', 'rotateCredentials']);
+    expect([result.status, result.stdout.trim()]).toEqual([
+      0,
+      'rotateCredentials takes no input: runbooks start rotateCredentials',
+    ]);
+  });
+
+  test('an unknown runbook exits 2 naming the known ones', () => {
+    const result = runCliFromSource(['inputs', 'drDril']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`<runbook> must be one of ${RUNBOOK_NAMES.join(', ')}, not 'drDril'`);
+  });
+
+  test('--help prints the usage, the options and examples', () => {
+    const result = runCliFromSource(['inputs', '--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^usage: runbooks inputs <runbook> \[--example\]/);
+    expect(result.stdout).toContain('--example');
+    expect(result.stdout).toContain('runbooks inputs drDrill --example > drill.json');
+  });
+});
