@@ -52,3 +52,44 @@ export function requireId(value: unknown, name: string): string {
     throw new InvalidArgumentError(name, 'must be a non-empty string');
   return value;
 }
+
+/**
+ * An issue as the CLI explains a refused input: the field's JSON path, what was expected (the allowed values of an
+ * enum, the pattern a string must match) and what was given. `input` is the value that was checked.
+ */
+export function explainIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const field = issueField(issue);
+  if (issue.code === 'unrecognized_keys') return `${field}: ${issue.message}`;
+  const given = valueAt(input, issue.path);
+  if (issue.code === 'invalid_type' && given.absent) return `${field}: required (expected ${issue.expected})`;
+  const got = given.absent ? '' : shown(given.value);
+  const gotText = got ? `; got ${got}` : '';
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input: expected')) {
+    return `${field}: expected ${issue.expected}, got ${kindOf(given.value)}${got ? ` ${got}` : ''}`;
+  }
+  if (issue.code === 'invalid_format' && issue.format === 'regex' && issue.pattern) {
+    return `${field}: ${issue.message} (expected a string matching ${issue.pattern}${gotText})`;
+  }
+  return `${field}: ${issueMessage(issue)}${gotText}`;
+}
+
+/** The value at a path, and whether anything is there at all. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): { absent: boolean; value?: unknown } {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return { absent: true };
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return { absent: value === undefined, value };
+}
+
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** A given value worth quoting back: a scalar, cut short. Objects and arrays are named by their field already. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return '';
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunbookContract } from '../contracts/runbook';
 import { isRunbookName, RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../runbooks/registry';
-import { issueField, issueMessage, issuesInOrder } from '../api/validate';
+import { explainIssue, issuesInOrder } from '../api/validate';
 import { UsageError } from './errors';
 import { withoutSchemaKey } from './input-schemas';
 
@@ -33,8 +33,11 @@ export function validateRunbookInput(runbook: RunbookName, given: unknown, now: 
   const raw = withoutSchemaKey(given);
   const result = contract.input.safeParse(raw);
   if (!result.success) {
-    const lines = issuesInOrder(result.error.issues).map((issue) => `  ${issueField(issue)}: ${issueMessage(issue)}`);
-    throw new UsageError(`invalid input for ${runbook}; nothing was started:\n${lines.join('\n')}`);
+    const lines = issuesInOrder(result.error.issues).map((issue) => `  ${explainIssue(issue, raw)}`);
+    throw new UsageError(
+      `invalid input for ${runbook}; nothing was started:\n${lines.join('\n')}\n` +
+        `see: runbooks inputs ${runbook} (its JSON Schema) or runbooks inputs ${runbook} --example`,
+    );
   }
   return {
     args: contract.takesInput ? [raw] : [],

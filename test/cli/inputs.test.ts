@@ -66,6 +66,34 @@ describe.each(RUNBOOKS_WITH_INPUT.map((runbook) => [runbook]))('examples/%s.json
   });
 });
 
+describe('a refused input', () => {
+  const refusal = (runbook: RunbookName, input: unknown) => {
+    try {
+      validateRunbookInput(runbook, input);
+    } catch (err) {
+      return (err as Error).message.split('\n');
+    }
+    throw new Error('the input was taken');
+  };
+  const drill = INPUT_EXAMPLES.drDrill;
+
+  test('names the path, the allowed values and what was given, and points at runbooks inputs', () => {
+    expect(refusal('drDrill', { ...drill, recoveryPoint: { select: 'newest' } })).toEqual([
+      'invalid input for drDrill; nothing was started:',
+      '  recoveryPoint.select: Invalid option: expected one of "latest"|"random"|"fresh"; got "newest"',
+      'see: runbooks inputs drDrill (its JSON Schema) or runbooks inputs drDrill --example',
+    ]);
+  });
+
+  test('says a missing field is required, and what a field of the wrong type should be', () => {
+    const { vaultId: _vaultId, ...withoutVault } = drill ?? {};
+    expect(refusal('drDrill', { ...withoutVault, parallelism: '3' }).slice(1, 3)).toEqual([
+      '  vaultId: required (expected string)',
+      '  parallelism: expected number, got string "3"',
+    ]);
+  });
+});
+
 describe('runbooks inputs', () => {
   test('prints the schema, and with --example the example', () => {
     const schema = runCliFromSource(['inputs', 'drDrill']);

@@ -80,7 +80,12 @@ describe('input validation before anything starts', () => {
     const bad = { ...drill, name: 'Weekly Drill', targets: { rpoSeconds: 0, rtoSeconds: 900 } };
     expect(() => validateRunbookInput('drDrill', bad, NOW)).toThrow(UsageError);
     expect(() => validateRunbookInput('drDrill', bad, NOW)).toThrow(
-      /invalid input for drDrill; nothing was started:\n {2}name: lowercase letters, digits and dashes\n {2}targets\.rpoSeconds: /,
+      [
+        'invalid input for drDrill; nothing was started:',
+        '  name: lowercase letters, digits and dashes (expected a string matching /^[a-z0-9][a-z0-9-]{0,62}$/; got "Weekly Drill")',
+        '  targets.rpoSeconds: Too small: expected number to be >=1; got 0',
+        'see: runbooks inputs drDrill (its JSON Schema) or runbooks inputs drDrill --example',
+      ].join('\n'),
     );
   });
 
