@@ -26,7 +26,7 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
     load: () => workflowCommands().startCommand,
     help: 'start <runbook> --input <file|json> [--id <id>] [--wait]',
   },
-  inputs: { load: () => inputsCommands().inputsCommand, help: 'inputs <runbook> [--example]' },
+  inputs: { load: () => inputsCommands().inputsCommand, help: 'inputs <runbook> [--example [--discover]]' },
   status: { load: () => workflowCommands().statusCommand, help: 'status <workflowId> [--watch]' },
   list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
   cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },

@@ -121,7 +121,7 @@ describe('runbooks inputs', () => {
   test('--help prints the usage, the options and examples', () => {
     const result = runCliFromSource(['inputs', '--help']);
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^usage: runbooks inputs <runbook> \[--example\]/);
+    expect(result.stdout).toMatch(/^usage: runbooks inputs <runbook> \[--example \[--discover\]\]/);
     expect(result.stdout).toContain('--example');
     expect(result.stdout).toContain('runbooks inputs drDrill --example > drill.json');
   });
