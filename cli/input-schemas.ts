@@ -26,10 +26,12 @@ export function inputJsonSchema(runbook: RunbookName): JsonSchema {
       // zod's own format name for `startsWith`; the pattern beside it says the same in standard JSON Schema.
       if (jsonSchema.format === 'starts_with') delete jsonSchema.format;
       const rules = rulesOf(zodSchema);
-      if (rules.length > 0) {
-        const also = `Also checked when the runbook starts: ${rules.join('; ')}.`;
-        jsonSchema.description = jsonSchema.description ? `${jsonSchema.description} ${also}` : also;
-      }
+      if (rules.length === 0) return;
+      // A refinement and the pipe it wraps describe one node: their rules go in one sentence.
+      const said = typeof jsonSchema.description === 'string' ? jsonSchema.description : '';
+      jsonSchema.description = said.startsWith(REFUSED)
+        ? `${said.replace(/\.$/, '')}; ${rules.join('; ')}.`
+        : `${said ? `${said} ` : ''}${REFUSED}${rules.join('; ')}.`;
     },
   }) as JsonSchema;
   const { $schema, description, properties, ...rest } = schema;
@@ -48,6 +50,9 @@ export function inputJsonSchema(runbook: RunbookName): JsonSchema {
   };
 }
 
+/** How a schema's description lists the rules JSON Schema cannot state. */
+const REFUSED = 'Checked when the runbook starts, beyond what JSON Schema says: ';
+
 /** The messages of a schema's own refinements; a rule without a fixed message (a superRefine) is named generically. */
 function rulesOf(schema: z.core.$ZodType): string[] {
   const checks = schema._zod.def.checks ?? [];
@@ -58,7 +63,7 @@ function rulesOf(schema: z.core.$ZodType): string[] {
       const text = typeof message === 'string' ? message : message?.message;
       const path = (check._zod.def as { path?: PropertyKey[] }).path;
       const where = path && path.length > 0 ? `${path.map(String).join('.')}: ` : '';
-      return text ? `${where}${text}` : 'a rule across its members (see the runbook’s refusal message)';
+      return text ? `${where}${text}` : 'a rule across its members (the refusal names it)';
     });
 }
 
