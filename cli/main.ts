@@ -19,6 +19,7 @@ const demoCommands = () => requireHere('../demo/demo-command') as typeof import(
 const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
+const completionCommands = () => requireHere('./completion-command') as typeof import('./completion-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
@@ -56,6 +57,7 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
     load: () => doctorCommands().doctorCommand,
     help: 'doctor [--json] [--service-url <url>] [--restore-account <id>]… [--timeout <seconds>]',
   },
+  completion: { load: () => completionCommands().completionCommand, help: 'completion bash|zsh|fish' },
 };
 
 const USAGE = [
