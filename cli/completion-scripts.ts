@@ -131,9 +131,20 @@ ${posixTables()}
 ${POSIX_WALK}
 
 _runbooks() {
-  local cur=\${COMP_WORDS[COMP_CWORD]} context kind path_ ids full prefix=''
+  local cur context kind path_ ids prefix='' w join=''
+  local -a ws=()
+  # Bash breaks 'a:b' into 'a' ':' 'b' (COMP_WORDBREAKS); an ID may hold ':', so the pieces are joined again.
+  for w in "\${COMP_WORDS[@]:0:COMP_CWORD+1}"; do
+    if [ \${#ws[@]} -gt 0 ] && { [ -n "$join" ] || [ "$w" = ':' ]; }; then
+      ws[\${#ws[@]}-1]+=$w
+    else
+      ws+=("$w")
+    fi
+    if [ "$w" = ':' ]; then join=1; else join=''; fi
+  done
+  cur=\${ws[\${#ws[@]}-1]}
   [ "$cur" = '=' ] && cur=''
-  context=$(__runbooks_context "\${COMP_WORDS[@]:0:COMP_CWORD+1}")
+  context=$(__runbooks_context "\${ws[@]}")
   kind=\${context%%|*}
   path_=\${context#*|}
   COMPREPLY=()
@@ -147,14 +158,9 @@ _runbooks() {
       else
         ids=$("\${COMP_WORDS[0]}" completion --workflow-ids 2>/dev/null)
       fi
-      # An ID with ':' spans several of bash's words; complete the whole of it, then drop what bash already has.
-      full=$cur
-      if [ -n "\${COMP_LINE-}" ]; then
-        full=\${COMP_LINE:0:COMP_POINT}
-        full=\${full##*[[:space:]]}
-        case "$full" in *:*) [[ $COMP_WORDBREAKS == *:* ]] && prefix=\${full%"\${full##*:}"} ;; *) full=$cur ;; esac
-      fi
-      mapfile -t COMPREPLY < <(compgen -W "$ids" -- "$full")
+      # What bash shows replaces its current word only: the part after the last ':'.
+      case "$cur" in *:*) [[ $COMP_WORDBREAKS == *:* ]] && prefix=\${cur%"\${cur##*:}"} ;; esac
+      mapfile -t COMPREPLY < <(compgen -W "$ids" -- "$cur")
       [ -n "$prefix" ] && COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
       ;;
     file)

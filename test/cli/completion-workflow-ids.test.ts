@@ -14,6 +14,8 @@ const DRILL = 'cmpl-drill-nightly';
 const EXPORT = 'cmpl-export-daily';
 const CLOSED = 'cmpl-export-closed';
 const OTHER = 'cmpl-other-type';
+// Bash breaks words at ':' by default; the script completes such an ID all the same.
+const WITH_COLON = 'cmpl-restore:vm-1';
 
 let env: TestWorkflowEnvironment;
 let bin: string;
@@ -35,14 +37,15 @@ beforeAll(async () => {
   await start('drDrill', DRILL);
   await start('costExport', EXPORT);
   await start('someOtherWorkflow', OTHER);
+  await start('approvalGatedRestore', WITH_COLON);
   await (await start('costExport', CLOSED)).terminate('closed before completion is asked');
-  // Visibility follows the starts; wait until the list shows all four.
+  // Visibility follows the starts; wait until the list shows all five.
   for (;;) {
     const seen: string[] = [];
     for await (const run of env.client.workflow.list({ query: `TaskQueue = '${TASK_QUEUE}'` })) {
       if (run.workflowId !== CLOSED || run.status.name === 'TERMINATED') seen.push(run.workflowId);
     }
-    if (seen.length >= 4) break;
+    if (seen.length >= 5) break;
     await new Promise((r) => setTimeout(r, 200));
   }
 }, 120_000);
@@ -55,7 +58,7 @@ afterAll(async () => {
 test('--workflow-ids lists the running runbooks, and --runbook narrows them', () => {
   const all = runCliFromSource(['completion', '--workflow-ids'], cliEnv);
   expect(all.stderr).toBe('');
-  expect(all.stdout.split('\n').filter(Boolean).sort()).toEqual([DRILL, EXPORT].sort());
+  expect(all.stdout.split('\n').filter(Boolean).sort()).toEqual([DRILL, EXPORT, WITH_COLON].sort());
   const drills = runCliFromSource(['completion', '--workflow-ids', '--runbook', 'drDrill'], cliEnv);
   expect(drills.stdout.split('\n').filter(Boolean)).toEqual([DRILL]);
 });
@@ -65,9 +68,11 @@ test('bash completes open workflow IDs for status, cancel and nudge, and drill I
   for (const command of ['status', 'cancel', 'nudge']) {
     expect({ command, offered: bashCompletes(script, ['runbooks', command, 'cmpl-'], cliEnv).sort() }).toEqual({
       command,
-      offered: [DRILL, EXPORT].sort(),
+      offered: [DRILL, EXPORT, WITH_COLON].sort(),
     });
   }
   expect(bashCompletes(script, ['runbooks', 'status', '--watch', 'cmpl-d'], cliEnv)).toEqual([DRILL]);
   expect(bashCompletes(script, ['runbooks', 'drill', 'validate', 'cmpl-'], cliEnv)).toEqual([DRILL]);
+  // `runbooks cancel cmpl-restore:v`, as bash splits it: what replaces the word after the ':'.
+  expect(bashCompletes(script, ['runbooks', 'cancel', 'cmpl-restore', ':', 'v'], cliEnv)).toEqual(['vm-1']);
 });

@@ -24,8 +24,6 @@ const BASH_COMPLETE = `
 source "$SCRIPT"
 COMP_WORDS=("$@")
 COMP_CWORD=$((\${#COMP_WORDS[@]} - 1))
-COMP_LINE="$*"
-COMP_POINT=\${#COMP_LINE}
 _runbooks
 printf '%s\\n' "\${COMPREPLY[@]}"
 `;
