@@ -130,6 +130,12 @@ export function bashScript(): string {
 ${posixTables()}
 ${POSIX_WALK}
 
+# COMPREPLY from compgen, a line a word (no mapfile: macOS still ships bash 3.2).
+__runbooks_reply() {
+  local IFS=$'\\n'
+  COMPREPLY=($(compgen "$@"))
+}
+
 _runbooks() {
   local cur context kind path_ ids prefix='' w join=''
   local -a ws=()
@@ -149,9 +155,9 @@ _runbooks() {
   path_=\${context#*|}
   COMPREPLY=()
   case "$kind" in
-    options) mapfile -t COMPREPLY < <(compgen -W "$(__runbooks_options "$path_" | cut -f1)" -- "$cur") ;;
-    subcommands) mapfile -t COMPREPLY < <(compgen -W "$(__runbooks_subcommands "$path_" | cut -f1)" -- "$cur") ;;
-    runbook) mapfile -t COMPREPLY < <(compgen -W "$(__runbooks_runbooks)" -- "$cur") ;;
+    options) __runbooks_reply -W "$(__runbooks_options "$path_" | cut -f1)" -- "$cur" ;;
+    subcommands) __runbooks_reply -W "$(__runbooks_subcommands "$path_" | cut -f1)" -- "$cur" ;;
+    runbook) __runbooks_reply -W "$(__runbooks_runbooks)" -- "$cur" ;;
     workflowId | drillId)
       if [ "$kind" = drillId ]; then
         ids=$("\${COMP_WORDS[0]}" completion --workflow-ids --runbook drDrill 2>/dev/null)
@@ -160,18 +166,18 @@ _runbooks() {
       fi
       # What bash shows replaces its current word only: the part after the last ':'.
       case "$cur" in *:*) [[ $COMP_WORDBREAKS == *:* ]] && prefix=\${cur%"\${cur##*:}"} ;; esac
-      mapfile -t COMPREPLY < <(compgen -W "$ids" -- "$cur")
+      __runbooks_reply -W "$ids" -- "$cur"
       [ -n "$prefix" ] && COMPREPLY=("\${COMPREPLY[@]#"$prefix"}")
       ;;
     file)
       compopt -o filenames 2>/dev/null
-      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+      __runbooks_reply -f -- "$cur"
       ;;
     dir)
       compopt -o filenames 2>/dev/null
-      mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+      __runbooks_reply -d -- "$cur"
       ;;
-    choice:*) mapfile -t COMPREPLY < <(compgen -W "\${kind#choice:}" -- "$cur") ;;
+    choice:*) __runbooks_reply -W "$(printf '%s\\n' \${kind#choice:})" -- "$cur" ;;
   esac
 }
 complete -F _runbooks runbooks
