@@ -71,11 +71,37 @@ test('a runbook name is not offered where the command takes none, nor twice', ()
 const zsh = shellPath('zsh');
 const fish = shellPath('fish');
 
-(zsh ? test : test.skip)(`zsh -n accepts the zsh script${zsh ? '' : ' (skipped: zsh is not installed)'}`, () => {
-  const { status, stderr } = spawnSync('zsh', ['-n', completionScript('zsh', env)], { encoding: 'utf8' });
-  expect(stderr).toBe('');
-  expect(status).toBe(0);
-});
+// Outside a completion widget zsh has no compadd; these record what the script would offer instead.
+const ZSH_RECORD = `
+compdef() { :; }
+source "$1"; shift
+compadd() { [ "$1" = -- ] && shift; print -rl -- "$@"; }
+_describe() { print -rl -- "\${(@)\${(P)4}%%:*}"; }
+_files() { print -r -- "_files $*"; }
+words=("$@")
+CURRENT=$#
+_runbooks
+`;
+
+(zsh ? test : test.skip)(
+  `zsh -n accepts the zsh script, and its _runbooks offers what bash does${zsh ? '' : ' (skipped: zsh is not installed)'}`,
+  () => {
+    const script = completionScript('zsh', env);
+    const { status, stderr } = spawnSync('zsh', ['-n', script], { encoding: 'utf8' });
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const offered = (...words: string[]) => {
+      const run = spawnSync('zsh', ['-f', '-c', ZSH_RECORD, 'zsh', script, ...words], { encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      return run.stdout.split('\n').filter(Boolean);
+    };
+    // _describe is given every candidate; zsh itself matches them against the prefix.
+    expect(offered('runbooks', 'st')).toEqual(expect.arrayContaining(['start', 'status']));
+    expect(offered('runbooks', 'start', '')).toEqual(RUNBOOK_NAMES);
+    expect(offered('runbooks', 'drill', 'validate', 'id', '--result', '')).toEqual(['pass', 'fail']);
+    expect(offered('runbooks', 'start', 'drDrill', '--input', '')).toEqual(['_files ']);
+  },
+);
 
 (fish ? test : test.skip)(
   `fish parses the fish script and completes with it${fish ? '' : ' (skipped: fish is not installed)'}`,
