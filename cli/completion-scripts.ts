@@ -26,7 +26,9 @@ function kindWord(kind: ValueKind | undefined): string {
 
 const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const optionsOf = (spec: CommandSpec) => [
-  ...(spec.options ?? []).map((o) => ({ ...o, flag: flagOf(o.name) })),
+  ...(spec.options ?? []).flatMap((o) =>
+    [o.name, ...(o.short ? [o.short] : [])].map((n) => ({ ...o, flag: flagOf(n) })),
+  ),
   ...HELP.map((o) => ({ ...o, flag: flagOf(o.name), value: undefined })),
 ];
 // Single quotes for sh, bash, zsh and fish: a quote inside closes, escapes and reopens.

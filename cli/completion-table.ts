@@ -8,6 +8,8 @@ export type ValueKind = 'runbook' | 'workflowId' | 'drillId' | 'file' | 'dir' | 
 
 export interface OptionSpec {
   name: string;
+  /** The one-letter alias, as parseCommandLine's `short`. */
+  short?: string;
   /** Absent for a flag (a boolean option). */
   value?: ValueKind;
   description: string;

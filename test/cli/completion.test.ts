@@ -181,7 +181,16 @@ function parsedOptions(path: string): string[] {
   return calls.flatMap((arg) => {
     const literal = unwrap(arg);
     if (!ts.isObjectLiteralExpression(literal)) throw new Error(`${path}: options not an object: ${arg.getText()}`);
-    return literal.properties.map(propertyName);
+    return literal.properties.map((p) => {
+      // `name` or, with a one-letter alias, `name/-x`.
+      const init = ts.isPropertyAssignment(p) ? unwrap(p.initializer) : undefined;
+      const short =
+        init && ts.isObjectLiteralExpression(init)
+          ? init.properties.find((q) => q.name?.getText() === 'short')
+          : undefined;
+      const letter = short && ts.isPropertyAssignment(short) ? short.initializer.getText().replace(/['"]/g, '') : '';
+      return letter ? `${propertyName(p)}/-${letter}` : propertyName(p);
+    });
   });
 }
 
@@ -233,11 +242,11 @@ test("the table's options are each module's parseCommandLine options", () => {
     expect({ path, hasSource: file !== undefined }).toEqual({ path, hasSource: true });
     if (file === undefined) continue;
     const set = byFile.get(file) ?? new Set<string>();
-    for (const option of spec.options ?? []) set.add(option.name);
+    for (const option of spec.options ?? []) set.add(option.short ? `${option.name}/-${option.short}` : option.name);
     byFile.set(file, set);
   }
   for (const [file, fromTable] of byFile) {
-    const inCode = new Set(parsedOptions(file).filter((o) => !(HIDDEN[file] ?? []).includes(o)));
+    const inCode = new Set(parsedOptions(file).filter((o) => !(HIDDEN[file] ?? []).includes(o.split('/')[0] ?? o)));
     expect({ file, options: [...fromTable].sort() }).toEqual({ file, options: [...inCode].sort() });
   }
 });
