@@ -50,8 +50,11 @@ export function resolveAddress(
   return { address, source: file, configured: false };
 }
 
-/** A client on the configured (or embedded) Temporal server; configuration problems are usage errors. */
-export async function connectTemporal(env: Env = process.env): Promise<TemporalSession> {
+/**
+ * A client on the configured (or embedded) Temporal server; configuration problems are usage errors.
+ * `connectTimeoutMs` is shorter for callers that must answer at once (shell completion).
+ */
+export async function connectTemporal(env: Env = process.env, connectTimeoutMs = 5_000): Promise<TemporalSession> {
   let temporal: TemporalConfig;
   let codecKeys: CodecKeys | undefined;
   try {
@@ -64,7 +67,10 @@ export async function connectTemporal(env: Env = process.env): Promise<TemporalS
   const { address, source, configured } = resolveAddress(temporal, env);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...temporalConnectionOptions(temporal, address), connectTimeout: 5_000 });
+    connection = await Connection.connect({
+      ...temporalConnectionOptions(temporal, address),
+      connectTimeout: connectTimeoutMs,
+    });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     const hint = configured ? `check ${source}` : 'is the worker (`npm start`) still running?';
@@ -95,8 +101,11 @@ function tracingInterceptors(env: Env): Pick<ClientOptions, 'interceptors'> {
 }
 
 /** Runs a command with a session, closing it afterwards. */
-export async function withTemporal<T>(fn: (session: TemporalSession) => Promise<T>): Promise<T> {
-  const session = await connectTemporal();
+export async function withTemporal<T>(
+  fn: (session: TemporalSession) => Promise<T>,
+  options: { connectTimeoutMs?: number } = {},
+): Promise<T> {
+  const session = await connectTemporal(process.env, options.connectTimeoutMs);
   try {
     return await fn(session);
   } finally {

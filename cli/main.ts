@@ -20,6 +20,7 @@ const approvalsCommands = () => requireHere('./approvals-command') as typeof imp
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
 const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
+const completionCommands = () => requireHere('./completion-command') as typeof import('./completion-command');
 
 const COMMANDS: Record<string, { load: () => Command; help: string }> = {
   start: {
@@ -58,6 +59,7 @@ const COMMANDS: Record<string, { load: () => Command; help: string }> = {
     load: () => doctorCommands().doctorCommand,
     help: 'doctor [--json] [--service-url <url>] [--restore-account <id>]… [--timeout <seconds>]',
   },
+  completion: { load: () => completionCommands().completionCommand, help: 'completion bash|zsh|fish' },
 };
 
 const USAGE = [

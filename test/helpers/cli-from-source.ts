@@ -1,6 +1,7 @@
 // Runs the `runbooks` CLI from its sources in a child process (compiled on require by swc, as jest does): no build.
 import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { resolve } from 'node:path';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -20,7 +21,8 @@ if (process.env.MODULES_OUT) {
   process.on('exit', () => writeFileSync(process.env.MODULES_OUT, JSON.stringify(Object.keys(require.cache))));
 }
 const main = require.resolve('./cli/main.ts');
-process.argv = [process.argv[0], main, ...JSON.parse(process.env.CLI_ARGS)];
+const args = process.env.CLI_ARGS === undefined ? process.argv.slice(1) : JSON.parse(process.env.CLI_ARGS);
+process.argv = [process.argv[0], main, ...args];
 require(main);
 `;
 
@@ -56,4 +58,24 @@ export function runCliFromSourceAsync(
       },
     );
   });
+}
+
+/**
+ * An executable `runbooks` in `dir` that runs the CLI from source with its arguments: for shells, such as the
+ * completion scripts, that call `runbooks` by name. Put `dir` first in PATH.
+ */
+export function writeCliExecutable(dir: string): string {
+  writeFileSync(join(dir, 'cli-from-source.js'), CHILD);
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const script = [
+    '#!/bin/sh',
+    `cd ${quote(ROOT)} || exit 1`,
+    'unset CLI_ARGS',
+    `exec ${quote(process.execPath)} -e "$(cat ${quote(join(dir, 'cli-from-source.js'))})" -- "$@"`,
+    '',
+  ].join('\n');
+  const path = join(dir, 'runbooks');
+  writeFileSync(path, script);
+  chmodSync(path, 0o755);
+  return path;
 }

@@ -1,0 +1,67 @@
+import { parseCommandLine, positionals } from './args';
+import { withTemporal } from './connection';
+import { UsageError } from './errors';
+import { COMPLETED_RUNBOOKS } from './completion-table';
+import { SCRIPTS, type Shell } from './completion-scripts';
+
+const USAGE = [
+  'usage: runbooks completion bash|zsh|fish',
+  'Prints a shell script that completes commands, subcommands, options and runbook names, and the IDs of running',
+  'workflows for status, cancel, nudge and drill validate (asked of Temporal, when it is reachable).',
+  'options:',
+  '  -h, --help  this help',
+  'examples:',
+  '  source <(runbooks completion bash)                                  # bash, this shell; add it to ~/.bashrc',
+  '  runbooks completion zsh > "${fpath[1]}/_runbooks"                   # zsh, then start a new shell',
+  '  runbooks completion fish > ~/.config/fish/completions/runbooks.fish  # fish',
+].join('\n');
+
+// Completion runs on every Tab: an unreachable Temporal must cost at most about this long, and print nothing.
+const CONNECT_TIMEOUT_MS = 1_000;
+const LIST_TIMEOUT_MS = 2_000;
+// More IDs than this are not worth a Tab: the user types a longer prefix.
+const MAX_IDS = 200;
+
+/** `runbooks completion <shell>`, and (for the scripts, not in the usage) `--workflow-ids [--runbook <name>]`. */
+export async function completionCommand(argv: string[]): Promise<void> {
+  const { values, positionals: rest } = parseCommandLine(
+    argv,
+    { 'workflow-ids': { type: 'boolean', default: false }, runbook: { type: 'string' } },
+    USAGE,
+  );
+  if (values['workflow-ids']) {
+    positionals(rest, [], USAGE);
+    for (const id of await runningWorkflowIds(values.runbook)) console.log(id);
+    return;
+  }
+  const [shell = ''] = positionals(rest, ['shell'], USAGE);
+  if (!Object.hasOwn(SCRIPTS, shell))
+    throw new UsageError(`<shell> must be bash, zsh or fish, not '${shell}'\n${USAGE}`);
+  process.stdout.write(SCRIPTS[shell as Shell]());
+}
+
+/**
+ * The IDs of running workflows of the runbooks' types (or of one runbook), newest first. Any failure (no Temporal,
+ * no configuration, a timeout) answers with none: a completion prints nothing rather than an error in the prompt.
+ */
+export async function runningWorkflowIds(runbook?: string): Promise<string[]> {
+  const names = runbook === undefined ? COMPLETED_RUNBOOKS : COMPLETED_RUNBOOKS.filter((n) => n === runbook);
+  if (names.length === 0) return [];
+  const query = `ExecutionStatus = 'Running' AND WorkflowType IN (${names.map((n) => `'${n}'`).join(', ')})`;
+  try {
+    return await withTemporal(
+      ({ client }) =>
+        client.withDeadline(Date.now() + LIST_TIMEOUT_MS, async () => {
+          const ids: string[] = [];
+          for await (const run of client.workflow.list({ query })) {
+            ids.push(run.workflowId);
+            if (ids.length >= MAX_IDS) break;
+          }
+          return ids;
+        }),
+      { connectTimeoutMs: CONNECT_TIMEOUT_MS },
+    );
+  } catch {
+    return [];
+  }
+}
