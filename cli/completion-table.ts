@@ -61,6 +61,15 @@ export const COMPLETION_TABLE: readonly CommandSpec[] = [
   { name: 'cancel', description: 'cancel a run', argument: 'workflowId' },
   { name: 'nudge', description: 'make a run check what it waits for now', argument: 'workflowId' },
   {
+    name: 'inputs',
+    description: "print a runbook's input JSON Schema, or an example input",
+    argument: 'runbook',
+    options: [
+      flag('example', 'print a valid example input instead of the schema'),
+      flag('discover', 'with drDrill --example: fill it with IDs found on the service'),
+    ],
+  },
+  {
     name: 'drill',
     description: 'act on a running drill',
     subcommands: [

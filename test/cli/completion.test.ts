@@ -201,6 +201,7 @@ const SOURCES: Record<string, string> = {
   list: 'cli/workflow-commands.ts',
   cancel: 'cli/workflow-commands.ts',
   nudge: 'cli/workflow-commands.ts',
+  inputs: 'cli/inputs-command.ts',
   'drill validate': 'cli/drill-command.ts',
   approvals: 'cli/approvals-command.ts',
   'schedule create': 'cli/schedule-command.ts',
