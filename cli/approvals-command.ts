@@ -4,8 +4,9 @@ import { parseCommandLine, positionals, wholeNumber } from './args';
 import { withTemporal } from './connection';
 import { queryStatus } from './watch';
 import { printTable } from './workflow-commands';
+import { helpFor } from './help';
 
-const USAGE = 'usage: runbooks approvals [--json] [--limit <n>]';
+const HELP = helpFor('approvals');
 
 /** Runs whose search attribute says their action request waits for reviewers. */
 export const WAITING_QUERY = `${ApprovalStatusKey.name} = 'PENDING_APPROVAL' AND ExecutionStatus = 'Running'`;
@@ -95,10 +96,10 @@ export async function approvalsCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '100' } },
-    USAGE,
+    HELP,
   );
-  positionals(rest, [], USAGE);
-  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, USAGE);
+  positionals(rest, [], HELP);
+  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, HELP);
   await withTemporal(async ({ client }) => {
     const waiting = await waitingApprovals(client, limit);
     if (values.json) {

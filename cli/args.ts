@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { HelpRequested, UsageError } from './errors';
+import { helpFor, type Help } from './help';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -13,21 +14,21 @@ const asksForHelp = (argv: readonly string[]) => {
  * `parseArgs` in strict mode, with its errors turned into usage errors that show the command's usage. `--help` is
  * every command's option, so it is answered here, before anything the command would check.
  */
-export function parseCommandLine<O extends Options>(argv: string[], options: O, usage: string) {
-  if (asksForHelp(argv)) throw new HelpRequested(usage);
+export function parseCommandLine<O extends Options>(argv: string[], options: O, help: Help) {
+  if (asksForHelp(argv)) throw new HelpRequested(help.text);
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${usage}`);
+    throw new UsageError(`${(err as Error).message}\n${help.usage}`);
   }
 }
 
 /** The positional arguments a command requires, by name, or a usage error naming the first one missing. */
-export function positionals(values: string[], names: readonly string[], usage: string): string[] {
+export function positionals(values: string[], names: readonly string[], help: Help): string[] {
   const missing = names[values.length];
-  if (missing !== undefined) throw new UsageError(`missing <${missing}>\n${usage}`);
+  if (missing !== undefined) throw new UsageError(`missing <${missing}>\n${help.usage}`);
   if (values.length > names.length) {
-    throw new UsageError(`unexpected argument '${values[names.length] ?? ''}'\n${usage}`);
+    throw new UsageError(`unexpected argument '${values[names.length] ?? ''}'\n${help.usage}`);
   }
   return values;
 }
@@ -65,7 +66,7 @@ export function readInput(value: string): unknown {
 const MAX_ID_LENGTH = 1000;
 
 /** A workflow or schedule ID: not blank, no control characters, within Temporal's length limit. */
-export function idArgument(value: string, what: string, usage: string): string {
+export function idArgument(value: string, what: string, { usage }: Help): string {
   if (!/\S/.test(value)) throw new UsageError(`${what} must not be blank\n${usage}`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError(`${what} must not hold control characters\n${usage}`);
@@ -76,7 +77,7 @@ export function idArgument(value: string, what: string, usage: string): string {
 }
 
 /** A whole number in [min, max], written in plain digits (no `1e3`, `0x10` or `2.0`). */
-export function wholeNumber(value: string, flag: string, min: number, max: number, usage: string): number {
+export function wholeNumber(value: string, flag: string, min: number, max: number, { usage }: Help): number {
   const n = /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : NaN;
   if (!(n >= min && n <= max)) {
     throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not '${value}'\n${usage}`);
@@ -84,8 +85,9 @@ export function wholeNumber(value: string, flag: string, min: number, max: numbe
   return n;
 }
 
-/** A command group's answer to `--help`, to no subcommand and to an unknown one. */
-export function otherSubcommand(sub: string | undefined, group: string, usage: string): void {
-  if (sub !== undefined && asksForHelp([sub])) throw new HelpRequested(usage);
-  throw new UsageError(sub === undefined ? usage : `unknown ${group} command '${sub}'\n${usage}`);
+/** A command group's answer to `--help`, to no subcommand and to an unknown one: the group's help. */
+export function otherSubcommand(sub: string | undefined, group: string): void {
+  const help = helpFor(group);
+  if (sub !== undefined && asksForHelp([sub])) throw new HelpRequested(help.text);
+  throw new UsageError(sub === undefined ? help.text : `unknown ${group} command '${sub}'\n${help.text}`);
 }

@@ -8,6 +8,7 @@ import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/
 import { ConfigError, loadCodecKeys, loadCodecServerToken } from '../runtime/config';
 import { parseCommandLine, positionals, wholeNumber } from './args';
 import { UsageError } from './errors';
+import { helpFor } from './help';
 
 /**
  * Temporal's codec-server protocol, so the Web UI and `temporal` CLI can show encrypted history: `POST /encode` and
@@ -226,14 +227,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   };
 }
 
-const USAGE = [
-  'usage: runbooks codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin http://localhost:8233|*]',
-  '                             [--allow-host <name[:port]>]... [--allow-encode]',
-  '  Decrypts history for the Temporal Web UI. Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker);',
-  '  RUNBOOKS_CODEC_SERVER_TOKEN, when set, must come in the Authorization header of each request (required with',
-  "  --allow-origin '*'). Requests must name this server (or the allowed origin, or an --allow-host) in their Host",
-  '  header. POST /encode is served only with --allow-encode. See docs/security.md.',
-].join('\n');
+const HELP = helpFor('codec-server');
 
 /** `runbooks codec-server`: serves until SIGINT or SIGTERM. */
 export async function codecServerCommand(argv: string[]): Promise<void> {
@@ -246,13 +240,13 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
       'allow-host': { type: 'string', multiple: true },
       'allow-encode': { type: 'boolean', default: false },
     },
-    USAGE,
+    HELP,
   );
-  positionals(extra, [], USAGE);
-  const port = wholeNumber(values.port, '--port', 0, 65535, USAGE);
+  positionals(extra, [], HELP);
+  const port = wholeNumber(values.port, '--port', 0, 65535, HELP);
   const origin = values['allow-origin'];
   if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-    throw new UsageError(`--allow-origin must be scheme://host[:port] or *, not '${origin}'\n${USAGE}`);
+    throw new UsageError(`--allow-origin must be scheme://host[:port] or *, not '${origin}'\n${HELP.usage}`);
   }
   let keys: CodecKeys | undefined;
   let token: string | undefined;
@@ -263,7 +257,7 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  if (!keys) throw new UsageError(`no keys: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE\n${USAGE}`);
+  if (!keys) throw new UsageError(`no keys: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE\n${HELP.usage}`);
   if (origin === '*' && !token) throw new UsageError(new OpenOriginError().message);
 
   const server = await startCodecServer({

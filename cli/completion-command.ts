@@ -1,20 +1,11 @@
 import { parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { UsageError } from './errors';
-import { COMPLETED_RUNBOOKS } from './completion-table';
+import { RUNBOOK_NAMES } from './runbooks';
 import { SCRIPTS, type Shell } from './completion-scripts';
+import { helpFor } from './help';
 
-const USAGE = [
-  'usage: runbooks completion bash|zsh|fish',
-  'Prints a shell script that completes commands, subcommands, options and runbook names, and the IDs of running',
-  'workflows for status, cancel, nudge and drill validate (asked of Temporal, when it is reachable).',
-  'options:',
-  '  -h, --help  this help',
-  'examples:',
-  '  source <(runbooks completion bash)                                  # bash, this shell; add it to ~/.bashrc',
-  '  runbooks completion zsh > "${fpath[1]}/_runbooks"                   # zsh, then start a new shell',
-  '  runbooks completion fish > ~/.config/fish/completions/runbooks.fish  # fish',
-].join('\n');
+const HELP = helpFor('completion');
 
 // Completion runs on every Tab: an unreachable Temporal must cost at most about this long, and print nothing.
 const CONNECT_TIMEOUT_MS = 1_000;
@@ -27,16 +18,16 @@ export async function completionCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { 'workflow-ids': { type: 'boolean', default: false }, runbook: { type: 'string' } },
-    USAGE,
+    HELP,
   );
   if (values['workflow-ids']) {
-    positionals(rest, [], USAGE);
+    positionals(rest, [], HELP);
     for (const id of await runningWorkflowIds(values.runbook)) console.log(id);
     return;
   }
-  const [shell = ''] = positionals(rest, ['shell'], USAGE);
+  const [shell = ''] = positionals(rest, ['shell'], HELP);
   if (!Object.hasOwn(SCRIPTS, shell))
-    throw new UsageError(`<shell> must be bash, zsh or fish, not '${shell}'\n${USAGE}`);
+    throw new UsageError(`<shell> must be bash, zsh or fish, not '${shell}'\n${HELP.usage}`);
   process.stdout.write(SCRIPTS[shell as Shell]());
 }
 
@@ -45,7 +36,7 @@ export async function completionCommand(argv: string[]): Promise<void> {
  * no configuration, a timeout) answers with none: a completion prints nothing rather than an error in the prompt.
  */
 export async function runningWorkflowIds(runbook?: string): Promise<string[]> {
-  const names = runbook === undefined ? COMPLETED_RUNBOOKS : COMPLETED_RUNBOOKS.filter((n) => n === runbook);
+  const names = runbook === undefined ? RUNBOOK_NAMES : RUNBOOK_NAMES.filter((n) => n === runbook);
   if (names.length === 0) return [];
   const query = `ExecutionStatus = 'Running' AND WorkflowType IN (${names.map((n) => `'${n}'`).join(', ')})`;
   try {

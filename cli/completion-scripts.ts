@@ -1,4 +1,5 @@
-import { COMPLETED_RUNBOOKS, COMPLETION_TABLE, type CommandSpec, type ValueKind } from './completion-table';
+import { COMMAND_TABLE, type CommandSpec, type ValueKind } from './command-table';
+import { RUNBOOK_NAMES } from './runbooks';
 
 /** One command or subcommand, by its path of words ('' for `runbooks` itself). */
 interface Node {
@@ -6,7 +7,7 @@ interface Node {
   spec: CommandSpec;
 }
 
-const ROOT: CommandSpec = { name: '', description: '', subcommands: COMPLETION_TABLE };
+const ROOT: CommandSpec = { name: '', description: '', subcommands: COMMAND_TABLE };
 // Every command answers these (cli/args.ts); `runbooks` itself too.
 const HELP = [
   { name: 'help', description: 'show the usage' },
@@ -68,7 +69,7 @@ function posixTables(): string {
     cases('__runbooks_options', (n) => optionsOf(n.spec).map((o) => `${o.flag}\t${o.description}`)),
     cases('__runbooks_argument', (n) => (n.spec.argument === undefined ? [] : [kindWord(n.spec.argument)])),
     valueCases,
-    `__runbooks_runbooks() { printf '%s\\n' ${COMPLETED_RUNBOOKS.map(quote).join(' ')}; }`,
+    `__runbooks_runbooks() { printf '%s\\n' ${RUNBOOK_NAMES.map(quote).join(' ')}; }`,
   ].join('\n');
 }
 
@@ -269,7 +270,7 @@ ${fishTables()}
 function __runbooks_offer --argument-names kind cmd cur
     switch $kind
         case runbook
-            printf '%s\\n' ${COMPLETED_RUNBOOKS.map(fishQuote).join(' ')}
+            printf '%s\\n' ${RUNBOOK_NAMES.map(fishQuote).join(' ')}
         case workflowId
             $cmd completion --workflow-ids 2>/dev/null
         case drillId

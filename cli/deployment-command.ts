@@ -5,14 +5,12 @@ import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
 import { UsageError } from './errors';
+import { helpFor } from './help';
 import { printTable } from './workflow-commands';
 
-const USAGE = [
-  'usage: runbooks deployment status [--deployment <name>]',
-  '       runbooks deployment promote <buildId> [--ramp <percent>] [--deployment <name>]',
-  '       runbooks deployment move <fromBuildId> [--to <buildId>] [--deployment <name>]',
-  'The deployment is RUNBOOKS_DEPLOYMENT_NAME unless --deployment names it (see README "Releasing a new version").',
-].join('\n');
+const STATUS_HELP = helpFor('deployment status');
+const PROMOTE_HELP = helpFor('deployment promote');
+const MOVE_HELP = helpFor('deployment move');
 
 /** No deployment to act on: the workers are unversioned unless RUNBOOKS_DEPLOYMENT_NAME is set. */
 export class NoDeploymentError extends UsageError {}
@@ -184,7 +182,7 @@ function deploymentNameOf(flag: string | undefined): string {
   }
   if (!configured) {
     throw new NoDeploymentError(
-      `no deployment: set RUNBOOKS_DEPLOYMENT_NAME (the workers' own) or pass --deployment <name>\n${USAGE}`,
+      "no deployment: set RUNBOOKS_DEPLOYMENT_NAME (the workers' own) or pass --deployment <name>",
     );
   }
   return configured.deploymentName;
@@ -192,7 +190,8 @@ function deploymentNameOf(flag: string | undefined): string {
 
 function percentArgument(value: string): number {
   const percent = /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
-  if (!(percent >= 0 && percent <= 100)) throw new UsageError(`--ramp must be a percentage from 0 to 100\n${USAGE}`);
+  if (!(percent >= 0 && percent <= 100))
+    throw new UsageError(`--ramp must be a percentage from 0 to 100\n${PROMOTE_HELP.usage}`);
   return percent;
 }
 
@@ -254,14 +253,18 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
   const deployment = { type: 'string' } as const;
   switch (sub) {
     case 'status': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment }, USAGE);
-      positionals(args, [], USAGE);
+      const { values, positionals: args } = parseCommandLine(rest, { deployment }, STATUS_HELP);
+      positionals(args, [], STATUS_HELP);
       const name = deploymentNameOf(values.deployment);
       return withTemporal(async ({ client }) => printStatus(await deploymentStatus(client, name)));
     }
     case 'promote': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment, ramp: { type: 'string' } }, USAGE);
-      const [buildId = ''] = positionals(args, ['buildId'], USAGE);
+      const { values, positionals: args } = parseCommandLine(
+        rest,
+        { deployment, ramp: { type: 'string' } },
+        PROMOTE_HELP,
+      );
+      const [buildId = ''] = positionals(args, ['buildId'], PROMOTE_HELP);
       const ramp = values.ramp === undefined ? undefined : percentArgument(values.ramp);
       const name = deploymentNameOf(values.deployment);
       return withTemporal(async ({ client }) => {
@@ -275,8 +278,8 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
       });
     }
     case 'move': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment, to: { type: 'string' } }, USAGE);
-      const [from = ''] = positionals(args, ['fromBuildId'], USAGE);
+      const { values, positionals: args } = parseCommandLine(rest, { deployment, to: { type: 'string' } }, MOVE_HELP);
+      const [from = ''] = positionals(args, ['fromBuildId'], MOVE_HELP);
       const name = deploymentNameOf(values.deployment);
       return withTemporal(async ({ client }) => {
         const moved = await moveStrandedRuns(client, name, from, values.to);
@@ -286,6 +289,6 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
       });
     }
     default:
-      return otherSubcommand(sub, 'deployment', USAGE);
+      return otherSubcommand(sub, 'deployment');
   }
 }

@@ -4,19 +4,9 @@ import { temporalChecks } from './doctor-temporal';
 import { buildReport, renderReport, type CheckResult, type DoctorReport } from './doctor-report';
 import { serviceChecks } from './doctor-service';
 import { resolveServiceTarget } from './doctor-target';
+import { helpFor } from './help';
 
-const USAGE = [
-  'usage: runbooks doctor [--json] [--service-url <url>] [--restore-account <id>]… [--timeout <seconds>]',
-  'Checks, before a first real run, what the worker is configured with (the same variables):',
-  "  the service: the token, the clock skew, the dialect, each runbook's permissions, restore accounts that are",
-  '  connected and allowed, a vault in every region; Temporal: the namespace, the search attributes, the worker',
-  '  deployment and the workers polling the task queue.',
-  '  --service-url <url>      check the simulator at <url> (runbooks simulator) instead of the configured service',
-  '  --restore-account <id>   a restore account the runbooks use: it must be connected and allowed (repeatable)',
-  '  --timeout <seconds>      the time each check may take (default 10)',
-  '  --json                   the report as JSON (README "runbooks doctor")',
-  'Exit code 1 when a check fails; warnings exit 0.',
-].join('\n');
+const HELP = helpFor('doctor');
 
 const OPTIONS = {
   json: { type: 'boolean', default: false },
@@ -56,9 +46,9 @@ export async function runDoctor(
 
 /** `runbooks doctor`: the table (or `--json`), exit code 1 when any check failed. */
 export async function doctorCommand(argv: string[]): Promise<void> {
-  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, USAGE);
-  positionals(extra, [], USAGE);
-  const timeoutMs = wholeNumber(values.timeout, '--timeout', 1, 600, USAGE) * 1000;
+  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, HELP);
+  positionals(extra, [], HELP);
+  const timeoutMs = wholeNumber(values.timeout, '--timeout', 1, 600, HELP) * 1000;
   try {
     const report = await runDoctor({
       serviceUrl: values['service-url'],

@@ -12,14 +12,10 @@ import {
 import { idArgument, otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
+import { helpFor } from './help';
 import { notFound } from './watch';
 
-export const VALIDATE_USAGE = [
-  'usage: runbooks drill validate <workflowId> --resource <id> --result pass|fail [--message <text>]',
-  'Gives the verdict on a restored resource that the drill waits for (its input has `validation`). The message, at',
-  'most 1,000 characters, is kept in the report. Exit 1 when the drill does not take it, saying why.',
-].join('\n');
-const USAGE = VALIDATE_USAGE;
+const HELP = helpFor('drill validate');
 
 /** As long as the contract lets a verdict's message be. */
 export const MAX_MESSAGE_LENGTH = 1_000;
@@ -30,7 +26,7 @@ const UPDATE_TIMEOUT_MS = 30_000;
 export async function drillCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'validate') return validateCommand(rest);
-  return otherSubcommand(sub, 'drill', USAGE);
+  return otherSubcommand(sub, 'drill');
 }
 
 async function validateCommand(argv: string[]): Promise<void> {
@@ -46,22 +42,22 @@ export function parseValidate(argv: string[]): { workflowId: string; verdict: Dr
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { resource: { type: 'string' }, result: { type: 'string' }, message: { type: 'string' } },
-    USAGE,
+    HELP,
   );
-  const workflowId = idArgument(positionals(rest, ['workflowId'], USAGE)[0] ?? '', '<workflowId>', USAGE);
-  if (values.resource === undefined) throw new UsageError(`--resource is required\n${USAGE}`);
-  const resourceId = idArgument(values.resource, '--resource', USAGE);
-  if (values.result === undefined) throw new UsageError(`--result is required: pass or fail\n${USAGE}`);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], HELP)[0] ?? '', '<workflowId>', HELP);
+  if (values.resource === undefined) throw new UsageError(`--resource is required\n${HELP.usage}`);
+  const resourceId = idArgument(values.resource, '--resource', HELP);
+  if (values.result === undefined) throw new UsageError(`--result is required: pass or fail\n${HELP.usage}`);
   const result = values.result;
   if (result !== 'pass' && result !== 'fail') {
-    throw new UsageError(`--result must be pass or fail, not '${result}'\n${USAGE}`);
+    throw new UsageError(`--result must be pass or fail, not '${result}'\n${HELP.usage}`);
   }
   const message = values.message;
   if (message !== undefined) {
-    if (!/\S/.test(message)) throw new UsageError(`--message must not be blank (leave it out instead)\n${USAGE}`);
+    if (!/\S/.test(message)) throw new UsageError(`--message must not be blank (leave it out instead)\n${HELP.usage}`);
     if (message.length > MAX_MESSAGE_LENGTH) {
       throw new UsageError(
-        `--message is ${message.length} characters long; at most ${MAX_MESSAGE_LENGTH.toLocaleString('en')}\n${USAGE}`,
+        `--message is ${message.length} characters long; at most ${MAX_MESSAGE_LENGTH.toLocaleString('en')}\n${HELP.usage}`,
       );
     }
   }

@@ -18,10 +18,10 @@ export class UsageError extends CliError {
   }
 }
 
-/** `--help` or `-h` anywhere before `--`: the command's usage goes to standard output, and the exit code is 0. */
+/** `--help` or `-h` anywhere before `--`: the command's help goes to standard output, and the exit code is 0. */
 export class HelpRequested extends CliError {
-  constructor(readonly usage: string) {
-    super(usage, 0);
+  constructor(readonly help: string) {
+    super(help, 0);
   }
 }
 

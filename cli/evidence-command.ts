@@ -5,18 +5,12 @@ import { EvidenceKeyError, fingerprintOf, keyIdOf, parsePublicKeys } from '../ru
 import { parseKeyHistory, publicKeyOf } from '../runtime/evidence-key-history';
 import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
-import { parseCommandLine, positionals } from './args';
+import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { CliError, UsageError } from './errors';
-import { describeHistoryEntry, evidenceKeyCommand, KEY_USAGE } from './evidence-key-command';
+import { describeHistoryEntry, evidenceKeyCommand } from './evidence-key-command';
+import { helpFor } from './help';
 
-const VERIFY_USAGE = [
-  'usage: runbooks evidence verify <dir> --public-key <file>... | --trust-folder-keys',
-  '<dir> holds the drill reports (or is the output directory above drill-reports/). --public-key: the key history',
-  '(<key>.history.json, see runbooks evidence key show) or a PEM public key, obtained out of band. Without it, verify',
-  `refuses (exit code 2): whoever can edit a report can replace the ${PUBLIC_KEY_FILE} beside it.`,
-  '--trust-folder-keys trusts those keys all the same (a quick check, not an audit).',
-].join('\n');
-const USAGE = `${VERIFY_USAGE}\n${KEY_USAGE}`;
+const VERIFY_HELP = helpFor('evidence verify');
 
 /** The folder to check does not exist or holds no reports. */
 export class EvidenceDirError extends UsageError {}
@@ -42,23 +36,22 @@ export class EvidenceCheckFailedError extends CliError {
 
 export async function evidenceCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h') return console.log(USAGE);
   if (sub === 'key') return evidenceKeyCommand(rest);
-  if (sub !== 'verify') throw new UsageError(`unknown evidence command '${sub}'\n${USAGE}`);
+  if (sub !== 'verify') return otherSubcommand(sub, 'evidence');
   const { values, positionals: given } = parseCommandLine(
     rest,
     {
       'public-key': { type: 'string', multiple: true },
       'trust-folder-keys': { type: 'boolean', default: false },
     },
-    VERIFY_USAGE,
+    VERIFY_HELP,
   );
-  const [dirArg = ''] = positionals(given, ['dir'], VERIFY_USAGE);
+  const [dirArg = ''] = positionals(given, ['dir'], VERIFY_HELP);
   const dir = await reportsDir(dirArg);
   const keyFiles = values['public-key'] ?? [];
   const trustFolder = values['trust-folder-keys'];
   if (keyFiles.length > 0 && trustFolder) {
-    throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${VERIFY_USAGE}`);
+    throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${VERIFY_HELP.usage}`);
   }
   const files =
     keyFiles.length > 0
@@ -109,7 +102,7 @@ async function reportsDir(arg: string): Promise<string> {
       (s) => s.isDirectory(),
       () => false,
     );
-  if (!(await isDir(dir))) throw new EvidenceDirError(`${dir} is not a directory\n${USAGE}`);
+  if (!(await isDir(dir))) throw new EvidenceDirError(`${dir} is not a directory\n${VERIFY_HELP.usage}`);
   const nested = join(dir, 'drill-reports');
   return (await isDir(nested)) ? nested : dir;
 }

@@ -11,15 +11,9 @@ import {
 import { keyHistoryPath, readKeyHistory, type KeyHistoryEntry } from '../runtime/evidence-key-history';
 import { parseCommandLine, positionals } from './args';
 import { CliError, UsageError } from './errors';
+import { helpFor } from './help';
 
-export const KEY_USAGE = [
-  'usage: runbooks evidence key show|rotate [--key-file <pem>]',
-  "  show    the signing key's fingerprint and the key history (every public key that sealed reports)",
-  '  rotate  a new signing key; the old public key stays in the history, so older reports still verify.',
-  '          Restart the workers afterwards: they sign with the key they loaded at start.',
-  'The key: --key-file, else RUNBOOKS_EVIDENCE_KEY_FILE, else $RUNBOOKS_DATA_DIR/evidence-signing-key.pem.',
-  'Give auditors the history (<key>.history.json): runbooks evidence verify <dir> --public-key <history>.',
-].join('\n');
+const KEY_HELP = helpFor('evidence key');
 
 /** The key to show or rotate does not exist. */
 export class NoEvidenceKeyError extends CliError {}
@@ -32,14 +26,14 @@ export function describeHistoryEntry(entry: KeyHistoryEntry): string {
 }
 
 export async function evidenceKeyCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values, positionals: given } = parseCommandLine(argv, { 'key-file': { type: 'string' } }, KEY_USAGE);
-  const [action = ''] = positionals(given, ['show|rotate'], KEY_USAGE);
+  const { values, positionals: given } = parseCommandLine(argv, { 'key-file': { type: 'string' } }, KEY_HELP);
+  const [action = ''] = positionals(given, ['show|rotate'], KEY_HELP);
   const keyFile = resolve(
     values['key-file'] ?? env.RUNBOOKS_EVIDENCE_KEY_FILE?.trim() ?? join(dataDirOf(env), DEFAULT_EVIDENCE_KEY_FILE),
   );
   if (action === 'show') return show(keyFile);
   if (action === 'rotate') return rotate(keyFile);
-  throw new UsageError(`unknown evidence key command '${action}'\n${KEY_USAGE}`);
+  throw new UsageError(`unknown evidence key command '${action}'\n${KEY_HELP.usage}`);
 }
 
 async function show(keyFile: string): Promise<void> {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
 import { registerEnvironmentSecrets } from '../runtime/env-secrets';
 import { describeCliError, HelpRequested } from './errors';
+import { topLevelHelp } from './help';
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -22,74 +23,46 @@ const drillCommands = () => requireHere('./drill-command') as typeof import('./d
 const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
 const completionCommands = () => requireHere('./completion-command') as typeof import('./completion-command');
 
-const COMMANDS: Record<string, { load: () => Command; help: string }> = {
-  start: {
-    load: () => workflowCommands().startCommand,
-    help: 'start <runbook> --input <file|json> [--id <id>] [--wait]',
-  },
-  inputs: { load: () => inputsCommands().inputsCommand, help: 'inputs <runbook> [--example [--discover]]' },
-  status: { load: () => workflowCommands().statusCommand, help: 'status <workflowId> [--watch]' },
-  list: { load: () => workflowCommands().listCommand, help: 'list [--runbook <name>] [--limit <n>]' },
-  cancel: { load: () => workflowCommands().cancelCommand, help: 'cancel <workflowId>' },
-  nudge: { load: () => workflowCommands().nudgeCommand, help: 'nudge <workflowId>' },
-  drill: {
-    load: () => drillCommands().drillCommand,
-    help: 'drill validate <workflowId> --resource <id> --result pass|fail [--message <text>]',
-  },
-  approvals: { load: () => approvalsCommands().approvalsCommand, help: 'approvals [--json] [--limit <n>]' },
-  schedule: { load: () => scheduleCommands().scheduleCommand, help: 'schedule create|list|delete|trigger …' },
-  deployment: {
-    load: () => deploymentCommands().deploymentCommand,
-    help: 'deployment status | deployment promote <buildId> [--ramp <percent>]',
-  },
-  simulator: {
-    load: () => simulatorCommands().simulatorCommand,
-    help: 'simulator --port <p> [--data-dir <dir>] [--dialect neutral|public] …',
-  },
-  'codec-server': {
-    load: () => codecServer().codecServerCommand,
-    help: 'codec-server [--port 8888] [--host 127.0.0.1] [--allow-origin <url>]',
-  },
-  evidence: {
-    load: () => evidenceCommands().evidenceCommand,
-    help: 'evidence verify <dir> --public-key <history|pem> | --trust-folder-keys; evidence key show|rotate',
-  },
-  demo: { load: () => demoCommands().demoCommand, help: 'demo [--timeout <seconds>]' },
-  doctor: {
-    load: () => doctorCommands().doctorCommand,
-    help: 'doctor [--json] [--service-url <url>] [--restore-account <id>]… [--timeout <seconds>]',
-  },
-  completion: { load: () => completionCommands().completionCommand, help: 'completion bash|zsh|fish' },
+// Their help, and the order `runbooks --help` lists them in, are in cli/command-table.ts.
+const COMMANDS: Record<string, () => Command> = {
+  start: () => workflowCommands().startCommand,
+  inputs: () => inputsCommands().inputsCommand,
+  status: () => workflowCommands().statusCommand,
+  list: () => workflowCommands().listCommand,
+  cancel: () => workflowCommands().cancelCommand,
+  nudge: () => workflowCommands().nudgeCommand,
+  drill: () => drillCommands().drillCommand,
+  approvals: () => approvalsCommands().approvalsCommand,
+  schedule: () => scheduleCommands().scheduleCommand,
+  deployment: () => deploymentCommands().deploymentCommand,
+  simulator: () => simulatorCommands().simulatorCommand,
+  'codec-server': () => codecServer().codecServerCommand,
+  evidence: () => evidenceCommands().evidenceCommand,
+  demo: () => demoCommands().demoCommand,
+  doctor: () => doctorCommands().doctorCommand,
+  completion: () => completionCommands().completionCommand,
 };
-
-const USAGE = [
-  'usage: runbooks <command> [options]',
-  ...Object.values(COMMANDS).map((c) => `  runbooks ${c.help}`),
-  'Temporal: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, RUNBOOKS_TASK_QUEUE',
-  '(unset TEMPORAL_ADDRESS: the address of the dev server that `npm start` runs, from .data/temporal-address)',
-].join('\n');
 
 async function main(argv: string[]): Promise<void> {
   // Before any command can print: an error may quote what it was given.
   registerEnvironmentSecrets(process.env);
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
-    console.log(USAGE);
+    console.log(topLevelHelp());
     return;
   }
-  const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    console.error(name ? `unknown command '${name}'\n${USAGE}` : USAGE);
+  const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
+    console.error(name ? `unknown command '${name}'\n${topLevelHelp()}` : topLevelHelp());
     process.exitCode = 2;
     return;
   }
-  const run = command.load();
-  await run(rest);
+  await load()(rest);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof HelpRequested) {
-    console.log(err.usage);
+    console.log(err.help);
     return;
   }
   // Secrets never reach the terminal.

@@ -3,19 +3,11 @@ import { RunbookKindKey } from '../contracts';
 import { idArgument, otherSubcommand, parseCommandLine, positionals, readInput } from './args';
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
+import { helpFor } from './help';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
 import { printTable } from './workflow-commands';
 
-const USAGE = [
-  'usage: runbooks schedule create <scheduleId> --runbook <name> --cron <expr> [--input <file|json>] [--timezone <tz>] [--paused]',
-  '       runbooks schedule list',
-  '       runbooks schedule delete <scheduleId>',
-  '       runbooks schedule trigger <scheduleId>',
-  'examples:',
-  `  runbooks schedule create nightly-cost-export --runbook costExport --cron '0 2 * * *' --input '{"window":"previous-day"}'`,
-  "  runbooks schedule create weekly-drill --runbook drDrill --cron '0 3 * * 1' --input drill.json",
-  `runbooks: ${RUNBOOK_NAMES.join(', ')}`,
-].join('\n');
+const CREATE_HELP = helpFor('schedule create', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
 
 // Five to seven fields, or a macro such as @daily; the server checks the rest.
 const CRON = /^(@[a-z]+|(\S+\s+){4,6}\S+)$/;
@@ -26,17 +18,20 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
   switch (sub) {
     case 'create':
       return createSchedule(rest);
-    case 'list':
-      positionals(parseCommandLine(rest, {}, USAGE).positionals, [], USAGE);
+    case 'list': {
+      const help = helpFor('schedule list');
+      positionals(parseCommandLine(rest, {}, help).positionals, [], help);
       return withTemporal(({ client }) => listSchedules(client));
+    }
     case 'delete':
     case 'trigger': {
-      const { positionals: args } = parseCommandLine(rest, {}, USAGE);
-      const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
+      const help = helpFor(`schedule ${sub}`);
+      const { positionals: args } = parseCommandLine(rest, {}, help);
+      const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
       return withTemporal(({ client }) => (sub === 'delete' ? deleteSchedule : triggerSchedule)(client, scheduleId));
     }
     default:
-      return otherSubcommand(sub, 'schedule', USAGE);
+      return otherSubcommand(sub, 'schedule');
   }
 }
 
@@ -50,15 +45,17 @@ async function createSchedule(argv: string[]): Promise<void> {
       timezone: { type: 'string' },
       paused: { type: 'boolean', default: false },
     },
-    USAGE,
+    CREATE_HELP,
   );
-  const scheduleId = idArgument(positionals(args, ['scheduleId'], USAGE)[0] ?? '', '<scheduleId>', USAGE);
+  const scheduleId = idArgument(positionals(args, ['scheduleId'], CREATE_HELP)[0] ?? '', '<scheduleId>', CREATE_HELP);
   const runbook = runbookName(values.runbook, '--runbook');
   if (!values.cron || !CRON.test(values.cron.trim())) {
-    throw new UsageError(`--cron must be a cron expression such as '0 2 * * *'\n${USAGE}`);
+    throw new UsageError(`--cron must be a cron expression such as '0 2 * * *'\n${CREATE_HELP.usage}`);
   }
   if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
-    throw new UsageError(`--input is required for ${runbook}\n${USAGE}`);
+    throw new UsageError(
+      `--input is required for ${runbook}: 'runbooks inputs ${runbook} --example' prints one\n${CREATE_HELP.usage}`,
+    );
   }
   if (values.timezone !== undefined && !knownTimeZone(values.timezone)) {
     throw new UsageError(

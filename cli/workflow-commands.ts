@@ -11,13 +11,12 @@ import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } fro
 import { withTemporal } from './connection';
 import { drillAlreadyRunning, earlierRunNote, unpassedDrill } from './drill-runs';
 import { CliError, UsageError } from './errors';
+import { helpFor, type Help } from './help';
 import { formatDuration, statusBlock, statusLine } from './progress';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from './runbooks';
 import { notFound, queryStatus, resultOf, statusPrinter, waitUntilClosed } from './watch';
 
-const START_USAGE =
-  'usage: runbooks start <runbook> [--input <file|json|->] [--id <workflowId>] [--wait]\n' +
-  `runbooks: ${RUNBOOK_NAMES.join(', ')}`;
+const START_HELP = helpFor('start', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
 
 export interface StartedRun {
   workflowId: string;
@@ -76,15 +75,17 @@ export async function startCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { input: { type: 'string' }, id: { type: 'string' }, wait: { type: 'boolean', default: false } },
-    START_USAGE,
+    START_HELP,
   );
-  const [name] = positionals(rest, ['runbook'], START_USAGE);
+  const [name] = positionals(rest, ['runbook'], START_HELP);
   const runbook = runbookName(name);
   if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
-    throw new UsageError(`--input is required for ${runbook}\n${START_USAGE}`);
+    throw new UsageError(
+      `--input is required for ${runbook}: 'runbooks inputs ${runbook} --example' prints one\n${START_HELP.usage}`,
+    );
   }
   const input = values.input === undefined ? undefined : readInput(values.input);
-  const id = values.id === undefined ? undefined : idArgument(values.id, '--id', START_USAGE);
+  const id = values.id === undefined ? undefined : idArgument(values.id, '--id', START_HELP);
   // Validate before connecting: a bad input needs no server to be reported.
   validateRunbookInput(runbook, input);
 
@@ -110,15 +111,15 @@ export async function startCommand(argv: string[]): Promise<void> {
   });
 }
 
-const STATUS_USAGE = 'usage: runbooks status <workflowId> [--watch]';
+const STATUS_HELP = helpFor('status');
 
 export async function statusCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { watch: { type: 'boolean', default: false } },
-    STATUS_USAGE,
+    STATUS_HELP,
   );
-  const workflowId = idArgument(positionals(rest, ['workflowId'], STATUS_USAGE)[0] ?? '', '<workflowId>', STATUS_USAGE);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], STATUS_HELP)[0] ?? '', '<workflowId>', STATUS_HELP);
   await withTemporal(async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     if (values.watch) {
@@ -145,16 +146,16 @@ export async function statusCommand(argv: string[]): Promise<void> {
   });
 }
 
-const LIST_USAGE = 'usage: runbooks list [--runbook <name>] [--limit <n>]';
+const LIST_HELP = helpFor('list');
 
 export async function listCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { runbook: { type: 'string' }, limit: { type: 'string', default: '20' } },
-    LIST_USAGE,
+    LIST_HELP,
   );
-  positionals(rest, [], LIST_USAGE);
-  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, LIST_USAGE);
+  positionals(rest, [], LIST_HELP);
+  const limit = wholeNumber(values.limit, '--limit', 1, 10_000, LIST_HELP);
   // An empty --runbook is a mistake, not "every runbook".
   const query =
     values.runbook !== undefined
@@ -180,13 +181,10 @@ export async function listCommand(argv: string[]): Promise<void> {
   });
 }
 
-const CANCEL_USAGE = 'usage: runbooks cancel <workflowId>';
-const NUDGE_USAGE = 'usage: runbooks nudge <workflowId>';
-
 export async function cancelCommand(argv: string[]): Promise<void> {
   await actOnRun(
     argv,
-    CANCEL_USAGE,
+    helpFor('cancel'),
     (handle) => handle.cancel(),
     (id) => `cancellation requested for ${id}; the runbook withdraws what it started and stops`,
   );
@@ -195,7 +193,7 @@ export async function cancelCommand(argv: string[]): Promise<void> {
 export async function nudgeCommand(argv: string[]): Promise<void> {
   await actOnRun(
     argv,
-    NUDGE_USAGE,
+    helpFor('nudge'),
     (handle) => handle.signal(nudgeSignal),
     (id) => `nudged ${id}: it checks what it waits for now`,
   );
@@ -204,12 +202,12 @@ export async function nudgeCommand(argv: string[]): Promise<void> {
 /** Parses `<workflowId>`, acts on that run and reports it done; an unknown ID is reported as not found. */
 async function actOnRun(
   argv: string[],
-  usage: string,
+  help: Help,
   act: (handle: WorkflowHandle) => Promise<unknown>,
   done: (workflowId: string) => string,
 ): Promise<void> {
-  const { positionals: rest } = parseCommandLine(argv, {}, usage);
-  const workflowId = idArgument(positionals(rest, ['workflowId'], usage)[0] ?? '', '<workflowId>', usage);
+  const { positionals: rest } = parseCommandLine(argv, {}, help);
+  const workflowId = idArgument(positionals(rest, ['workflowId'], help)[0] ?? '', '<workflowId>', help);
   await withTemporal(async ({ client }) => {
     await act(client.workflow.getHandle(workflowId)).catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;

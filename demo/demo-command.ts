@@ -15,13 +15,9 @@ import { restoreScenario } from './restore-scenario';
 import { SimulatorControlClient } from '../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import { DIALECTS, type Dialect } from '../api/dialect';
+import { helpFor } from '../cli/help';
 
-const USAGE = [
-  'usage: runbooks demo [--timeout <seconds>] [--dialect neutral|public]',
-  '  --timeout  the time the runbooks may take once the stack is up (default 270)',
-  "  --dialect  the simulator's dialect (default neutral, the specification's vocabulary); public speaks as the real",
-  '             service does (provider-named types, s3Bucket destinations); the worker detects which',
-].join('\n');
+const HELP = helpFor('demo');
 
 /** Simulated job durations: long enough to watch, short enough for a demo. */
 const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
@@ -34,11 +30,11 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
     { timeout: { type: 'string', default: '270' }, dialect: { type: 'string', default: 'neutral' } },
-    USAGE,
+    HELP,
   );
-  positionals(rest, [], USAGE);
+  positionals(rest, [], HELP);
   // A day at most: longer waits would overflow timers, and a demo never needs them.
-  const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, USAGE);
+  const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, HELP);
   const dialect = dialectOption(values.dialect);
   const began = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
@@ -115,7 +111,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
 
 function dialectOption(value: string): Dialect {
   const dialect = DIALECTS.find((d) => d === value);
-  if (!dialect) throw new UsageError(`--dialect must be ${DIALECTS.join(' or ')}, not '${value}'\n${USAGE}`);
+  if (!dialect) throw new UsageError(`--dialect must be ${DIALECTS.join(' or ')}, not '${value}'\n${HELP.usage}`);
   return dialect;
 }
 

@@ -6,14 +6,9 @@ import { FaultInput } from './routes/control';
 import { startSimulator, type StartOptions } from './server';
 import { parseCommandLine, positionals } from '../cli/args';
 import { CliError, UsageError } from '../cli/errors';
+import { helpFor } from '../cli/help';
 
-const USAGE = [
-  'usage: runbooks simulator [--port 0] [--host 127.0.0.1] [--data-dir <dir>] [--seed 1] [--prefix /api]',
-  '  [--token-ttl <seconds>] [--log-level silent|fatal|error|warn|info|debug|trace] [--dialect neutral|public]',
-  `  [--fault-rate <0..1> [--fault-kinds ${FAULT_KINDS.join(',')}] [--fault-latency-ms <ms>]`,
-  '   [--fault-retry-after <s>] [--fault-path-prefix </v1/...>] [--fault-method GET|POST|PUT|PATCH|DELETE]',
-  '   [--fault-times <n>]]',
-].join('\n');
+const HELP = helpFor('simulator', [`Fault kinds: ${FAULT_KINDS.join(', ')}.`]);
 
 const OPTIONS = {
   port: { type: 'string', default: '0' },
@@ -53,18 +48,20 @@ export interface SimulatorFlags {
 
 /** Reads and checks every flag before anything starts; any mistake is a UsageError with the usage. */
 export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
-  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, USAGE);
-  positionals(extra, [], USAGE);
+  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, HELP);
+  positionals(extra, [], HELP);
   const prefix = values.prefix;
   if (prefix !== '' && !/^\/[A-Za-z0-9._~/-]*$/.test(prefix)) {
-    throw new UsageError(`--prefix must be empty or a path starting with '/', got '${prefix}'\n${USAGE}`);
+    throw new UsageError(`--prefix must be empty or a path starting with '/', got '${prefix}'\n${HELP.usage}`);
   }
   if (!LOG_LEVELS.includes(values['log-level'])) {
-    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${values['log-level']}'\n${USAGE}`);
+    throw new UsageError(
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got '${values['log-level']}'\n${HELP.usage}`,
+    );
   }
   const dialect = values.dialect;
   if (!isDialect(dialect)) {
-    throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}, got '${dialect}'\n${USAGE}`);
+    throw new UsageError(`--dialect must be one of ${DIALECTS.join(', ')}, got '${dialect}'\n${HELP.usage}`);
   }
   return {
     options: {
@@ -103,21 +100,21 @@ function faultFlags(values: FlagValues): FaultConfig | undefined {
   const text = (flag: (typeof FAULT_FLAGS)[keyof typeof FAULT_FLAGS]) => values[flag] as string | undefined;
   if (text('fault-rate') === undefined) {
     const stray = Object.values(FAULT_FLAGS).find((flag) => text(flag) !== undefined);
-    if (stray) throw new UsageError(`--${stray} needs --fault-rate\n${USAGE}`);
+    if (stray) throw new UsageError(`--${stray} needs --fault-rate\n${HELP.usage}`);
     return undefined;
   }
   const number = (flag: (typeof FAULT_FLAGS)[keyof typeof FAULT_FLAGS]) => {
     const value = text(flag);
     if (value === undefined) return undefined;
     if (value.trim() === '' || !Number.isFinite(Number(value))) {
-      throw new UsageError(`--${flag} must be a number, got '${value}'\n${USAGE}`);
+      throw new UsageError(`--${flag} must be a number, got '${value}'\n${HELP.usage}`);
     }
     return Number(value);
   };
   const kinds = (text('fault-kinds') ?? '500').split(',').map((k) => k.trim());
   const unknown = kinds.find((k) => !(FAULT_KINDS as readonly string[]).includes(k));
   if (unknown !== undefined) {
-    throw new UsageError(`--fault-kinds: '${unknown}' is not one of ${FAULT_KINDS.join(', ')}\n${USAGE}`);
+    throw new UsageError(`--fault-kinds: '${unknown}' is not one of ${FAULT_KINDS.join(', ')}\n${HELP.usage}`);
   }
   const parsed = FaultInput.safeParse({
     rate: number('fault-rate'),
@@ -132,7 +129,7 @@ function faultFlags(values: FlagValues): FaultConfig | undefined {
   const { field, problem } = describeIssue(parsed.error, 'faults');
   const key = field.split('.')[1] as keyof typeof FAULT_FLAGS | undefined;
   const flag = key && key in FAULT_FLAGS ? `--${FAULT_FLAGS[key]}` : 'fault flags';
-  throw new UsageError(`invalid ${flag}: ${problem}\n${USAGE}`);
+  throw new UsageError(`invalid ${flag}: ${problem}\n${HELP.usage}`);
 }
 
 const isDialect = (value: string): value is Dialect => (DIALECTS as readonly string[]).includes(value);
@@ -140,7 +137,7 @@ const isDialect = (value: string): value is Dialect => (DIALECTS as readonly str
 function integer(text: string, flag: string, min: number, max: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'\n${USAGE}`);
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${text}'\n${HELP.usage}`);
   }
   return value;
 }

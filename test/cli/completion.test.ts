@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { COMPLETION_TABLE, type CommandSpec } from '../../cli/completion-table';
+import { COMMAND_TABLE, type CommandSpec } from '../../cli/command-table';
 import { RUNBOOK_NAMES } from '../../runbooks/registry';
 import { runCliFromSource } from '../helpers/cli-from-source';
 import { bashCompletes, completionScript, fishCompletes, shellPath } from '../helpers/shell-completion';
@@ -232,12 +232,12 @@ function leaves(specs: readonly CommandSpec[], prefix = ''): [string, CommandSpe
 test('the table has every command of cli/main.ts, and no other', () => {
   const commands = mainCommands();
   expect(commands).toContain('start');
-  expect(COMPLETION_TABLE.map((c) => c.name).sort()).toEqual([...commands].sort());
+  expect(COMMAND_TABLE.map((c) => c.name).sort()).toEqual([...commands].sort());
 });
 
 test("the table's options are each module's parseCommandLine options", () => {
   const byFile = new Map<string, Set<string>>();
-  for (const [path, spec] of leaves(COMPLETION_TABLE)) {
+  for (const [path, spec] of leaves(COMMAND_TABLE)) {
     const file = SOURCES[path];
     // A command added to the table needs its source here, so that its options are checked too.
     expect({ path, hasSource: file !== undefined }).toEqual({ path, hasSource: true });

@@ -158,6 +158,6 @@ describe('good flags', () => {
   test('--help answers with the usage and starts nothing', async () => {
     const answer: unknown = await simulatorCommand(['--help']).catch((err: unknown) => err);
     expect(answer).toBeInstanceOf(HelpRequested);
-    expect((answer as HelpRequested).usage).toMatch(/^usage: runbooks simulator /);
+    expect((answer as HelpRequested).help).toMatch(/^usage: runbooks simulator /);
   });
 });

@@ -1,0 +1,385 @@
+/**
+ * What a shell completes for an option's value or a positional argument: a runbook name, the ID of a running
+ * workflow (asked of Temporal), a file, a directory, one of fixed words, or free text (nothing to offer).
+ */
+export type ValueKind = 'runbook' | 'workflowId' | 'drillId' | 'file' | 'dir' | 'text' | readonly string[];
+
+export interface OptionSpec {
+  name: string;
+  /** The one-letter alias, as parseCommandLine's `short`. */
+  short?: string;
+  /** Absent for a flag (a boolean option). */
+  value?: ValueKind;
+  /** How help names the value (`--limit <n>`); fixed words are shown as `a|b`, other values as `<value>`. */
+  placeholder?: string;
+  description: string;
+}
+
+export interface CommandSpec {
+  name: string;
+  /** One line: what the command does. */
+  description: string;
+  /** The command line after `runbooks`, for a command without subcommands. */
+  usage?: string;
+  /** What the one line cannot say: variables, defaults, exit codes. */
+  details?: readonly string[];
+  options?: readonly OptionSpec[];
+  /** The first positional argument, when the command takes one. */
+  argument?: ValueKind;
+  subcommands?: readonly CommandSpec[];
+  /** One or two command lines, each with an optional `# comment`. */
+  examples?: readonly string[];
+}
+
+const DIALECTS = ['neutral', 'public'];
+const text = (name: string, placeholder: string, description: string): OptionSpec => ({
+  name,
+  value: 'text',
+  placeholder,
+  description,
+});
+const flag = (name: string, description: string): OptionSpec => ({ name, description });
+const deployment = text('deployment', 'name', 'the Worker Deployment (default RUNBOOKS_DEPLOYMENT_NAME)');
+
+/**
+ * Every command, its subcommands and options, as their parseCommandLine calls accept them: the one source of the
+ * help texts and the completion scripts. A test compares it with cli/main.ts's commands and each module's options.
+ */
+export const COMMAND_TABLE: readonly CommandSpec[] = [
+  {
+    name: 'start',
+    description: 'Start a runbook with an input, and print its workflow ID.',
+    usage: 'start <runbook> [--input <file|json|->] [--id <workflowId>] [--wait]',
+    argument: 'runbook',
+    details: [
+      'The input is validated before anything is sent; `runbooks inputs <runbook>` prints its schema and an example.',
+      'With --wait, a run that fails, or a drill that does not pass, exits 4.',
+    ],
+    options: [
+      {
+        name: 'input',
+        value: 'file',
+        placeholder: 'file|json|-',
+        description: 'the input: a JSON file, inline JSON or - for standard input',
+      },
+      text('id', 'workflowId', 'the workflow ID, instead of the one derived from the input'),
+      flag('wait', 'follow the run and print its result'),
+    ],
+    examples: [
+      'runbooks inputs drDrill --example > drill.json && runbooks start drDrill --input drill.json --wait',
+      `runbooks start costExport --input '{"window":"previous-day"}'`,
+    ],
+  },
+  {
+    name: 'inputs',
+    description: "Print a runbook's input as JSON Schema, or a valid example input.",
+    usage: 'inputs <runbook> [--example [--discover]]',
+    argument: 'runbook',
+    details: [
+      'The schema is generated from the one that validates the input, so the two cannot drift.',
+      '--discover reads the configured service (BACKUP_SERVICE_URL and its credentials, as the worker; else the',
+      'simulator that `npm start` runs) for a restore account, a vault and resources with recovery points.',
+    ],
+    options: [
+      flag('example', 'print a valid example input instead of the schema'),
+      flag('discover', 'with drDrill --example: fill it with IDs found on the service'),
+    ],
+    examples: [
+      'runbooks inputs drDrill --example --discover > drill.json',
+      'runbooks inputs costExport > costExport.schema.json',
+    ],
+  },
+  {
+    name: 'status',
+    description: "Show a run's state, phase and progress, and its result once it closed.",
+    usage: 'status <workflowId> [--watch]',
+    argument: 'workflowId',
+    options: [flag('watch', 'follow the run until it closes')],
+    examples: ['runbooks status dr-drill-nightly', 'runbooks status dr-drill-nightly --watch'],
+  },
+  {
+    name: 'list',
+    description: 'List recent runbook runs, newest first.',
+    usage: 'list [--runbook <name>] [--limit <n>]',
+    options: [
+      { name: 'runbook', value: 'runbook', placeholder: 'name', description: 'runs of this runbook only' },
+      text('limit', 'n', 'at most this many runs (default 20)'),
+    ],
+    examples: ['runbooks list', 'runbooks list --runbook drDrill --limit 5'],
+  },
+  {
+    name: 'cancel',
+    description: 'Cancel a run; it stops what it started on the service before it ends.',
+    usage: 'cancel <workflowId>',
+    argument: 'workflowId',
+    examples: ['runbooks cancel restore-orders-db-2026-11-25'],
+  },
+  {
+    name: 'nudge',
+    description: 'Make a waiting run check what it waits for now (an approval, a job) instead of at its next look.',
+    usage: 'nudge <workflowId>',
+    argument: 'workflowId',
+    examples: ['runbooks nudge restore-orders-db-2026-11-25'],
+  },
+  {
+    name: 'drill',
+    description: 'Act on a running drill.',
+    subcommands: [
+      {
+        name: 'validate',
+        description: 'Give the verdict on a restored resource that a drill waits for.',
+        usage: 'drill validate <workflowId> --resource <id> --result pass|fail [--message <text>]',
+        argument: 'drillId',
+        details: [
+          'The drill waits for it when its input has `validation`. Exit 1 when the drill does not take it, saying why.',
+        ],
+        options: [
+          text('resource', 'id', 'the restored resource, by its ID in the drill'),
+          { name: 'result', value: ['pass', 'fail'], description: 'the verdict' },
+          text('message', 'text', 'what was checked, kept in the report (at most 1,000 characters)'),
+        ],
+        examples: [
+          "runbooks drill validate dr-drill-nightly --resource crm-bucket-02 --result pass --message 'objects listed'",
+        ],
+      },
+    ],
+    examples: ['runbooks drill validate dr-drill-nightly --resource crm-bucket-02 --result fail'],
+  },
+  {
+    name: 'approvals',
+    description: 'List the restores waiting for approval, with their age, deadline and approvals so far.',
+    usage: 'approvals [--json] [--limit <n>]',
+    options: [flag('json', 'print JSON'), text('limit', 'n', 'at most this many (default 100)')],
+    examples: ['runbooks approvals', 'runbooks approvals --json'],
+  },
+  {
+    name: 'schedule',
+    description: 'Manage the Temporal Schedules that start runbooks.',
+    subcommands: [
+      {
+        name: 'create',
+        description: 'Create a schedule that starts a runbook with an input.',
+        usage:
+          'schedule create <scheduleId> --runbook <name> --cron <expr> [--input <file|json>] [--timezone <tz>] [--paused]',
+        argument: 'text',
+        options: [
+          { name: 'runbook', value: 'runbook', placeholder: 'name', description: 'the runbook to start' },
+          text('cron', 'expr', "when, as a cron expression such as '0 2 * * *' or @daily"),
+          {
+            name: 'input',
+            value: 'file',
+            placeholder: 'file|json',
+            description: 'the input: a JSON file or inline JSON',
+          },
+          text('timezone', 'tz', 'the time zone of the cron expression (default UTC)'),
+          flag('paused', 'create it paused'),
+        ],
+        examples: [
+          `runbooks schedule create nightly-cost-export --runbook costExport --cron '0 2 * * *' --input '{"window":"previous-day"}'`,
+          "runbooks schedule create weekly-drill --runbook drDrill --cron '0 3 * * 1' --input drill.json",
+        ],
+      },
+      {
+        name: 'list',
+        description: 'List the schedules, with their runbook, spec and next run.',
+        usage: 'schedule list',
+        examples: ['runbooks schedule list'],
+      },
+      {
+        name: 'delete',
+        description: 'Delete a schedule; runs it started go on.',
+        usage: 'schedule delete <scheduleId>',
+        argument: 'text',
+        examples: ['runbooks schedule delete weekly-drill'],
+      },
+      {
+        name: 'trigger',
+        description: 'Start the runbook of a schedule now.',
+        usage: 'schedule trigger <scheduleId>',
+        argument: 'text',
+        examples: ['runbooks schedule trigger nightly-cost-export'],
+      },
+    ],
+    examples: ['runbooks schedule list', 'runbooks schedule trigger nightly-cost-export'],
+  },
+  {
+    name: 'deployment',
+    description: "Show and route the Worker Deployment's versions (builds).",
+    subcommands: [
+      {
+        name: 'status',
+        description: 'Show the versions, the routing, and which versions still have runs.',
+        usage: 'deployment status [--deployment <name>]',
+        options: [deployment],
+        examples: ['runbooks deployment status'],
+      },
+      {
+        name: 'promote',
+        description: 'Make a build current, or ramp new runs to it.',
+        usage: 'deployment promote <buildId> [--ramp <percent>] [--deployment <name>]',
+        argument: 'text',
+        options: [deployment, text('ramp', 'percent', 'send this percentage of new runs to the build')],
+        examples: ['runbooks deployment promote 2026.11.25 --ramp 10', 'runbooks deployment promote 2026.11.25'],
+      },
+      {
+        name: 'move',
+        description: "Move a version's running workflows to another build.",
+        usage: 'deployment move <fromBuildId> [--to <buildId>] [--deployment <name>]',
+        argument: 'text',
+        options: [deployment, text('to', 'buildId', 'the build to pin them to (default the current one)')],
+        examples: ['runbooks deployment move 2026.11.18 --to 2026.11.25'],
+      },
+    ],
+    examples: ['runbooks deployment status'],
+  },
+  {
+    name: 'simulator',
+    description: 'Run a simulator of the Backup Management Service.',
+    usage:
+      'simulator [--port <port>] [--host <address>] [--data-dir <dir>] [--seed <n>] [--prefix <path>] [--dialect neutral|public] [--fault-… …]',
+    details: [
+      'It serves the interface with generated data until SIGINT or SIGTERM; faults (--fault-*) exercise retries.',
+    ],
+    options: [
+      text('port', 'port', 'the port (default 0: any free port)'),
+      text('host', 'address', 'the address to listen on (default 127.0.0.1)'),
+      { name: 'data-dir', value: 'dir', placeholder: 'dir', description: 'where to keep its state' },
+      text('seed', 'n', 'the seed of its generated data (default 1)'),
+      text('prefix', 'path', 'a path prefix such as /api'),
+      text('token-ttl', 'seconds', 'the lifetime of its tokens (default 43200)'),
+      {
+        name: 'log-level',
+        value: ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'],
+        description: 'the log level (default silent)',
+      },
+      { name: 'dialect', value: DIALECTS, description: 'the vocabulary it speaks (default neutral)' },
+      text('fault-rate', '0..1', 'the share of requests that fail'),
+      text('fault-kinds', 'kinds', 'the kinds of fault, comma-separated'),
+      text('fault-latency-ms', 'ms', 'the latency of a latency fault'),
+      text('fault-retry-after', 'seconds', 'the Retry-After of a 429 or 503 fault'),
+      text('fault-path-prefix', 'path', 'faults on these paths only'),
+      {
+        name: 'fault-method',
+        value: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        description: 'faults on this method only',
+      },
+      text('fault-times', 'n', 'at most this many faults'),
+    ],
+    examples: ['runbooks simulator --port 8080', 'runbooks simulator --port 8080 --fault-rate 0.1 --fault-kinds 429'],
+  },
+  {
+    name: 'codec-server',
+    description: "Decrypt payloads for Temporal's Web UI with the workers' codec keys.",
+    usage:
+      'codec-server [--port <port>] [--host <address>] [--allow-origin <url|*>] [--allow-host <name[:port]>]... [--allow-encode]',
+    details: [
+      'Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker). RUNBOOKS_CODEC_SERVER_TOKEN, when set, must',
+      "come in each request's Authorization header (required with --allow-origin '*'). Requests must name this server,",
+      'the allowed origin or an --allow-host in their Host header. See docs/security.md.',
+    ],
+    options: [
+      text('port', 'port', 'the port (default 8888)'),
+      text('host', 'address', 'the address to listen on (default 127.0.0.1)'),
+      text('allow-origin', 'url|*', 'the UI origin allowed to call it (default http://localhost:8233)'),
+      text('allow-host', 'name[:port]', 'another Host header to accept (repeatable)'),
+      flag('allow-encode', 'serve POST /encode too'),
+    ],
+    examples: ['runbooks codec-server', 'runbooks codec-server --allow-origin https://temporal.example.com'],
+  },
+  {
+    name: 'evidence',
+    description: 'Verify signed drill reports, and manage the key that signs them.',
+    subcommands: [
+      {
+        name: 'verify',
+        description: 'Check the seals and the chain of the drill reports in a folder.',
+        usage: 'evidence verify <dir> --public-key <file>... | --trust-folder-keys',
+        argument: 'dir',
+        details: [
+          '<dir> holds the drill reports, or is the output directory above drill-reports/. Without --public-key, verify',
+          'refuses (exit 2): whoever can edit a report can replace the public key beside it.',
+        ],
+        options: [
+          {
+            name: 'public-key',
+            value: 'file',
+            placeholder: 'file',
+            description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
+          },
+          flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        ],
+        examples: ['runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json'],
+      },
+      {
+        name: 'key',
+        description: 'Show the signing key and its history, or rotate it.',
+        usage: 'evidence key show|rotate [--key-file <pem>]',
+        argument: ['show', 'rotate'],
+        details: [
+          'The key: --key-file, else RUNBOOKS_EVIDENCE_KEY_FILE, else $RUNBOOKS_DATA_DIR/evidence-signing-key.pem.',
+          'After a rotation, restart the workers: they sign with the key they loaded at start. Older reports still',
+          'verify against the history, which is what auditors get.',
+        ],
+        options: [{ name: 'key-file', value: 'file', placeholder: 'pem', description: 'the signing key' }],
+        examples: ['runbooks evidence key show', 'runbooks evidence key rotate'],
+      },
+    ],
+    examples: ['runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json'],
+  },
+  {
+    name: 'demo',
+    description: 'Run every kind of runbook end to end against a simulator, and print what each did.',
+    usage: 'demo [--timeout <seconds>] [--dialect neutral|public]',
+    details: ['It starts what it needs that is not running: the Temporal dev server, the simulator and a worker.'],
+    options: [
+      text('timeout', 'seconds', 'the time the runbooks may take once the stack is up (default 270)'),
+      {
+        name: 'dialect',
+        value: DIALECTS,
+        description: "the simulator's vocabulary (default neutral; public speaks as the real service does)",
+      },
+    ],
+    examples: ['runbooks demo', 'runbooks demo --dialect public'],
+  },
+  {
+    name: 'doctor',
+    description: 'Check the configuration, Temporal and the service before a first real run.',
+    usage: 'doctor [--json] [--service-url <url>] [--restore-account <id>]... [--timeout <seconds>]',
+    details: [
+      "The service: the token, the clock skew, the dialect, each runbook's permissions, restore accounts, vaults.",
+      'Temporal: the namespace, the search attributes, the worker deployment and the pollers. Exit 1 when a check',
+      'fails; warnings exit 0.',
+    ],
+    options: [
+      flag('json', 'print the report as JSON'),
+      text('service-url', 'url', 'check the service (or a simulator) at this URL instead of the configured one'),
+      text('restore-account', 'id', 'a restore account the runbooks use: connected and allowed (repeatable)'),
+      text('timeout', 'seconds', 'the time each check may take (default 10)'),
+    ],
+    examples: ['runbooks doctor', 'runbooks doctor --restore-account ra-prod-01 --json'],
+  },
+  {
+    name: 'completion',
+    description: 'Print a shell script that completes commands, options, runbook names and running workflow IDs.',
+    usage: 'completion bash|zsh|fish',
+    argument: ['bash', 'zsh', 'fish'],
+    details: ['Workflow IDs for status, cancel, nudge and drill validate are asked of Temporal, when it is reachable.'],
+    examples: [
+      'source <(runbooks completion bash)  # bash, this shell; add it to ~/.bashrc',
+      'runbooks completion fish > ~/.config/fish/completions/runbooks.fish',
+    ],
+  },
+];
+
+/** The command or subcommand at a path such as `schedule create`; a typo in the code is a programming error. */
+export function commandSpec(path: string): CommandSpec {
+  let specs: readonly CommandSpec[] = COMMAND_TABLE;
+  let found: CommandSpec | undefined;
+  for (const name of path.split(' ')) {
+    found = specs.find((s) => s.name === name);
+    if (!found) throw new Error(`no command '${path}' in the command table`);
+    specs = found.subcommands ?? [];
+  }
+  if (!found) throw new Error('an empty command path');
+  return found;
+}

@@ -1,0 +1,76 @@
+import { COMMAND_TABLE, commandSpec, type CommandSpec, type OptionSpec } from './command-table';
+
+/** A command's help: the usage line that usage errors repeat, and the whole text that `--help` prints. */
+export interface Help {
+  usage: string;
+  text: string;
+}
+
+const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', description: 'print this help' };
+
+function optionLabel(option: OptionSpec): string {
+  const name = `${option.short ? `-${option.short}, ` : '    '}--${option.name}`;
+  if (option.value === undefined) return name;
+  const shown = typeof option.value === 'string' ? `<${option.placeholder ?? 'value'}>` : option.value.join('|');
+  return `${name} ${shown}`;
+}
+
+/** Rows of two columns, the second aligned. */
+function columns(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
+}
+
+function section(title: string, lines: readonly string[]): string[] {
+  return lines.length === 0 ? [] : ['', `${title}:`, ...lines];
+}
+
+function render(usage: string, spec: CommandSpec, details: readonly string[], body: readonly string[]): Help {
+  const text = [
+    usage,
+    '',
+    spec.description,
+    ...(details.length ? ['', ...details] : []),
+    ...body,
+    ...section(
+      'examples',
+      (spec.examples ?? []).map((e) => `  ${e}`),
+    ),
+  ].join('\n');
+  return { usage, text };
+}
+
+/**
+ * The help of a command or subcommand, by its path in the table (`status`, `schedule create`), with lines that only
+ * its module can tell (such as the runbook names, which the table does not load).
+ */
+export function helpFor(path: string, more: readonly string[] = []): Help {
+  const spec = commandSpec(path);
+  const details = [...(spec.details ?? []), ...more];
+  if (spec.subcommands) {
+    const usage = `usage: runbooks ${path} <command> [options]`;
+    return render(usage, spec, details, [
+      ...section('commands', columns(spec.subcommands.map((s) => [s.name, s.description]))),
+      '',
+      `Run 'runbooks ${path} <command> --help' for a command's options.`,
+    ]);
+  }
+  const usage = `usage: runbooks ${spec.usage ?? path}`;
+  const options = [...(spec.options ?? []), HELP_OPTION];
+  return render(usage, spec, details, section('options', columns(options.map((o) => [optionLabel(o), o.description]))));
+}
+
+/** `runbooks --help`: every command with its one line. */
+export function topLevelHelp(): string {
+  return [
+    'usage: runbooks <command> [options]',
+    '',
+    'Durable runbooks for the Backup Management Service: disaster-recovery drills, approval-gated restores,',
+    'snapshot exports and cost exports, on Temporal.',
+    ...section('commands', columns(COMMAND_TABLE.map((c) => [c.name, c.description]))),
+    '',
+    "Run 'runbooks <command> --help' for a command's usage, options and examples.",
+    'Temporal: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_*, TEMPORAL_API_KEY, RUNBOOKS_TASK_QUEUE',
+    '(unset TEMPORAL_ADDRESS: the address of the dev server that `npm start` runs, from .data/temporal-address)',
+  ].join('\n');
+}
