@@ -123,6 +123,6 @@ describe('runbooks inputs', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^usage: runbooks inputs <runbook> \[--example \[--discover\]\]/);
     expect(result.stdout).toContain('--example');
-    expect(result.stdout).toContain('runbooks inputs drDrill --example > drill.json');
+    expect(result.stdout).toContain('runbooks inputs drDrill --example --discover > drill.json');
   });
 });

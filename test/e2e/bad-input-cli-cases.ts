@@ -182,7 +182,7 @@ export const CLI_CASES: CliCase[] = [
     args: () => ['nudge', 'a\u0007b'],
     message: /must not hold control characters/,
   },
-  { name: 'schedule with no subcommand', args: () => ['schedule'], message: /usage: runbooks schedule create/ },
+  { name: 'schedule with no subcommand', args: () => ['schedule'], message: /usage: runbooks schedule <command>/ },
   {
     name: 'an unknown schedule subcommand',
     args: () => ['schedule', 'pause', 'x'],
