@@ -7,16 +7,8 @@ const ROOT = resolve(__dirname, '..', '..');
 
 // With MODULES_OUT set, the child writes every module it loaded to that file on exit.
 const CHILD = `
-const { readFileSync, writeFileSync } = require('node:fs');
-const { transformSync } = require('@swc/core');
-require.extensions['.ts'] = (module, filename) => {
-  const { code } = transformSync(readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-    module: { type: 'commonjs' },
-  });
-  module._compile(code, filename);
-};
+const { writeFileSync } = require('node:fs');
+require('./scripts/require-typescript');
 if (process.env.MODULES_OUT) {
   process.on('exit', () => writeFileSync(process.env.MODULES_OUT, JSON.stringify(Object.keys(require.cache))));
 }
