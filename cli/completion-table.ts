@@ -1,4 +1,5 @@
 import { RUNBOOK_NAMES } from '../runbooks/registry';
+import { OUTPUT_FORMATS, OUTPUT_OPTION_HELP } from './output';
 
 /**
  * What a shell completes for an option's value or a positional argument: a runbook name, the ID of a running
@@ -28,6 +29,7 @@ const DIALECTS = ['neutral', 'public'];
 const text = (name: string, description: string): OptionSpec => ({ name, value: 'text', description });
 const flag = (name: string, description: string): OptionSpec => ({ name, description });
 const deployment = text('deployment', 'the Worker Deployment name');
+const output: OptionSpec = { name: 'output', short: 'o', value: OUTPUT_FORMATS, description: OUTPUT_OPTION_HELP };
 
 /**
  * Every command, its subcommands and options, as their parseCommandLine calls accept them: the one source the
@@ -48,7 +50,7 @@ export const COMPLETION_TABLE: readonly CommandSpec[] = [
     name: 'status',
     description: "a run's status",
     argument: 'workflowId',
-    options: [flag('watch', 'follow the run until it closes')],
+    options: [flag('watch', 'follow the run until it closes'), output],
   },
   {
     name: 'list',
@@ -56,6 +58,7 @@ export const COMPLETION_TABLE: readonly CommandSpec[] = [
     options: [
       { name: 'runbook', value: 'runbook', description: 'runs of this runbook only' },
       text('limit', 'at most this many runs'),
+      output,
     ],
   },
   { name: 'cancel', description: 'cancel a run', argument: 'workflowId' },
@@ -88,7 +91,7 @@ export const COMPLETION_TABLE: readonly CommandSpec[] = [
   {
     name: 'approvals',
     description: 'restores waiting for approval',
-    options: [flag('json', 'as JSON'), text('limit', 'at most this many')],
+    options: [output, flag('json', 'the same as --output json'), text('limit', 'at most this many')],
   },
   {
     name: 'schedule',
@@ -106,7 +109,7 @@ export const COMPLETION_TABLE: readonly CommandSpec[] = [
           flag('paused', 'create it paused'),
         ],
       },
-      { name: 'list', description: 'the schedules' },
+      { name: 'list', description: 'the schedules', options: [output] },
       { name: 'delete', description: 'delete a schedule', argument: 'text' },
       { name: 'trigger', description: 'start a schedule now', argument: 'text' },
     ],
@@ -115,7 +118,7 @@ export const COMPLETION_TABLE: readonly CommandSpec[] = [
     name: 'deployment',
     description: "the Worker Deployment's versions",
     subcommands: [
-      { name: 'status', description: 'versions, routing and drainage', options: [deployment] },
+      { name: 'status', description: 'versions, routing and drainage', options: [deployment, output] },
       {
         name: 'promote',
         description: 'make a build current, or ramp it',

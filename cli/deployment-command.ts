@@ -5,10 +5,12 @@ import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
 import { UsageError } from './errors';
+import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import type { DeploymentStatusOutput } from './output-shapes';
 import { printTable } from './workflow-commands';
 
 const USAGE = [
-  'usage: runbooks deployment status [--deployment <name>]',
+  'usage: runbooks deployment status [--deployment <name>] [-o text|json]',
   '       runbooks deployment promote <buildId> [--ramp <percent>] [--deployment <name>]',
   '       runbooks deployment move <fromBuildId> [--to <buildId>] [--deployment <name>]',
   'The deployment is RUNBOOKS_DEPLOYMENT_NAME unless --deployment names it (see README "Releasing a new version").',
@@ -248,16 +250,40 @@ function printStatus(status: DeploymentStatus): void {
   for (const line of stalls(status)) console.log(line);
 }
 
+/** `runbooks deployment status -o json`: the status with its times as ISO strings, and the stall lines. */
+function statusOutput(status: DeploymentStatus): DeploymentStatusOutput {
+  return {
+    deploymentName: status.deploymentName,
+    current: status.current,
+    ramping: status.ramping,
+    versions: status.versions.map((v) => ({
+      buildId: v.buildId,
+      routing: v.routing,
+      drainage: v.drainage,
+      createdAt: v.createdAt?.toISOString(),
+      drainageCheckedAt: v.drainageCheckedAt?.toISOString(),
+      pollers: v.pollers,
+      pinnedRuns: v.pinnedRuns,
+    })),
+    stalls: stalls(status),
+  };
+}
+
 /** `runbooks deployment …`: the Worker Deployment's versions, and promoting a release. */
 export async function deploymentCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   const deployment = { type: 'string' } as const;
   switch (sub) {
     case 'status': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment }, USAGE);
+      const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION, deployment }, USAGE);
       positionals(args, [], USAGE);
+      const format = outputFormat(values.output, USAGE);
       const name = deploymentNameOf(values.deployment);
-      return withTemporal(async ({ client }) => printStatus(await deploymentStatus(client, name)));
+      return withTemporal(async ({ client }) => {
+        const status = await deploymentStatus(client, name);
+        if (format === 'json') printJson(statusOutput(status));
+        else printStatus(status);
+      });
     }
     case 'promote': {
       const { values, positionals: args } = parseCommandLine(rest, { deployment, ramp: { type: 'string' } }, USAGE);

@@ -3,12 +3,14 @@ import { RunbookKindKey } from '../contracts';
 import { idArgument, otherSubcommand, parseCommandLine, positionals, readInput } from './args';
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
+import { OUTPUT_OPTION, outputFormat, printJson, type OutputFormat } from './output';
+import type { ScheduleListOutput, ScheduleSummary } from './output-shapes';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
 import { printTable } from './workflow-commands';
 
 const USAGE = [
   'usage: runbooks schedule create <scheduleId> --runbook <name> --cron <expr> [--input <file|json>] [--timezone <tz>] [--paused]',
-  '       runbooks schedule list',
+  '       runbooks schedule list [-o text|json]',
   '       runbooks schedule delete <scheduleId>',
   '       runbooks schedule trigger <scheduleId>',
   'examples:',
@@ -26,9 +28,12 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
   switch (sub) {
     case 'create':
       return createSchedule(rest);
-    case 'list':
-      positionals(parseCommandLine(rest, {}, USAGE).positionals, [], USAGE);
-      return withTemporal(({ client }) => listSchedules(client));
+    case 'list': {
+      const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION }, USAGE);
+      positionals(args, [], USAGE);
+      const format = outputFormat(values.output, USAGE);
+      return withTemporal(({ client }) => listSchedules(client, format));
+    }
     case 'delete':
     case 'trigger': {
       const { positionals: args } = parseCommandLine(rest, {}, USAGE);
@@ -104,19 +109,31 @@ async function createSchedule(argv: string[]): Promise<void> {
   });
 }
 
-async function listSchedules(client: Client): Promise<void> {
-  const rows: string[][] = [];
+async function listSchedules(client: Client, format: OutputFormat): Promise<void> {
+  const schedules: ScheduleSummary[] = [];
   for await (const s of client.schedule.list()) {
     const memo = s.memo ?? {};
-    rows.push([
-      s.scheduleId,
-      s.action?.workflowType ?? '',
-      typeof memo.cron === 'string' ? memo.cron : '',
-      s.state.paused ? 'paused' : 'active',
-      s.info.nextActionTimes[0]?.toISOString() ?? '',
-      s.info.recentActions.at(-1)?.takenAt.toISOString() ?? '',
-    ]);
+    schedules.push({
+      scheduleId: s.scheduleId,
+      runbook: s.action?.workflowType,
+      cron: typeof memo.cron === 'string' ? memo.cron : undefined,
+      paused: s.state.paused,
+      nextRunTime: s.info.nextActionTimes[0]?.toISOString(),
+      lastRunTime: s.info.recentActions.at(-1)?.takenAt.toISOString(),
+    });
   }
+  if (format === 'json') {
+    printJson({ schedules } satisfies ScheduleListOutput);
+    return;
+  }
+  const rows = schedules.map((s) => [
+    s.scheduleId,
+    s.runbook ?? '',
+    s.cron ?? '',
+    s.paused ? 'paused' : 'active',
+    s.nextRunTime ?? '',
+    s.lastRunTime ?? '',
+  ]);
   if (rows.length === 0) {
     console.log('no schedules');
     return;
