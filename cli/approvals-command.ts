@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import { ApprovalStatusKey, type RunbookStatus } from '../contracts';
 import { parseCommandLine, positionals, wholeNumber } from './args';
 import { withTemporal } from './connection';
+import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import type { ApprovalsOutput, WaitingApproval } from './output-shapes';
 import { queryStatus } from './watch';
 import { printTable } from './workflow-commands';
 import { helpFor } from './help';
@@ -10,25 +12,6 @@ const HELP = helpFor('approvals');
 
 /** Runs whose search attribute says their action request waits for reviewers. */
 export const WAITING_QUERY = `${ApprovalStatusKey.name} = 'PENDING_APPROVAL' AND ExecutionStatus = 'Running'`;
-
-/** One runbook waiting for approval, as `--json` prints it. Fields the run could not tell are absent. */
-export interface WaitingApproval {
-  workflowId: string;
-  runId: string;
-  runbook: string;
-  startedAt: string;
-  requestId?: string;
-  /** When the service created the request. */
-  requestedAt?: string;
-  ageSeconds?: number;
-  approvals?: { current: number; required: number };
-  approvalDeadline?: string;
-  /** Set once approved; until then the execution window runs `executionWindowHours` from the approval. */
-  executionDeadline?: string;
-  executionWindowHours?: number;
-  /** False when no worker answered the status query: only the visibility record is known. */
-  answered: boolean;
-}
 
 /** The waiting runs, oldest first, each with the details its status query gives. */
 export async function waitingApprovals(client: Client, limit: number, now = new Date()): Promise<WaitingApproval[]> {
@@ -95,15 +78,18 @@ export function approvalRows(waiting: WaitingApproval[]): string[][] {
 export async function approvalsCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
-    { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '100' } },
+    { ...OUTPUT_OPTION, json: { type: 'boolean', default: false }, limit: { type: 'string', default: '100' } },
     HELP,
   );
   positionals(rest, [], HELP);
+  const format = outputFormat(values.output, HELP);
+  // --json is the older spelling of --output json.
+  const json = values.json || format === 'json';
   const limit = wholeNumber(values.limit, '--limit', 1, 10_000, HELP);
   await withTemporal(async ({ client }) => {
     const waiting = await waitingApprovals(client, limit);
-    if (values.json) {
-      console.log(JSON.stringify(waiting, null, 2));
+    if (json) {
+      printJson({ approvals: waiting } satisfies ApprovalsOutput);
       return;
     }
     if (waiting.length === 0) {

@@ -40,6 +40,13 @@ const text = (name: string, placeholder: string, description: string): OptionSpe
 });
 const flag = (name: string, description: string): OptionSpec => ({ name, description });
 const deployment = text('deployment', 'name', 'the Worker Deployment (default RUNBOOKS_DEPLOYMENT_NAME)');
+// As cli/output.ts parses it.
+const output: OptionSpec = {
+  name: 'output',
+  short: 'o',
+  value: ['text', 'json'],
+  description: 'text (the default) or json: one JSON document, for scripts',
+};
 
 /**
  * Every command, its subcommands and options, as their parseCommandLine calls accept them: the one source of the
@@ -92,18 +99,20 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   {
     name: 'status',
     description: "Show a run's state, phase and progress, and its result once it closed.",
-    usage: 'status <workflowId> [--watch]',
+    usage: 'status <workflowId> [--watch] [-o text|json]',
     argument: 'workflowId',
-    options: [flag('watch', 'follow the run until it closes')],
-    examples: ['runbooks status dr-drill-nightly', 'runbooks status dr-drill-nightly --watch'],
+    details: ['With --watch -o json, it prints one document once the run closes.'],
+    options: [flag('watch', 'follow the run until it closes'), output],
+    examples: ['runbooks status dr-drill-nightly --watch', 'runbooks status dr-drill-nightly -o json'],
   },
   {
     name: 'list',
     description: 'List recent runbook runs, newest first.',
-    usage: 'list [--runbook <name>] [--limit <n>]',
+    usage: 'list [--runbook <name>] [--limit <n>] [-o text|json]',
     options: [
       { name: 'runbook', value: 'runbook', placeholder: 'name', description: 'runs of this runbook only' },
       text('limit', 'n', 'at most this many runs (default 20)'),
+      output,
     ],
     examples: ['runbooks list', 'runbooks list --runbook drDrill --limit 5'],
   },
@@ -148,9 +157,9 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   {
     name: 'approvals',
     description: 'List the restores waiting for approval, with their age, deadline and approvals so far.',
-    usage: 'approvals [--json] [--limit <n>]',
-    options: [flag('json', 'print JSON'), text('limit', 'n', 'at most this many (default 100)')],
-    examples: ['runbooks approvals', 'runbooks approvals --json'],
+    usage: 'approvals [--limit <n>] [-o text|json]',
+    options: [text('limit', 'n', 'at most this many (default 100)'), output, flag('json', 'the same as --output json')],
+    examples: ['runbooks approvals', 'runbooks approvals -o json'],
   },
   {
     name: 'schedule',
@@ -182,8 +191,9 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       {
         name: 'list',
         description: 'List the schedules, with their runbook, spec and next run.',
-        usage: 'schedule list',
-        examples: ['runbooks schedule list'],
+        usage: 'schedule list [-o text|json]',
+        options: [output],
+        examples: ['runbooks schedule list', 'runbooks schedule list -o json'],
       },
       {
         name: 'delete',
@@ -209,9 +219,9 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       {
         name: 'status',
         description: 'Show the versions, the routing, and which versions still have runs.',
-        usage: 'deployment status [--deployment <name>]',
-        options: [deployment],
-        examples: ['runbooks deployment status'],
+        usage: 'deployment status [--deployment <name>] [-o text|json]',
+        options: [deployment, output],
+        examples: ['runbooks deployment status', 'runbooks deployment status -o json'],
       },
       {
         name: 'promote',

@@ -6,6 +6,8 @@ import { withTemporal } from './connection';
 import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
 import { UsageError } from './errors';
 import { helpFor } from './help';
+import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import type { DeploymentStatusOutput } from './output-shapes';
 import { printTable } from './workflow-commands';
 
 const STATUS_HELP = helpFor('deployment status');
@@ -247,16 +249,40 @@ function printStatus(status: DeploymentStatus): void {
   for (const line of stalls(status)) console.log(line);
 }
 
+/** `runbooks deployment status -o json`: the status with its times as ISO strings, and the stall lines. */
+function statusOutput(status: DeploymentStatus): DeploymentStatusOutput {
+  return {
+    deploymentName: status.deploymentName,
+    current: status.current,
+    ramping: status.ramping,
+    versions: status.versions.map((v) => ({
+      buildId: v.buildId,
+      routing: v.routing,
+      drainage: v.drainage,
+      createdAt: v.createdAt?.toISOString(),
+      drainageCheckedAt: v.drainageCheckedAt?.toISOString(),
+      pollers: v.pollers,
+      pinnedRuns: v.pinnedRuns,
+    })),
+    stalls: stalls(status),
+  };
+}
+
 /** `runbooks deployment …`: the Worker Deployment's versions, and promoting a release. */
 export async function deploymentCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   const deployment = { type: 'string' } as const;
   switch (sub) {
     case 'status': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment }, STATUS_HELP);
+      const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION, deployment }, STATUS_HELP);
       positionals(args, [], STATUS_HELP);
+      const format = outputFormat(values.output, STATUS_HELP);
       const name = deploymentNameOf(values.deployment);
-      return withTemporal(async ({ client }) => printStatus(await deploymentStatus(client, name)));
+      return withTemporal(async ({ client }) => {
+        const status = await deploymentStatus(client, name);
+        if (format === 'json') printJson(statusOutput(status));
+        else printStatus(status);
+      });
     }
     case 'promote': {
       const { values, positionals: args } = parseCommandLine(

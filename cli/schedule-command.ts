@@ -4,6 +4,8 @@ import { idArgument, otherSubcommand, parseCommandLine, positionals, readInput }
 import { withTemporal } from './connection';
 import { CliError, UsageError } from './errors';
 import { helpFor } from './help';
+import { OUTPUT_OPTION, outputFormat, printJson, type OutputFormat } from './output';
+import type { ScheduleListOutput, ScheduleSummary } from './output-shapes';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
 import { printTable } from './workflow-commands';
 
@@ -20,8 +22,10 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
       return createSchedule(rest);
     case 'list': {
       const help = helpFor('schedule list');
-      positionals(parseCommandLine(rest, {}, help).positionals, [], help);
-      return withTemporal(({ client }) => listSchedules(client));
+      const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION }, help);
+      positionals(args, [], help);
+      const format = outputFormat(values.output, help);
+      return withTemporal(({ client }) => listSchedules(client, format));
     }
     case 'delete':
     case 'trigger': {
@@ -101,19 +105,31 @@ async function createSchedule(argv: string[]): Promise<void> {
   });
 }
 
-async function listSchedules(client: Client): Promise<void> {
-  const rows: string[][] = [];
+async function listSchedules(client: Client, format: OutputFormat): Promise<void> {
+  const schedules: ScheduleSummary[] = [];
   for await (const s of client.schedule.list()) {
     const memo = s.memo ?? {};
-    rows.push([
-      s.scheduleId,
-      s.action?.workflowType ?? '',
-      typeof memo.cron === 'string' ? memo.cron : '',
-      s.state.paused ? 'paused' : 'active',
-      s.info.nextActionTimes[0]?.toISOString() ?? '',
-      s.info.recentActions.at(-1)?.takenAt.toISOString() ?? '',
-    ]);
+    schedules.push({
+      scheduleId: s.scheduleId,
+      runbook: s.action?.workflowType,
+      cron: typeof memo.cron === 'string' ? memo.cron : undefined,
+      paused: s.state.paused,
+      nextRunTime: s.info.nextActionTimes[0]?.toISOString(),
+      lastRunTime: s.info.recentActions.at(-1)?.takenAt.toISOString(),
+    });
   }
+  if (format === 'json') {
+    printJson({ schedules } satisfies ScheduleListOutput);
+    return;
+  }
+  const rows = schedules.map((s) => [
+    s.scheduleId,
+    s.runbook ?? '',
+    s.cron ?? '',
+    s.paused ? 'paused' : 'active',
+    s.nextRunTime ?? '',
+    s.lastRunTime ?? '',
+  ]);
   if (rows.length === 0) {
     console.log('no schedules');
     return;

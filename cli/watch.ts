@@ -57,15 +57,21 @@ export async function waitUntilClosed(
   }
 }
 
-/** The innermost failure's type and message: what an operator needs to read. */
-export function describeFailure(err: unknown): string {
+/** The innermost failure's type (an application failure's, such as APPROVAL_DENIED) and message. */
+export function failureOf(err: unknown): { type?: string; message: string } {
   let failure: unknown = err instanceof WorkflowFailedError ? err.cause : err;
   while (failure instanceof TemporalFailure && failure.cause && !(failure instanceof ApplicationFailure)) {
     failure = failure.cause;
   }
-  if (failure instanceof ApplicationFailure) return `${failure.type ?? 'ApplicationFailure'}: ${failure.message}`;
-  if (failure instanceof Error) return failure.message;
-  return String(failure);
+  if (failure instanceof ApplicationFailure)
+    return { type: failure.type ?? 'ApplicationFailure', message: failure.message };
+  return { message: failure instanceof Error ? failure.message : String(failure) };
+}
+
+/** The innermost failure's type and message: what an operator needs to read. */
+export function describeFailure(err: unknown): string {
+  const { type, message } = failureOf(err);
+  return type === undefined ? message : `${type}: ${message}`;
 }
 
 /** The workflow's result; its failure becomes a RunFailedError with the reason. */

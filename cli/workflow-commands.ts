@@ -12,7 +12,10 @@ import { withTemporal } from './connection';
 import { drillAlreadyRunning, earlierRunNote, unpassedDrill } from './drill-runs';
 import { CliError, UsageError } from './errors';
 import { helpFor, type Help } from './help';
+import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import type { ListOutput, WorkflowRun } from './output-shapes';
 import { formatDuration, statusBlock, statusLine } from './progress';
+import { statusOutput, workflowRun } from './run-output';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from './runbooks';
 import { notFound, queryStatus, resultOf, statusPrinter, waitUntilClosed } from './watch';
 
@@ -112,24 +115,33 @@ export async function startCommand(argv: string[]): Promise<void> {
 }
 
 const STATUS_HELP = helpFor('status');
+const NO_WORKER = 'no worker answered the status query; is `npm start` running?';
 
 export async function statusCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
-    { watch: { type: 'boolean', default: false } },
+    { ...OUTPUT_OPTION, watch: { type: 'boolean', default: false } },
     STATUS_HELP,
   );
   const workflowId = idArgument(positionals(rest, ['workflowId'], STATUS_HELP)[0] ?? '', '<workflowId>', STATUS_HELP);
+  const format = outputFormat(values.output, STATUS_HELP);
   await withTemporal(async ({ client }) => {
     const handle = client.workflow.getHandle(workflowId);
     if (values.watch) {
-      const printer = statusPrinter();
-      await waitUntilClosed(handle, { onStatus: (s) => s && printer.show(statusLine(s)) });
-      printer.done();
+      // JSON waits without drawing, then prints one document for the closed run.
+      const printer = format === 'text' ? statusPrinter() : undefined;
+      await waitUntilClosed(handle, { onStatus: (s) => s && printer?.show(statusLine(s)) });
+      printer?.done();
     }
     const description = await handle.describe().catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
     });
+    if (format === 'json') {
+      const status = await queryStatus(handle);
+      if (!status) console.error(NO_WORKER);
+      printJson(await statusOutput(description, status, client.workflow.getHandle(workflowId, description.runId)));
+      return;
+    }
     const end = description.closeTime ?? new Date();
     console.log(`${workflowId}  ${description.type}  ${description.status.name}`);
     console.log(
@@ -137,7 +149,7 @@ export async function statusCommand(argv: string[]): Promise<void> {
     );
     const status = await queryStatus(handle);
     if (status) for (const line of statusBlock(status)) console.log(line);
-    else console.log('phase:       unknown (no worker answered the status query; is `npm start` running?)');
+    else console.log(`phase:       unknown (${NO_WORKER})`);
     if (description.status.name === 'COMPLETED') {
       console.log(`result:      ${JSON.stringify(await handle.result())}`);
     } else if (description.status.name === 'FAILED') {
@@ -151,19 +163,22 @@ const LIST_HELP = helpFor('list');
 export async function listCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
-    { runbook: { type: 'string' }, limit: { type: 'string', default: '20' } },
+    { ...OUTPUT_OPTION, runbook: { type: 'string' }, limit: { type: 'string', default: '20' } },
     LIST_HELP,
   );
   positionals(rest, [], LIST_HELP);
   const limit = wholeNumber(values.limit, '--limit', 1, 10_000, LIST_HELP);
+  const format = outputFormat(values.output, LIST_HELP);
   // An empty --runbook is a mistake, not "every runbook".
   const query =
     values.runbook !== undefined
       ? `RunbookKind = '${runbookName(values.runbook, '--runbook')}'`
       : `WorkflowType IN (${RUNBOOK_NAMES.map((n) => `'${n}'`).join(', ')})`;
   await withTemporal(async ({ client }) => {
+    const runs: WorkflowRun[] = [];
     const rows: string[][] = [];
     for await (const run of client.workflow.list({ query })) {
+      runs.push(workflowRun(run));
       rows.push([
         run.workflowId,
         run.type,
@@ -172,6 +187,10 @@ export async function listCommand(argv: string[]): Promise<void> {
         run.closeTime ? formatDuration(run.closeTime.getTime() - run.startTime.getTime()) : '',
       ]);
       if (rows.length >= limit) break;
+    }
+    if (format === 'json') {
+      printJson({ workflows: runs } satisfies ListOutput);
+      return;
     }
     if (rows.length === 0) {
       console.log('no runbooks found');

@@ -1,8 +1,8 @@
 // `runbooks completion bash|zsh|fish`: the scripts parse, a real bash completes commands, subcommands, options and
 // runbook names, and the table they come from matches cli/main.ts's commands and each command's parseCommandLine.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { COMMAND_TABLE, type CommandSpec } from '../../cli/command-table';
 import { RUNBOOK_NAMES } from '../../runbooks/registry';
@@ -157,7 +157,23 @@ function propertyName(p: ts.ObjectLiteralElementLike): string {
   throw new Error(`unexpected property ${p.getText()}`);
 }
 
-/** Every option name given to parseCommandLine in a file, inline or through a constant. */
+/** A module's variables by name, for the constants another file imports from it. */
+function variablesOf(path: string): Map<string, ts.Expression> {
+  const variables = new Map<string, ts.Expression>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
+      variables.set(node.name.text, node.initializer);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceOf(path));
+  return variables;
+}
+
+/**
+ * Every option name given to parseCommandLine in a file, inline, through a constant, or spread from a constant (such
+ * as OUTPUT_OPTION) that the file defines or imports from a sibling module.
+ */
 function parsedOptions(path: string): string[] {
   const file = sourceOf(path);
   const constants = new Map<string, ts.Expression>();
@@ -165,6 +181,16 @@ function parsedOptions(path: string): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) {
       constants.set(node.name.text, node.initializer);
+    }
+    const from = ts.isImportDeclaration(node) ? node.moduleSpecifier : undefined;
+    const bindings = ts.isImportDeclaration(node) ? node.importClause?.namedBindings : undefined;
+    if (from && ts.isStringLiteral(from) && from.text.startsWith('.') && bindings && ts.isNamedImports(bindings)) {
+      const module = relative(ROOT, resolve(ROOT, dirname(path), `${from.text}.ts`));
+      const imported = existsSync(join(ROOT, module)) ? variablesOf(module) : new Map<string, ts.Expression>();
+      for (const element of bindings.elements) {
+        const value = imported.get((element.propertyName ?? element.name).text);
+        if (value) constants.set(element.name.text, value);
+      }
     }
     if (ts.isCallExpression(node) && node.expression.getText() === 'parseCommandLine' && node.arguments[1]) {
       calls.push(node.arguments[1]);
@@ -178,10 +204,11 @@ function parsedOptions(path: string): string[] {
     if (ts.isIdentifier(e) && constants.has(e.text)) return unwrap(constants.get(e.text) as ts.Expression);
     return e;
   };
-  return calls.flatMap((arg) => {
+  const names = (arg: ts.Expression): string[] => {
     const literal = unwrap(arg);
     if (!ts.isObjectLiteralExpression(literal)) throw new Error(`${path}: options not an object: ${arg.getText()}`);
-    return literal.properties.map((p) => {
+    return literal.properties.flatMap((p) => {
+      if (ts.isSpreadAssignment(p)) return names(p.expression);
       // `name` or, with a one-letter alias, `name/-x`.
       const init = ts.isPropertyAssignment(p) ? unwrap(p.initializer) : undefined;
       const short =
@@ -191,7 +218,8 @@ function parsedOptions(path: string): string[] {
       const letter = short && ts.isPropertyAssignment(short) ? short.initializer.getText().replace(/['"]/g, '') : '';
       return letter ? `${propertyName(p)}/-${letter}` : propertyName(p);
     });
-  });
+  };
+  return calls.flatMap(names);
 }
 
 /** Where each command (or subcommand) parses its options. */

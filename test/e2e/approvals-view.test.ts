@@ -1,6 +1,6 @@
 // `runbooks approvals` end to end: the CLI, run from source, lists a restore that waits for its second approval.
 import { randomUUID } from 'node:crypto';
-import type { WaitingApproval } from '../../cli/approvals-command';
+import type { ApprovalsOutput, WaitingApproval } from '../../cli/output-shapes';
 import { statusQuery } from '../../contracts';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
@@ -28,7 +28,7 @@ async function approvals(args: string[] = []) {
 }
 
 async function waitingRuns(): Promise<WaitingApproval[]> {
-  return JSON.parse(await approvals(['--json'])) as WaitingApproval[];
+  return (JSON.parse(await approvals(['--json'])) as ApprovalsOutput).approvals;
 }
 
 test('a restore waiting for its second approval is listed with its request, 1/2 approvals and both deadlines', async () => {

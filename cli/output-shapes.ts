@@ -1,0 +1,108 @@
+import type { WorkflowExecutionStatusName } from '@temporalio/client';
+import type { RunbookStatus } from '../contracts';
+
+/**
+ * What `--output json` prints, command by command: a stable contract for scripts (README "Machine-readable output").
+ * Field names are camelCase; times are ISO-8601 strings in UTC; a field with no value is absent, never null; every
+ * document is an object, so that fields can be added without breaking a reader. Fields are added, never renamed or
+ * removed.
+ */
+
+/** A run as Temporal's visibility knows it. */
+export interface WorkflowRun {
+  workflowId: string;
+  runId: string;
+  /** The runbook (the workflow type), such as `drDrill`. */
+  runbook: string;
+  /** Temporal's execution status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, … */
+  state: WorkflowExecutionStatusName;
+  startTime: string;
+  /** Set once the run has closed. */
+  closeTime?: string;
+}
+
+/** `runbooks status <workflowId> -o json`: the newest run under the ID. */
+export interface StatusOutput extends WorkflowRun {
+  /**
+   * The runbook's answer to its `status` query (contracts/status.ts: phase, progress, ids, waitingFor, detail,
+   * updatedAt…). Absent when no worker answered.
+   */
+  status?: RunbookStatus;
+  /** The runbook's result, when it COMPLETED (absent for a runbook that returns nothing). */
+  result?: unknown;
+  /** Why it FAILED: the innermost failure's type (contracts/failures.ts, when it has one) and message. */
+  failure?: { type?: string; message: string };
+}
+
+/** `runbooks list -o json`: the newest runs first, at most `--limit` of them. */
+export interface ListOutput {
+  workflows: WorkflowRun[];
+}
+
+/** One runbook waiting for approval. Fields the run could not tell are absent. */
+export interface WaitingApproval {
+  workflowId: string;
+  runId: string;
+  runbook: string;
+  startedAt: string;
+  requestId?: string;
+  /** When the service created the request. */
+  requestedAt?: string;
+  ageSeconds?: number;
+  approvals?: { current: number; required: number };
+  approvalDeadline?: string;
+  /** Set once approved; until then the execution window runs `executionWindowHours` from the approval. */
+  executionDeadline?: string;
+  executionWindowHours?: number;
+  /** False when no worker answered the status query: only the visibility record is known. */
+  answered: boolean;
+}
+
+/** `runbooks approvals -o json` (or `--json`): oldest request first, at most `--limit`. */
+export interface ApprovalsOutput {
+  approvals: WaitingApproval[];
+}
+
+/** One Temporal Schedule of the namespace. */
+export interface ScheduleSummary {
+  scheduleId: string;
+  /** The workflow type it starts: a runbook for the schedules `runbooks schedule create` makes. */
+  runbook?: string;
+  /** The cron expression, for the schedules `runbooks schedule create` makes (from their memo). */
+  cron?: string;
+  paused: boolean;
+  nextRunTime?: string;
+  /** When it last started a run. */
+  lastRunTime?: string;
+}
+
+/** `runbooks schedule list -o json`. */
+export interface ScheduleListOutput {
+  schedules: ScheduleSummary[];
+}
+
+/** One version (build) of the Worker Deployment. */
+export interface DeploymentVersionOutput {
+  buildId: string;
+  /** Where new runs go: `current` takes what `ramping` does not. */
+  routing: 'current' | 'ramping' | 'inactive';
+  /** Whether pinned runs still need it; Temporal refreshes it every few minutes. */
+  drainage?: 'DRAINING' | 'DRAINED';
+  createdAt?: string;
+  drainageCheckedAt?: string;
+  /** Workers that polled its workflow tasks in the last 5 minutes. */
+  pollers: number;
+  /** Open runs pinned to it: they run only on workers of this build. */
+  pinnedRuns: number;
+}
+
+/** `runbooks deployment status -o json`. */
+export interface DeploymentStatusOutput {
+  deploymentName: string;
+  /** The build new runs go to; absent: unversioned workers take them. */
+  current?: string;
+  ramping?: { buildId: string; percent: number };
+  versions: DeploymentVersionOutput[];
+  /** The STRANDED and STALLED lines the text prints, each with its recovery; empty when nothing waits on a gone worker. */
+  stalls: string[];
+}
