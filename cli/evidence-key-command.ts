@@ -10,7 +10,7 @@ import {
 } from '../runtime/evidence-key';
 import { keyHistoryPath, readKeyHistory, type KeyHistoryEntry } from '../runtime/evidence-key-history';
 import { parseCommandLine, positionals } from './args';
-import { CliError, UsageError } from './errors';
+import { CliError, NotFoundError, UsageError } from './errors';
 
 export const KEY_USAGE = [
   'usage: runbooks evidence key show|rotate [--key-file <pem>]',
@@ -22,7 +22,7 @@ export const KEY_USAGE = [
 ].join('\n');
 
 /** The key to show or rotate does not exist. */
-export class NoEvidenceKeyError extends CliError {}
+export class NoEvidenceKeyError extends NotFoundError {}
 
 /** One line per key of a history, as `show` and `verify` print them. */
 export function describeHistoryEntry(entry: KeyHistoryEntry): string {

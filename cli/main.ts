@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
 import { registerEnvironmentSecrets } from '../runtime/env-secrets';
-import { describeCliError, HelpRequested } from './errors';
+import { describeCliError, EXIT_CODES, HelpRequested } from './errors';
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<void> {
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
     console.error(name ? `unknown command '${name}'\n${USAGE}` : USAGE);
-    process.exitCode = 2;
+    process.exitCode = EXIT_CODES.usage;
     return;
   }
   const run = command.load();
