@@ -1,4 +1,5 @@
 import { isGrpcServiceError, ServiceError } from '@temporalio/client';
+import { NamespaceNotFoundError } from '@temporalio/common';
 
 /**
  * The exit codes of every command, one table (README "Exit codes" shows it, and a test keeps the two equal):
@@ -80,6 +81,12 @@ const GRPC_UNAVAILABLE = 14;
  */
 export function describeCliError(err: unknown, debug = false): { text: string; exitCode: ExitCode } {
   if (err instanceof CliError) return { text: err.message, exitCode: err.exitCode };
+  if (err instanceof NamespaceNotFoundError) {
+    return {
+      text: `no namespace '${err.namespace}' on the Temporal server: check TEMPORAL_NAMESPACE (or the profile's namespace)`,
+      exitCode: EXIT_CODES.notFound,
+    };
+  }
   const grpc = err instanceof ServiceError ? err.cause : err;
   const grpcCode = isGrpcServiceError(grpc) ? Number(grpc.code) : undefined;
   if (isGrpcServiceError(grpc) && grpcCode === GRPC_INVALID_ARGUMENT) {

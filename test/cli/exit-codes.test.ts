@@ -134,6 +134,14 @@ describe('notFound (5)', () => {
     },
   );
 
+  test('a namespace the server does not have', () => {
+    const result = run(['list'], { ...cliEnv, TEMPORAL_NAMESPACE: 'exit-codes-nowhere' });
+    expect(result.stderr).toMatch(
+      /^no namespace 'exit-codes-nowhere' on the Temporal server: check TEMPORAL_NAMESPACE/,
+    );
+    expect(result.status).toBe(EXIT_CODES.notFound);
+  });
+
   test('drill validate of an unknown workflow', () => {
     const result = run(['drill', 'validate', id, '--resource', 'r-1', '--result', 'pass']);
     expect(result.stderr).toMatch(new RegExp(`^no workflow '${id}' in this namespace`));
