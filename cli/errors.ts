@@ -9,7 +9,7 @@ import { NamespaceNotFoundError } from '@temporalio/common';
  * - `usage` 2: a wrong command line, input or configuration, or what the Temporal server refuses as invalid.
  * - `unreachable` 3: Temporal or the Backup Management Service is not configured, or does not answer.
  * - `runFailed` 4: a run that was waited for failed, timed out or, for a drill, ended without `PASS`.
- * - `notFound` 5: the workflow, schedule, deployment, build ID, file or folder named does not exist.
+ * - `notFound` 5: the workflow, schedule, namespace, deployment, build ID, file or folder named does not exist.
  */
 export const EXIT_CODES = {
   ok: 0,
