@@ -96,11 +96,7 @@ export async function drDrill(raw: DrDrillInput): Promise<DrDrillResult> {
   };
   // The report's activity sends drill.passed or drill.failed itself (see `leanHistory`).
   const inline = leanHistory();
-  const written = await service.writeDrillReport({
-    report,
-    baseName: workflowId,
-    ...(inline ? { announce: true } : {}),
-  });
+  const written = await service.writeDrillReport({ report, ...(inline ? { announce: true } : {}) });
   const { notified, ...paths } = written;
   tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
   if (inline) resend(notified);
