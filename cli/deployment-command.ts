@@ -4,7 +4,7 @@ import { ConfigError, loadVersioningConfig } from '../runtime/config';
 import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
-import { UsageError } from './errors';
+import { NotFoundError, UsageError } from './errors';
 import { helpFor } from './help';
 import { OUTPUT_OPTION, outputFormat, printJson } from './output';
 import type { DeploymentStatusOutput } from './output-shapes';
@@ -14,11 +14,11 @@ const STATUS_HELP = helpFor('deployment status');
 const PROMOTE_HELP = helpFor('deployment promote');
 const MOVE_HELP = helpFor('deployment move');
 
-/** No deployment to act on: the workers are unversioned unless RUNBOOKS_DEPLOYMENT_NAME is set. */
-export class NoDeploymentError extends UsageError {}
+/** The deployment named has no version in the namespace: no versioned worker of it has polled. */
+export class NoDeploymentError extends NotFoundError {}
 
 /** A build ID the deployment does not know: no worker of that build has polled yet. */
-export class UnknownBuildIdError extends UsageError {}
+export class UnknownBuildIdError extends NotFoundError {}
 
 export interface VersionStatus {
   buildId: string;
@@ -183,9 +183,8 @@ function deploymentNameOf(flag: string | undefined): string {
     throw err;
   }
   if (!configured) {
-    throw new NoDeploymentError(
-      "no deployment: set RUNBOOKS_DEPLOYMENT_NAME (the workers' own) or pass --deployment <name>",
-    );
+    // Nothing named yet: the workers are unversioned unless RUNBOOKS_DEPLOYMENT_NAME is set.
+    throw new UsageError("no deployment: set RUNBOOKS_DEPLOYMENT_NAME (the workers' own) or pass --deployment <name>");
   }
   return configured.deploymentName;
 }

@@ -2,6 +2,9 @@ import {
   BackupServiceClient,
   closeHttpPools,
   collect,
+  NetworkError,
+  ServerError,
+  TooManyRequestsError,
   type InventoryResource,
   type RestoreAccount,
   type Vault,
@@ -65,7 +68,10 @@ export async function discoverDrillInput(
     };
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new NotConnectedError(`--discover could not list from ${target.baseUrl}: ${(err as Error).message}`);
+    const message = `--discover could not list from ${target.baseUrl}: ${(err as Error).message}`;
+    // A service that does not answer, or answers that it cannot now, is unreachable; a refusal is not.
+    const unreachable = [NetworkError, ServerError, TooManyRequestsError].some((type) => err instanceof type);
+    throw unreachable ? new NotConnectedError(message) : new CliError(message);
   } finally {
     await closeHttpPools();
   }

@@ -4,6 +4,7 @@ import { temporalChecks } from './doctor-temporal';
 import { buildReport, renderReport, type CheckResult, type DoctorReport } from './doctor-report';
 import { serviceChecks } from './doctor-service';
 import { resolveServiceTarget } from './doctor-target';
+import { EXIT_CODES } from './errors';
 import { helpFor } from './help';
 
 const HELP = helpFor('doctor');
@@ -56,7 +57,8 @@ export async function doctorCommand(argv: string[]): Promise<void> {
       timeoutMs,
     });
     console.log(values.json ? JSON.stringify(report, null, 2) : renderReport(report));
-    if (!report.ok) process.exitCode = 1;
+    // A failed check, a service or Temporal that does not answer included: the report says which.
+    if (!report.ok) process.exitCode = EXIT_CODES.failed;
   } finally {
     await closeHttpPools();
   }

@@ -6,14 +6,14 @@ import { parseKeyHistory, publicKeyOf } from '../runtime/evidence-key-history';
 import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { otherSubcommand, parseCommandLine, positionals } from './args';
-import { CliError, UsageError } from './errors';
+import { CliError, EXIT_CODES, NotFoundError, UsageError } from './errors';
 import { describeHistoryEntry, evidenceKeyCommand } from './evidence-key-command';
 import { helpFor } from './help';
 
 const VERIFY_HELP = helpFor('evidence verify');
 
 /** The folder to check does not exist or holds no reports. */
-export class EvidenceDirError extends UsageError {}
+export class EvidenceDirError extends NotFoundError {}
 
 /** A --public-key file that cannot be read or holds no Ed25519 public key. */
 export class PublicKeyFileError extends UsageError {}
@@ -30,7 +30,7 @@ interface TrustedKey {
 /** Verification ran and found a problem; the message names the first report at fault. */
 export class EvidenceCheckFailedError extends CliError {
   constructor(readonly problem: Problem) {
-    super(`evidence check failed: ${problem.kind} report ${problem.report}: ${problem.detail}`, 1);
+    super(`evidence check failed: ${problem.kind} report ${problem.report}: ${problem.detail}`, EXIT_CODES.failed);
   }
 }
 
@@ -100,9 +100,12 @@ async function reportsDir(arg: string): Promise<string> {
   const isDir = (path: string) =>
     stat(path).then(
       (s) => s.isDirectory(),
-      () => false,
+      () => undefined,
     );
-  if (!(await isDir(dir))) throw new EvidenceDirError(`${dir} is not a directory\n${VERIFY_HELP.usage}`);
+  const given = await isDir(dir);
+  // A folder that is not there is not found; a file given for the folder is a wrong argument.
+  if (given === undefined) throw new EvidenceDirError(`${dir} is not a directory\n${VERIFY_HELP.usage}`);
+  if (!given) throw new UsageError(`${dir} is not a directory\n${VERIFY_HELP.usage}`);
   const nested = join(dir, 'drill-reports');
   return (await isDir(nested)) ? nested : dir;
 }
@@ -113,7 +116,9 @@ async function readPublicKeys(path: string): Promise<TrustedKey[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new PublicKeyFileError(`--public-key ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? ''})`);
+    const code = (err as NodeJS.ErrnoException).code ?? '';
+    const message = `--public-key ${path} cannot be read (${code})`;
+    throw code === 'ENOENT' ? new NotFoundError(message) : new PublicKeyFileError(message);
   }
   try {
     const history = parseKeyHistory(text, path);

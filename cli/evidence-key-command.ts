@@ -10,13 +10,13 @@ import {
 } from '../runtime/evidence-key';
 import { keyHistoryPath, readKeyHistory, type KeyHistoryEntry } from '../runtime/evidence-key-history';
 import { parseCommandLine, positionals } from './args';
-import { CliError, UsageError } from './errors';
+import { CliError, NotFoundError, UsageError } from './errors';
 import { helpFor } from './help';
 
 const KEY_HELP = helpFor('evidence key');
 
 /** The key to show or rotate does not exist. */
-export class NoEvidenceKeyError extends CliError {}
+export class NoEvidenceKeyError extends NotFoundError {}
 
 /** One line per key of a history, as `show` and `verify` print them. */
 export function describeHistoryEntry(entry: KeyHistoryEntry): string {

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
 import { registerEnvironmentSecrets } from '../runtime/env-secrets';
-import { describeCliError, HelpRequested } from './errors';
+import { describeCliError, EXIT_CODES, HelpRequested } from './errors';
 import { topLevelHelp } from './help';
 
 type Command = (argv: string[]) => Promise<void>;
@@ -54,7 +54,7 @@ async function main(argv: string[]): Promise<void> {
   const load = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
     console.error(name ? `unknown command '${name}'\n${topLevelHelp()}` : topLevelHelp());
-    process.exitCode = 2;
+    process.exitCode = EXIT_CODES.usage;
     return;
   }
   await load()(rest);

@@ -2,7 +2,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, t
 import { RunbookKindKey } from '../contracts';
 import { idArgument, otherSubcommand, parseCommandLine, positionals, readInput } from './args';
 import { withTemporal } from './connection';
-import { CliError, UsageError } from './errors';
+import { CliError, NotFoundError, UsageError } from './errors';
 import { helpFor } from './help';
 import { OUTPUT_OPTION, outputFormat, printJson, type OutputFormat } from './output';
 import type { ScheduleListOutput, ScheduleSummary } from './output-shapes';
@@ -160,7 +160,7 @@ async function triggerSchedule(client: Client, scheduleId: string): Promise<void
 
 function missing(err: unknown, scheduleId: string): unknown {
   return err instanceof ScheduleNotFoundError
-    ? new CliError(`no schedule '${scheduleId}' (see \`runbooks schedule list\`)`)
+    ? new NotFoundError(`no schedule '${scheduleId}' (see \`runbooks schedule list\`)`)
     : err;
 }
 

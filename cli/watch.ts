@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { statusQuery, type RunbookStatus } from '../contracts';
-import { CliError, RunFailedError } from './errors';
+import { NotFoundError, RunFailedError } from './errors';
 
 /** The runbook's own status, or undefined when it cannot answer (no worker is polling, or it has not started yet). */
 export async function queryStatus(handle: WorkflowHandle): Promise<RunbookStatus | undefined> {
@@ -18,8 +18,8 @@ export async function queryStatus(handle: WorkflowHandle): Promise<RunbookStatus
   }
 }
 
-export function notFound(workflowId: string): CliError {
-  return new CliError(`no workflow '${workflowId}' in this namespace (see \`runbooks list\`)`);
+export function notFound(workflowId: string): NotFoundError {
+  return new NotFoundError(`no workflow '${workflowId}' in this namespace (see \`runbooks list\`)`);
 }
 
 export interface WatchOptions {

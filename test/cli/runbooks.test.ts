@@ -159,6 +159,21 @@ describe('CLI errors', () => {
     });
   });
 
+  test('what the Temporal server does not have is not found (5); a server that stopped answering is unreachable (3)', () => {
+    const grpc = (code: number, message: string) =>
+      Object.assign(new Error(message), { code, details: '', metadata: {} });
+    const missing = new ServiceError('Failed to describe', {
+      cause: grpc(5, '5 NOT_FOUND: Namespace nowhere is not found.'),
+    });
+    expect(describeCliError(missing).exitCode).toBe(5);
+    expect(
+      describeCliError(new ServiceError('Failed', { cause: grpc(14, '14 UNAVAILABLE: connection refused') })),
+    ).toEqual({
+      text: 'error: Failed (set RUNBOOKS_DEBUG=1 for details)',
+      exitCode: 3,
+    });
+  });
+
   test('anything else is one line, exit 1; RUNBOOKS_DEBUG=1 shows the stack', () => {
     const err = new Error('socket hang up\nmore detail');
     expect(describeCliError(err)).toEqual({

@@ -134,7 +134,7 @@ test('verdicts through the CLI: taken once per resource, refused with the reason
     'pass',
   );
   expect(missing.stderr).toMatch(/^no workflow 'drill-none-.+' in this namespace/);
-  expect(missing.status).toBe(1);
+  expect(missing.status).toBe(5);
 
   // The day's drill has ended: starting it again runs it again under the same ID, and keeps the first run's report.
   const rerun = runbooks('start', 'drDrill', '--input', JSON.stringify(input), '--wait');

@@ -179,7 +179,7 @@ test('another public key, a bad key file and a missing folder are refused with t
   expect(badKey.stderr).toContain(`${bad}: holds no PEM key`);
 
   const missing = verifyCli(join(scratch, 'no-such-dir'), '--public-key', publicKey);
-  expect(missing.status).toBe(2);
+  expect(missing.status).toBe(5);
   expect(missing.stderr).toContain('no-such-dir is not a directory');
 });
 
