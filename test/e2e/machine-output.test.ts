@@ -48,17 +48,22 @@ const SPELLINGS = [
 ];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** `runbooks <args>`: exit 0, nothing (or only `stderr`) on standard error, and standard output one JSON object. */
-async function cliJson<T>(args: string[], stderr = ''): Promise<T> {
+/** The CLI's environment: this file's dev server and worker, unversioned. */
+function cliEnv(): Record<string, string | undefined> {
   const { env, worker } = e2e();
-  const result = await runCliFromSourceAsync(args, {
+  return {
     ...process.env,
     TEMPORAL_ADDRESS: env.address,
     TEMPORAL_NAMESPACE: env.namespace ?? 'default',
     RUNBOOKS_TASK_QUEUE: worker.taskQueue,
     RUNBOOKS_DEPLOYMENT_NAME: undefined,
     RUNBOOKS_DEBUG: '',
-  });
+  };
+}
+
+/** `runbooks <args>`: exit 0, nothing (or only `stderr`) on standard error, and standard output one JSON object. */
+async function cliJson<T>(args: string[], stderr = ''): Promise<T> {
+  const result = await runCliFromSourceAsync(args, cliEnv());
   expect({ args, stderr: result.stderr, status: result.status }).toEqual({ args, stderr, status: 0 });
   const parsed = JSON.parse(result.stdout) as unknown;
   expect(parsed).toEqual(expect.any(Object));
@@ -218,14 +223,7 @@ test('schedule list: a schedule created with the CLI, with its runbook, cron and
 
 /** A text-mode command that must succeed; its output is not JSON. */
 async function cliJsonFree(args: string[]): Promise<void> {
-  const { env, worker } = e2e();
-  const result = await runCliFromSourceAsync(args, {
-    ...process.env,
-    TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
-    RUNBOOKS_TASK_QUEUE: worker.taskQueue,
-    RUNBOOKS_DEBUG: '',
-  });
+  const result = await runCliFromSourceAsync(args, cliEnv());
   expect({ args, stderr: result.stderr, status: result.status }).toEqual({ args, stderr: '', status: 0 });
 }
 
