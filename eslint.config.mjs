@@ -69,7 +69,11 @@ export default tseslint.config(
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones }] },
   },
   {
-    files: ['runbooks/*/workflow.ts'],
+    // The drill's workflow code spans a few files: its batches (child workflows) and what they share with it.
+    files: [
+      'runbooks/*/workflow.ts',
+      'runbooks/dr-drill/{batch,drill-one,fan-out,fan-out-contract,patches,validation-desk}.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -78,6 +82,7 @@ export default tseslint.config(
             {
               regex: relativeExcept([
                 String.raw`\./(?:contract|report|expectations|windows|validation-desk|verdicts)`,
+                String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches)`,
                 String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics)`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
                 String.raw`\.\./\.\./api/dialect`,
@@ -98,7 +103,11 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: relativeExcept([String.raw`\./[\w-]+/workflow`, String.raw`\.\./runtime/metrics`]),
+              regex: relativeExcept([
+                String.raw`\./[\w-]+/workflow`,
+                String.raw`\./dr-drill/batch`,
+                String.raw`\.\./runtime/metrics`,
+              ]),
               allowTypeImports: true,
               // The tracing interceptors it exports come from @temporalio/interceptors-opentelemetry's workflow
               // module, a package import this pattern lets through.

@@ -56,7 +56,24 @@ export interface RunbookStatus {
   awaitingVerdict?: string[];
   /** The action request a runbook waits on, as `runbooks approvals` shows it. */
   approval?: RunbookApproval;
+  /** A drill's resources over all its batches. */
+  drill?: DrillProgress;
   updatedAt: string;
+}
+
+/** Where a drill's resources are, summed over its batches (child workflows) as they last reported. */
+export interface DrillProgress {
+  total: number;
+  /** Resources with a verdict, and of those the ones that failed. */
+  done: number;
+  failed: number;
+  /** Taken up by a batch and not done yet, waits for verdicts included. */
+  running: number;
+  /** Waiting for a snapshot slot of the service project (its shared throttle). */
+  waitingForSlot: number;
+  /** Waiting for a validation verdict. */
+  waitingForVerdict: number;
+  batches: { total: number; done: number; running: number };
 }
 
 export interface RunbookApproval {

@@ -6,6 +6,7 @@ import { notificationActivities } from '../steps/notifications';
 import { queryActivities } from '../steps/queries';
 import { costExportActivities } from './cost-export/activities';
 import { drillActivities } from './dr-drill/activities';
+import { drillPartActivities } from './dr-drill/parts';
 import { recoveryPointActivities } from './dr-drill/recovery-points';
 import { accountActivities } from './offboard-source-account/activities';
 import { postureActivities } from './posture-report/activities';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...approvalActivities(deps),
     ...queryActivities(deps),
     ...drillActivities(deps),
+    ...drillPartActivities(deps),
     ...recoveryPointActivities(deps),
     ...queryExportActivities(deps),
     ...costExportActivities(deps),

@@ -5,6 +5,7 @@ export { interceptors } from '@temporalio/interceptors-opentelemetry/lib/workflo
 import { measured } from '../runtime/metrics';
 import { approvalGatedRestore as restore } from './approval-gated-restore/workflow';
 import { drDrill as drill } from './dr-drill/workflow';
+import { drDrillBatch as drillBatch } from './dr-drill/batch';
 import { queryExport as query } from './query-export/workflow';
 import { costExport as cost } from './cost-export/workflow';
 import { rotateCredentials as rotate } from './rotate-credentials/workflow';
@@ -13,6 +14,8 @@ import { postureReport as posture } from './posture-report/workflow';
 
 export const approvalGatedRestore = measured(restore);
 export const drDrill = measured(drill);
+/** A batch of a drill's resources: started by drDrill only (./dr-drill/fan-out.ts). */
+export const drDrillBatch = measured(drillBatch);
 export const queryExport = measured(query);
 export const costExport = measured(cost);
 export const rotateCredentials = measured(rotate);

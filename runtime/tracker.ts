@@ -14,6 +14,7 @@ import {
   RunbookKindKey,
   RunbookResourceKey,
   statusQuery,
+  type DrillProgress,
   type RunbookIds,
   type RunbookPhase,
   type RunbookStatus,
@@ -44,13 +45,15 @@ export class RunbookTracker {
   /** The look in flight, when one is (see `look`). */
   private looking: Promise<unknown> | undefined;
 
-  constructor(runbook: string, options: { resource?: string; now?: () => Date } = {}) {
+  /** `tag: false`: no search attributes (a drill's batches are not runbooks of their own in `runbooks list`). */
+  constructor(runbook: string, options: { resource?: string; now?: () => Date; tag?: boolean } = {}) {
     this.now = options.now ?? (() => new Date());
     this.status = { runbook, phase: 'starting', ids: {}, updatedAt: this.now().toISOString() };
     setHandler(statusQuery, () => this.status);
     setHandler(nudgeSignal, () => {
       this.nudges += 1;
     });
+    if (options.tag === false) return;
     // One upsert, one history event.
     upsertSearchAttributes([
       { key: RunbookKindKey, value: runbook },
@@ -64,6 +67,12 @@ export class RunbookTracker {
   phase(phase: RunbookPhase, extra: Partial<Omit<RunbookStatus, 'runbook' | 'phase' | 'updatedAt'>> = {}): void {
     const ids: RunbookIds = { ...this.status.ids, ...extra.ids };
     this.status = { runbook: this.status.runbook, phase, ...extra, ids, updatedAt: this.now().toISOString() };
+  }
+
+  /** Shows a drill's progress over its batches, besides `progress` in resources. */
+  drillProgress(drill: DrillProgress): void {
+    const progress = { done: drill.done, total: drill.total, unit: 'resources' };
+    this.status = { ...this.status, progress, drill, updatedAt: this.now().toISOString() };
   }
 
   progress(done: number, total: number, unit: string): void {

@@ -39,35 +39,8 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
      * that matches more than `maxResources` is refused whole, before anything is taken: drilling the first few of a
      * loose filter would look like a complete drill.
      */
-    async resolveResources(selection: {
-      ids?: string[];
-      filters?: ResourceFilters;
-      maxResources?: number;
-    }): Promise<ResourceRef[]> {
-      const attempt = activityInfo().attempt;
-      const filters: ResourceFilters = selection.ids ? { id: { in: selection.ids } } : (selection.filters ?? {});
-      const found = await calling(attempt, () =>
-        collect(client.listResources({ filters, sorts: [{ field: 'resourceName', order: 'ASC' }] }, { pageSize: 100 })),
-      );
-      const bound = Math.min(selection.maxResources ?? MAX_DRILL_RESOURCES, MAX_DRILL_RESOURCES);
-      if (found.length > bound) {
-        throw ApplicationFailure.create({
-          type: FailureType.InvalidInput,
-          nonRetryable: true,
-          message:
-            `invalid input resources.maxResources: the filters match ${found.length} resources, more than ` +
-            `maxResources (${bound}); nothing was taken. Narrow resources.filters, or raise resources.maxResources ` +
-            `(at most ${MAX_DRILL_RESOURCES}) to drill them all`,
-          details: [{ field: 'resources.maxResources', matched: found.length, maxResources: bound }],
-        });
-      }
-      return found.map((r) => ({
-        id: r.id,
-        providerResourceId: r.providerResourceId,
-        resourceName: r.resourceName,
-        resourceType: r.resourceType,
-        region: r.region,
-      }));
+    async resolveResources(selection: DrillSelection): Promise<ResourceRef[]> {
+      return resolveSelection(client, selection);
     },
 
     /** The newest snapshot of a resource taken at or after `notBefore`, if any. */
@@ -119,28 +92,74 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
       baseName?: string;
       announce?: boolean;
     }): Promise<DrillReportPaths & Notified> {
-      const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...input.report };
-      const base = reportBaseName(report);
-      const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${base}.${ext}`);
-      const paths = { json: path('json'), markdown: path('md'), html: path('html') };
-      await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
-      await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
-      await writeFileAtomic(paths.markdown, renderMarkdown(report));
-      await writeFileAtomic(paths.html, renderHtml(report));
-      // Last, once every rendering is written: the seal covers them all and links the report into its drill's chain.
-      await sealReport(evidenceKey, {
-        dir: dirname(paths.json),
-        baseName: basename(paths.json, '.json'),
-        ...chainOf(report),
-      });
-      recordDrill(report);
-      if (!input.announce) return paths;
-      const { summary, name } = report;
-      const event = summary.verdict === 'PASS' ? ('drill.passed' as const) : ('drill.failed' as const);
-      const data = { name, ...summary, report: paths };
-      return { ...paths, notified: await notifyFromActivity(webhooks, { event, data }) };
+      return writeReport({ outputDir, evidenceKey, webhooks }, input.report, input.announce ?? false);
     },
   };
+}
+
+export type DrillSelection = { ids?: string[]; filters?: ResourceFilters; maxResources?: number };
+
+/**
+ * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
+ * that matches more than `maxResources` is refused whole, before anything is taken: drilling the first few of a loose
+ * filter would look like a complete drill.
+ */
+export async function resolveSelection(client: ActivityDeps['client'], selection: DrillSelection) {
+  const attempt = activityInfo().attempt;
+  const filters: ResourceFilters = selection.ids ? { id: { in: selection.ids } } : (selection.filters ?? {});
+  const found = await calling(attempt, () =>
+    collect(client.listResources({ filters, sorts: [{ field: 'resourceName', order: 'ASC' }] }, { pageSize: 100 })),
+  );
+  const bound = Math.min(selection.maxResources ?? MAX_DRILL_RESOURCES, MAX_DRILL_RESOURCES);
+  if (found.length > bound) {
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidInput,
+      nonRetryable: true,
+      message:
+        `invalid input resources.maxResources: the filters match ${found.length} resources, more than ` +
+        `maxResources (${bound}); nothing was taken. Narrow resources.filters, or raise resources.maxResources ` +
+        `(at most ${MAX_DRILL_RESOURCES}) to drill them all`,
+      details: [{ field: 'resources.maxResources', matched: found.length, maxResources: bound }],
+    });
+  }
+  return found.map((r): ResourceRef => ({
+    id: r.id,
+    providerResourceId: r.providerResourceId,
+    resourceName: r.resourceName,
+    resourceType: r.resourceType,
+    region: r.region,
+  }));
+}
+
+/**
+ * Writes a drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically, and seals
+ * it; then sets the drill's metrics from it (./metrics.ts); with `announce`, sends drill.passed or drill.failed.
+ */
+export async function writeReport(
+  { outputDir, evidenceKey, webhooks }: Pick<ActivityDeps, 'outputDir' | 'evidenceKey' | 'webhooks'>,
+  given: DrillReport,
+  announce: boolean,
+): Promise<DrillReportPaths & Notified> {
+  const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...given };
+  const base = reportBaseName(report);
+  const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${base}.${ext}`);
+  const paths = { json: path('json'), markdown: path('md'), html: path('html') };
+  await mkdir(join(outputDir, 'drill-reports'), { recursive: true });
+  await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
+  await writeFileAtomic(paths.markdown, renderMarkdown(report));
+  await writeFileAtomic(paths.html, renderHtml(report));
+  // Last, once every rendering is written: the seal covers them all and links the report into its drill's chain.
+  await sealReport(evidenceKey, {
+    dir: dirname(paths.json),
+    baseName: basename(paths.json, '.json'),
+    ...chainOf(report),
+  });
+  recordDrill(report);
+  if (!announce) return paths;
+  const { summary, name } = report;
+  const event = summary.verdict === 'PASS' ? ('drill.passed' as const) : ('drill.failed' as const);
+  const data = { name, ...summary, report: paths };
+  return { ...paths, notified: await notifyFromActivity(webhooks, { event, data }) };
 }
 
 const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });

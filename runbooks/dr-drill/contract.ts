@@ -13,15 +13,21 @@ import {
 import { EXPECTATION } from './expectations';
 import type { DrillReportPaths, DrillSummary } from './report';
 
-/** The most resources one drill takes, whichever way they are selected. */
-export const MAX_DRILL_RESOURCES = 200;
+/** The most resources one drill takes, whichever way they are selected (fanned out in batches, ./fan-out.ts). */
+export const MAX_DRILL_RESOURCES = 5_000;
+/** The most resources drilled at once, over all of a drill's batches. */
+export const MAX_DRILL_PARALLELISM = 100;
 /** A selection by filters takes at most this many resources unless `maxResources` says otherwise. */
 export const DEFAULT_MAX_RESOURCES = 25;
 
 /** Resource IDs, or inventory filters bounded by `maxResources`: a loose filter must not drill the whole inventory. */
 const DrillSelection = z
   .strictObject({
-    ids: z.array(NonBlank).min(1).max(MAX_DRILL_RESOURCES).optional(),
+    ids: z
+      .array(NonBlank)
+      .min(1, 'names no resource: a drill takes at least one')
+      .max(MAX_DRILL_RESOURCES, `at most ${MAX_DRILL_RESOURCES.toLocaleString('en')} resources in one drill`)
+      .optional(),
     filters: InventoryFilters.optional(),
     /** With filters: when more resources match, the drill refuses to start. */
     maxResources: z.number().int().min(1).max(MAX_DRILL_RESOURCES).optional(),
@@ -95,7 +101,12 @@ export const DrDrillInput = strictDeep(
        */
       requireChecks: z.boolean().default(false),
       validation: ValidationInput.optional(),
-      parallelism: z.number().int().min(1).max(20).default(3),
+      parallelism: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_DRILL_PARALLELISM, `at most ${MAX_DRILL_PARALLELISM} resources are drilled at once`)
+        .default(3),
     })
     .refine((d) => !d.reuseRecentSnapshot || (d.recoveryPoint?.select ?? 'fresh') === 'fresh', {
       message: "applies to recoveryPoint.select 'fresh' only (latest and random restore an existing snapshot already)",
@@ -111,6 +122,8 @@ export const DrDrillInput = strictDeep(
     })),
 );
 export type DrDrillInput = z.input<typeof DrDrillInput>;
+/** A drill's input once validated, with its defaults. */
+export type DrillInput = z.output<typeof DrDrillInput>;
 
 /** The selection a run follows: `reuseRecentSnapshot` alone means `fresh`, as it did before selections existed. */
 function recoveryPointOf(

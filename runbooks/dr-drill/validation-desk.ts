@@ -14,6 +14,19 @@ type State =
   | { kind: 'answered'; answer: ValidationAnswer }
   | { kind: 'timedOut'; deadline: string };
 
+/** Refuses a verdict that is not one (an update's argument comes from outside); returns it typed. */
+export function checkVerdictShape(verdict: unknown): DrillValidationVerdict {
+  const given = verdict as Partial<DrillValidationVerdict> | null;
+  if (typeof given?.resourceId !== 'string' || given.resourceId.trim() === '') {
+    throw new Error('a verdict names the resource it is about (resourceId)');
+  }
+  if (given.result !== 'pass' && given.result !== 'fail') throw new Error("result must be 'pass' or 'fail'");
+  if (given.message !== undefined && (typeof given.message !== 'string' || given.message.length > MAX_MESSAGE)) {
+    throw new Error(`message must be text of at most ${MAX_MESSAGE} characters`);
+  }
+  return given as DrillValidationVerdict;
+}
+
 /**
  * Takes validation verdicts for a drill's restored resources through the `drillValidation` update. Only a resource
  * waiting for one takes it; anything else is refused by the validator, so a refused verdict leaves no trace in history.
@@ -38,20 +51,24 @@ export class ValidationDesk {
     return undefined;
   }
 
+  /**
+   * A verdict the drill took for this batch (./fan-out.ts checked it against what the batch reported waiting). One
+   * that comes after the window closed is dropped: the resource has timed out already.
+   */
+  takeForwarded(verdict: DrillValidationVerdict & { answeredAt: string }): void {
+    if (this.states.get(verdict.resourceId)?.kind !== 'waiting') return;
+    const { resourceId, result, message, answeredAt } = verdict;
+    const answer: ValidationAnswer = { result, ...(message ? { message } : {}), answeredAt };
+    this.states.set(resourceId, { kind: 'answered', answer });
+  }
+
   /** Resources waiting for a verdict now. */
   get waiting(): string[] {
     return [...this.states].filter(([, s]) => s.kind === 'waiting').map(([id]) => id);
   }
 
   private check(verdict: DrillValidationVerdict): void {
-    const given = verdict as Partial<DrillValidationVerdict> | null;
-    if (typeof given?.resourceId !== 'string' || given.resourceId.trim() === '') {
-      throw new Error('a verdict names the resource it is about (resourceId)');
-    }
-    if (given.result !== 'pass' && given.result !== 'fail') throw new Error("result must be 'pass' or 'fail'");
-    if (given.message !== undefined && (typeof given.message !== 'string' || given.message.length > MAX_MESSAGE)) {
-      throw new Error(`message must be text of at most ${MAX_MESSAGE} characters`);
-    }
+    const given = checkVerdictShape(verdict);
     const state = this.states.get(given.resourceId);
     const about = `resource ${given.resourceId} of drill ${this.workflowId}`;
     if (state === undefined) {

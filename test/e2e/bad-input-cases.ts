@@ -93,7 +93,15 @@ export const RUNBOOK_CASES: RunbookCase[] = [
     'resources.ids',
     /names a resource twice/,
   ],
-  ['drDrill', (t) => drill(t, { resources: { filters: {}, maxResources: 500 } }), 'resources.maxResources', /200/],
+  ['drDrill', (t) => drill(t, { resources: { filters: {}, maxResources: 6000 } }), 'resources.maxResources', /5000/],
+  ['drDrill', (t) => drill(t, { resources: { ids: [] } }), 'resources.ids', /names no resource/],
+  [
+    'drDrill',
+    (t) => drill(t, { resources: { ids: Array.from({ length: 5001 }, (_, i) => `${t.resourceId}-${i}`) } }),
+    'resources.ids',
+    /at most 5,000 resources in one drill/,
+  ],
+  ['drDrill', (t) => drill(t, { parallelism: 101 }), 'parallelism', /at most 100 resources are drilled at once/],
   [
     'drDrill',
     (t) => drill(t, { recoveryPoint: { select: 'newest' } }),

@@ -142,11 +142,11 @@ describe('runbooks started straight through Temporal', () => {
     expect(failure.message).toContain(
       `invalid input resources.maxResources: the filters match ${matching} resources, more than maxResources (${bound})`,
     );
-    expect(failure.message).toContain('raise resources.maxResources (at most 200)');
+    expect(failure.message).toContain('raise resources.maxResources (at most 5000)');
     // Only the selection was read: no snapshot, no restore (then the runbook.failed notification).
     const { events } = await handle.fetchHistory();
     const scheduled = (events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(scheduled).toEqual(['resolveResources', 'notify']);
+    expect(scheduled).toEqual(['selectDrillResources', 'notify']);
     expect(await observed({ workflows: false })).toEqual(before);
   });
 });

@@ -1,0 +1,313 @@
+// A drill of up to 5,000 resources, fanned out so that no history grows with the estate.
+//
+// Design. The drill (this workflow, type drDrill) resolves its selection into a file of resources (one activity) and
+// starts child workflows (./batch.ts), one per batch of DRILL_BATCH_SIZE resources, each with its own lanes. The
+// drill's `parallelism` is spread over the batches running at once: a batch gets up to ceil(parallelism / batches)
+// lanes, and a batch starts while lanes are free, so no more than `parallelism` resources are drilled at once. A batch
+// whose resources only wait for verdicts gives its lanes back.
+//
+// A batch writes its per-resource results to a part file (./parts.ts) and tells the drill, by signal, a summary: its
+// counts, worst RPO and RTO, and the part's path and sha256. While it runs it signals its progress (on changes of its
+// lanes or of the verdicts it waits for, otherwise at most every PROGRESS_EVERY_MS). The drill sums these for `status`.
+// It never holds per-resource results: the report's activity reads the parts.
+//
+// The drill's history grows by about ten events per batch and four per signal, so it continues as new past
+// PARENT_HISTORY_BOUND events, carrying `FanOutState` (its batches' summaries and what the running ones last said).
+// Batches are started with the ABANDON parent-close policy so that they outlive that hand-over, and they report their
+// end by signal to the drill's workflow ID, which reaches whichever run is current. Cancelling the drill cancels each
+// running batch (its activities are cancelled and it starts nothing more) and waits for each to say it stopped.
+//
+// Verdicts (`runbooks drill validate <drill>`) still go to the drill: its validator refuses what no batch waits for,
+// and it forwards the verdict by signal to the batch holding the resource. A nudge is forwarded to the running batches.
+import {
+  CancellationScope,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { nudgeSignal } from '../../contracts';
+import { resend, serviceCalls } from '../../runtime/calls';
+import { RunbookTracker } from '../../runtime/tracker';
+import type { Activities } from '../activities';
+import { drDrillBatch } from './batch';
+import { drillValidationUpdate, type DrDrillInput, type DrDrillResult, type DrillInput } from './contract';
+import {
+  batchEndedSignal,
+  batchProgressSignal,
+  batchVerdictSignal,
+  batchWorkflowId,
+  type BatchEnded,
+  type BatchProgress,
+  type BatchSummary,
+  type DrillFile,
+} from './fan-out-contract';
+import type { BatchOutcome } from './parts';
+import { checkVerdictShape } from './validation-desk';
+import type { drDrill } from './workflow';
+
+const service = serviceCalls<Activities>();
+
+/** Resources per batch: see ./batch.ts for the events this costs a batch's history. */
+export const DRILL_BATCH_SIZE = 40;
+/** Past this many events the drill continues as new (Temporal warns at 10,240; the drill keeps under 2,000). */
+export const PARENT_HISTORY_BOUND = 1_500;
+/** How long a cancelled drill waits for its batches to say they stopped. */
+const STOP_WAIT = '10 minutes';
+/** The resources named in `status`'s text; `awaitingVerdict` lists them all. */
+const NAMED_IN_TEXT = 20;
+
+interface RunningBatch {
+  batch: number;
+  lanes: number;
+  progress?: BatchProgress;
+}
+
+interface EndedBatch extends BatchOutcome {
+  summary?: Omit<BatchSummary, 'part'>;
+}
+
+/** What a drill carries into its next run when it continues as new. Never per-resource results. */
+export interface FanOutState {
+  startedAt: string;
+  /** The drill's first run: its report and files are named for it. */
+  firstRunId: string;
+  total: number;
+  resources: DrillFile;
+  /** The next batch to start. */
+  next: number;
+  ended: EndedBatch[];
+  running: RunningBatch[];
+  /** Verdicts taken for resources of running batches, so that a second one is refused as such. */
+  answered: Record<string, { batch: number; result: 'pass' | 'fail'; answeredAt: string }>;
+}
+
+export async function drillFannedOut(
+  raw: DrDrillInput,
+  input: DrillInput,
+  carried: FanOutState | undefined,
+): Promise<DrDrillResult> {
+  const tracker = new RunbookTracker('drDrill');
+  const { workflowId } = workflowInfo();
+  const state = carried ?? (await select());
+  tracker.phase('drilling');
+  const batches = Math.ceil(state.total / DRILL_BATCH_SIZE);
+  const childId = (batch: number) => batchWorkflowId(workflowId, state.firstRunId, batch);
+  /** Bumped by every change the main loop should look at. */
+  let version = 0;
+  let starting = 0;
+  const signalling: Promise<void>[] = [];
+
+  setHandler(batchProgressSignal, (progress) => {
+    const running = state.running.find((r) => r.batch === progress.batch);
+    if (!running) return;
+    running.progress = progress;
+    version += 1;
+  });
+  setHandler(batchEndedSignal, (end) => batchEnded(end));
+  // A nudge makes every running batch look again at once.
+  setHandler(nudgeSignal, () => {
+    for (const { batch } of state.running) send(childId(batch), (h) => h.signal(nudgeSignal));
+  });
+  setHandler(
+    drillValidationUpdate,
+    async (verdict) => {
+      const holder = holderOf(verdict.resourceId);
+      const answeredAt = new Date().toISOString();
+      if (holder === undefined) throw new Error(`resource ${verdict.resourceId} is not waiting`);
+      state.answered[verdict.resourceId] = { batch: holder.batch, result: verdict.result, answeredAt };
+      version += 1;
+      await getExternalWorkflowHandle(childId(holder.batch)).signal(batchVerdictSignal, { ...verdict, answeredAt });
+      return { taken: true as const, resourceId: verdict.resourceId, result: verdict.result };
+    },
+    { validator: (verdict) => void checkVerdict(verdict) },
+  );
+
+  try {
+    for (;;) {
+      startBatches();
+      show();
+      if (state.ended.length === batches) break;
+      if (workflowInfo().historyLength > PARENT_HISTORY_BOUND || workflowInfo().continueAsNewSuggested) {
+        await condition(() => starting === 0 && allHandlersFinished());
+        await Promise.all(signalling);
+        return await continueAsNew<typeof drDrill>(raw, state);
+      }
+      const seen = version;
+      await condition(() => version !== seen);
+    }
+  } catch (err) {
+    if (isCancellation(err)) await stopBatches();
+    throw err;
+  }
+
+  tracker.phase('writing report');
+  const written = await service.writeDrillReportFromParts({
+    header: {
+      name: input.name,
+      workflowId,
+      runId: state.firstRunId,
+      startedAt: state.startedAt,
+      finishedAt: new Date().toISOString(),
+      targets: input.targets,
+    },
+    resources: state.resources,
+    batches: state.ended.map(({ summary: _summary, ...outcome }) => outcome),
+  });
+  const { notified, summary, ...paths } = written;
+  tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
+  resend(notified);
+  return { report: paths, summary };
+
+  async function select(): Promise<FanOutState> {
+    const startedAt = new Date().toISOString();
+    const { firstExecutionRunId: firstRunId } = workflowInfo();
+    tracker.phase('selecting resources');
+    const selected = await service.selectDrillResources({ selection: input.resources, workflowId, runId: firstRunId });
+    return { startedAt, firstRunId, ...selected, next: 0, ended: [], running: [], answered: {} };
+  }
+
+  /** Starts batches while lanes are free. */
+  function startBatches(): void {
+    const perBatch = Math.ceil(input.parallelism / Math.max(1, Math.min(batches, input.parallelism)));
+    for (;;) {
+      const held = state.running.reduce((sum, r) => sum + (r.progress?.lanesDone ? 0 : r.lanes), 0);
+      const free = input.parallelism - held;
+      if (state.next >= batches || free < 1) return;
+      const batch = state.next++;
+      const offset = batch * DRILL_BATCH_SIZE;
+      const count = Math.min(DRILL_BATCH_SIZE, state.total - offset);
+      const lanes = Math.min(free, perBatch, count);
+      state.running.push({ batch, lanes });
+      start(batch, offset, count, lanes);
+    }
+  }
+
+  function start(batch: number, offset: number, count: number, lanes: number): void {
+    starting += 1;
+    // Not cancellable with the drill: a cancelled drill cancels its batches itself, the same way whichever run
+    // started them (see `stopBatches`).
+    const started = CancellationScope.nonCancellable(() =>
+      startChild(drDrillBatch, {
+        workflowId: childId(batch),
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        args: [
+          {
+            drill: raw,
+            drillWorkflowId: workflowId,
+            drillRunId: state.firstRunId,
+            startedAt: state.startedAt,
+            resources: state.resources,
+            batch,
+            offset,
+            count,
+            lanes,
+          },
+        ],
+      }),
+    );
+    started
+      .finally(() => {
+        starting -= 1;
+        version += 1;
+      })
+      .then((handle) => handle.result())
+      // A batch tells its end by signal; one that could not (it was terminated, or never started) ends here.
+      .then(
+        () => undefined,
+        (err: unknown) => batchEnded({ batch, error: err instanceof Error ? err.message : String(err) }),
+      );
+  }
+
+  function batchEnded(end: BatchEnded): void {
+    const index = state.running.findIndex((r) => r.batch === end.batch);
+    if (index < 0) return;
+    state.running.splice(index, 1);
+    for (const [id, answer] of Object.entries(state.answered)) {
+      if (answer.batch === end.batch) delete state.answered[id];
+    }
+    const offset = end.batch * DRILL_BATCH_SIZE;
+    const count = Math.min(DRILL_BATCH_SIZE, state.total - offset);
+    const outcome: EndedBatch = { batch: end.batch, offset, count };
+    if (end.summary) {
+      const { part, ...summary } = end.summary;
+      Object.assign(outcome, { part, summary });
+    } else outcome.error = end.error ?? 'ended without results';
+    state.ended.push(outcome);
+    version += 1;
+  }
+
+  /** The running batch that waits for a verdict on this resource, if one does. */
+  function holderOf(resourceId: string): RunningBatch | undefined {
+    if (state.answered[resourceId]) return undefined;
+    return state.running.find((r) => r.progress?.awaiting.includes(resourceId));
+  }
+
+  function checkVerdict(given: unknown): void {
+    const verdict = checkVerdictShape(given);
+    const about = `resource ${verdict.resourceId} of drill ${workflowId}`;
+    const answered = state.answered[verdict.resourceId];
+    if (answered) throw new Error(`${about} was validated already: ${answered.result} at ${answered.answeredAt}`);
+    if (!holderOf(verdict.resourceId)) {
+      throw new Error(`${about} is not waiting for a validation verdict (not restored yet, or not validated this way)`);
+    }
+  }
+
+  /** Progress over every batch, as each last reported; and the verdicts waited for. */
+  function show(): void {
+    let done = 0;
+    let failed = 0;
+    for (const { summary, count } of state.ended) {
+      done += summary?.total ?? count;
+      failed += summary ? summary.failed : count;
+    }
+    let running = 0;
+    let waitingForSlot = 0;
+    const awaiting: string[] = [];
+    for (const { progress } of state.running) {
+      if (!progress) continue;
+      done += progress.done;
+      failed += progress.failed;
+      running += progress.running;
+      waitingForSlot += progress.waitingForSlot;
+      awaiting.push(...progress.awaiting.filter((id) => !state.answered[id]));
+    }
+    const batchCounts = { total: batches, done: state.ended.length, running: state.running.length };
+    const waitingForVerdict = awaiting.length;
+    tracker.drillProgress({
+      total: state.total,
+      done,
+      failed,
+      running,
+      waitingForSlot,
+      waitingForVerdict,
+      batches: batchCounts,
+    });
+    const named = awaiting.slice(0, NAMED_IN_TEXT).join(', ');
+    const more = awaiting.length > NAMED_IN_TEXT ? ` and ${awaiting.length - NAMED_IN_TEXT} more` : '';
+    const answer = `runbooks drill validate ${workflowId} --resource <id> --result pass|fail`;
+    tracker.waitingFor(awaiting.length === 0 ? undefined : `validation of ${named}${more}: ${answer}`, awaiting);
+  }
+
+  /** Cancels every running batch and waits (not cancellable itself) until each has said it stopped. */
+  async function stopBatches(): Promise<void> {
+    await CancellationScope.nonCancellable(async () => {
+      await condition(() => starting === 0);
+      for (const { batch } of state.running) {
+        send(childId(batch), (h) => h.cancel());
+      }
+      await Promise.all(signalling);
+      await condition(() => state.running.length === 0, STOP_WAIT);
+    });
+  }
+
+  /** A signal or cancellation to a batch, not awaited; one that has ended needs neither. */
+  function send(id: string, what: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>): void {
+    signalling.push(what(getExternalWorkflowHandle(id)).catch(() => undefined));
+  }
+}

@@ -1,0 +1,127 @@
+// The files a drill fanned out in batches works through (./fan-out.ts): the list of its resources, written once and
+// read by each batch, and one part per batch with that batch's per-resource results, which the report is made from.
+// Thousands of results never travel through workflow payloads: each file's path and sha256 do.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityDeps } from '../../runtime/activity-deps';
+import type { Notified } from '../../contracts';
+import { writeFileAtomic } from '../../runtime/atomic-file';
+import { exportPath } from '../../runtime/export-file';
+import { reportBaseName, resolveSelection, writeReport, type DrillSelection, type ResourceRef } from './activities';
+import type { DrillFile } from './fan-out-contract';
+import type { DrillReport, DrillReportPaths, DrillResourceResult, DrillSummary } from './report';
+import { summarize } from './verdicts';
+
+/** Under drill-reports/, apart from the sealed reports (evidence verification reads the folder's own files). */
+const PARTS_FOLDER = join('drill-reports', 'parts');
+
+/** A batch's place in the drill: its part, or why it has none (its resources are reported failed with that reason). */
+export interface BatchOutcome {
+  batch: number;
+  offset: number;
+  count: number;
+  part?: DrillFile;
+  error?: string;
+}
+
+export interface ReportHeader {
+  name: string;
+  workflowId: string;
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  targets: DrillReport['targets'];
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+const jsonLines = (rows: readonly unknown[]) => rows.map((row) => JSON.stringify(row) + '\n').join('');
+
+/** Reads a file another activity wrote, refusing it when it is not what that activity said it wrote. */
+async function readChecked<T>(file: DrillFile): Promise<T[]> {
+  const text = await readFile(file.path, 'utf8');
+  if (sha256(text) !== file.sha256) {
+    throw ApplicationFailure.create({
+      nonRetryable: true,
+      message: `${file.path} changed after it was written: its sha256 is not ${file.sha256}`,
+    });
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
+}
+
+export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }: ActivityDeps) {
+  const fileOf = async (drill: { workflowId: string; runId: string }, suffix: string, rows: readonly unknown[]) => {
+    const path = exportPath(outputDir, PARTS_FOLDER, `${reportBaseName(drill)}--${suffix}.jsonl`);
+    await mkdir(join(outputDir, PARTS_FOLDER), { recursive: true });
+    const text = jsonLines(rows);
+    await writeFileAtomic(path, text);
+    return { path, sha256: sha256(text) };
+  };
+
+  return {
+    /** Resolves the drill's selection (see `resolveSelection`) and keeps the list in a file; returns its size. */
+    async selectDrillResources(input: {
+      selection: DrillSelection;
+      workflowId: string;
+      runId: string;
+    }): Promise<{ total: number; resources: DrillFile }> {
+      const resources = await resolveSelection(client, input.selection);
+      return { total: resources.length, resources: await fileOf(input, 'resources', resources) };
+    },
+
+    /** The resources of one batch, from the drill's list. */
+    async readDrillBatch(input: { resources: DrillFile; offset: number; count: number }): Promise<ResourceRef[]> {
+      const all = await readChecked<ResourceRef>(input.resources);
+      return all.slice(input.offset, input.offset + input.count);
+    },
+
+    /** Keeps one batch's per-resource results in its part file. */
+    async writeDrillPart(input: {
+      workflowId: string;
+      runId: string;
+      batch: number;
+      results: DrillResourceResult[];
+    }): Promise<DrillFile> {
+      return fileOf(input, `batch-${String(input.batch + 1).padStart(4, '0')}`, input.results);
+    },
+
+    /**
+     * Reads every batch's part (a batch without one reports its resources failed, with the reason) and writes the
+     * drill's report from them, as `writeDrillReport` does; announces drill.passed or drill.failed.
+     */
+    async writeDrillReportFromParts(input: {
+      header: ReportHeader;
+      resources: DrillFile;
+      batches: BatchOutcome[];
+    }): Promise<DrillReportPaths & Notified & { summary: DrillSummary }> {
+      const results: DrillResourceResult[] = [];
+      let selected: ResourceRef[] | undefined;
+      for (const batch of [...input.batches].sort((a, b) => a.batch - b.batch)) {
+        if (batch.part) {
+          results.push(...(await readChecked<DrillResourceResult>(batch.part)));
+          continue;
+        }
+        selected ??= await readChecked<ResourceRef>(input.resources);
+        for (const resource of selected.slice(batch.offset, batch.offset + batch.count)) {
+          results.push({
+            resourceId: resource.id,
+            resourceName: resource.resourceName,
+            resourceType: resource.resourceType,
+            snapshotReused: false,
+            verdict: 'FAIL',
+            reasons: [`not drilled: ${batch.error ?? 'its batch ended without results'}`],
+          });
+        }
+      }
+      const summary = summarize(results);
+      const report: DrillReport = { ...input.header, resources: results, summary };
+      const written = await writeReport({ outputDir, evidenceKey, webhooks }, report, true);
+      return { ...written, summary };
+    },
+  };
+}
