@@ -65,8 +65,18 @@ export interface FailureNotice {
   message: string;
 }
 
-/** One event as a workflow raises it; the activity adds the run's identity and the delivery ID. */
-export type NotificationEvent =
+/** The run a notification speaks for. */
+export interface NotifyingRun {
+  runbook: string;
+  workflowId: string;
+  runId: string;
+}
+
+/**
+ * One event as a workflow raises it; the activity adds the run's identity and the delivery ID. `onBehalfOf`: another
+ * run's identity instead (a drill's batch speaks for its drill: people answer the drill, not the batch).
+ */
+export type NotificationEvent = { onBehalfOf?: NotifyingRun } & (
   | { event: 'approval.pending'; data: ApprovalNotice }
   | {
       event: 'approval.decided';
@@ -75,7 +85,8 @@ export type NotificationEvent =
   | { event: 'drill.passed' | 'drill.failed'; data: DrillNotice }
   | { event: 'drill.validation.requested'; data: DrillValidationNotice }
   | { event: 'export.done'; data: ExportNotice }
-  | { event: 'runbook.failed'; data: FailureNotice };
+  | { event: 'runbook.failed'; data: FailureNotice }
+);
 
 /** What one delivery came to, per target (never its URL: a Slack webhook URL is a secret). */
 export interface NotificationOutcome {

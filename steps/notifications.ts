@@ -4,6 +4,7 @@ import { redact } from '../api';
 import {
   FailureType,
   type NotificationEvent,
+  type NotifyingRun,
   type NotificationOutcome,
   type NotificationProgress,
   type SentNotification,
@@ -45,9 +46,7 @@ async function send(
   earlier: Progress | undefined,
   beat: boolean,
 ): Promise<Sent> {
-  const info = activityInfo();
-  // Standalone activities have no run to name; this one is only ever called by runbooks.
-  const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
+  const { runbook, workflowId, runId } = runOf(event);
   const deliveryId = deliveryIdOf(workflowId, runId, deliveryKeyOf(event));
   const wanted = webhooks.filter((t) => !t.events || t.events.includes(event.event));
   const outcome: NotificationOutcome = {
@@ -58,13 +57,8 @@ async function send(
   };
   if (wanted.length === 0) return { outcome, failures: [] };
 
-  const payload: NotificationPayload = {
-    id: deliveryId,
-    ...scrubbed(event),
-    runbook: info.workflowType ?? '',
-    workflowId,
-    runId,
-  };
+  const { onBehalfOf: _run, ...said } = event;
+  const payload = { id: deliveryId, ...scrubbed(said), runbook, workflowId, runId } as NotificationPayload;
   outcome.delivered.push(...(earlier?.delivered ?? []));
   outcome.rejected.push(...(earlier?.rejected ?? []));
   const done = (name: string) => outcome.delivered.includes(name) || outcome.rejected.some((r) => r.target === name);
@@ -105,6 +99,15 @@ function remembered(deliveryId: string, sendIt: () => Promise<Sent>): Promise<Se
   return sent;
 }
 
+/** The run an event speaks for: its `onBehalfOf`, or the activity's own. */
+function runOf(event: NotificationEvent): NotifyingRun {
+  if (event.onBehalfOf) return event.onBehalfOf;
+  const info = activityInfo();
+  // Standalone activities have no run to name; this one is only ever called by runbooks.
+  const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
+  return { runbook: info.workflowType ?? '', workflowId, runId };
+}
+
 /**
  * Sends a notification from inside the activity that saw its event, once per attempt: each target once, no retry
  * here. A target that could not be reached is named in the outcome with the event as `retry`, and the runbook hands it
@@ -115,8 +118,7 @@ export async function notifyFromActivity(
   event: NotificationEvent,
 ): Promise<SentNotification> {
   const timed = { ...event, occurredAt: new Date().toISOString() };
-  const info = activityInfo();
-  const { workflowId, runId } = info.workflowExecution ?? { workflowId: info.activityId, runId: '' };
+  const { workflowId, runId } = runOf(event);
   const deliveryId = deliveryIdOf(workflowId, runId, deliveryKeyOf(event));
   try {
     const { outcome, failures } = await remembered(deliveryId, () => send(webhooks ?? [], timed, undefined, false));

@@ -67,6 +67,7 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
       desk,
       // A batch begins with this code: every change the drill's patches mark is in.
       patched: () => true,
+      onBehalfOf: { runbook: 'drDrill', workflowId: batch.drillWorkflowId, runId: batch.drillRunId },
       onWaiting: (ids) => {
         progress.awaiting = ids;
         tracker.waitingFor(ids.length === 0 ? undefined : `validation of ${ids.join(', ')}`, ids);

@@ -8,6 +8,7 @@ import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect
 import { checkExpectation } from './expectations';
 import { heartbeatingCalls, peekCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
 import type { RunbookTracker } from '../../runtime/tracker';
+import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
 import type { DrillInput } from './contract';
 import { CHECK_BY_CATEGORY_PATCH, RPO_PRIOR_SNAPSHOT_PATCH } from './patches';
@@ -28,6 +29,8 @@ export interface DrillContext {
   desk: ValidationDesk;
   /** `patched` in a run that may replay an older history; always true in workflows that began with this code. */
   patched: (patchId: string) => boolean;
+  /** The drill's run, when it is not this workflow: notifications speak for it. */
+  onBehalfOf?: NotifyingRun;
   /** The resources waiting for a verdict changed. */
   onWaiting: (resourceIds: string[]) => void;
 }
@@ -218,6 +221,7 @@ export function resourceDriller(ctx: DrillContext): (resource: ResourceRef) => P
           answerWith,
         },
         ...(input.validation?.notify ? { target: input.validation.notify } : {}),
+        ...(ctx.onBehalfOf ? { onBehalfOf: ctx.onBehalfOf } : {}),
       });
       // A retry goes to the named target alone, as the first delivery did.
       resend(sent, input.validation?.notify);
@@ -252,13 +256,7 @@ export function resourceDriller(ctx: DrillContext): (resource: ResourceRef) => P
   }
 
   function showWaiting(): void {
-    const ids = desk.waiting;
-    tracker.waitingFor(
-      ids.length === 0
-        ? undefined
-        : `validation of ${ids.join(', ')}: runbooks drill validate ${workflowId} --resource <id> --result pass|fail`,
-      ids,
-    );
+    ctx.onWaiting(desk.waiting);
   }
 
   /** RTO, the reasons and the verdict, once the restore (which succeeded) and its validation are known. */

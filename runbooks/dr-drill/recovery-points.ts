@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Snapshot } from '../../api';
 import { destinationIn } from '../../api/dialect';
 import { isRecord } from '../../api/dialect/requests';
-import { FailureType, type DrillValidationNotice, type SentNotification } from '../../contracts';
+import { FailureType, type DrillValidationNotice, type NotifyingRun, type SentNotification } from '../../contracts';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { calling } from '../../runtime/failures';
 import { notifyFromActivity, onlyTarget } from '../../steps/notifications';
@@ -68,7 +68,12 @@ export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps)
      * Sends drill.validation.requested for one restored resource: to the target named `target`, or to every target
      * that takes the event. A name no target has is a mistake in the drill's input, not worth a retry.
      */
-    async requestDrillValidation(input: { notice: DrillValidationNotice; target?: string }): Promise<SentNotification> {
+    /** `onBehalfOf`: the drill, when a batch of it asks (./batch.ts). */
+    async requestDrillValidation(input: {
+      notice: DrillValidationNotice;
+      target?: string;
+      onBehalfOf?: NotifyingRun;
+    }): Promise<SentNotification> {
       const targets = input.target === undefined ? webhooks : onlyTarget(webhooks, input.target);
       if (input.target !== undefined && targets.length === 0) {
         const known = webhooks.map((t) => t.name);
@@ -85,7 +90,8 @@ export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps)
       const data = isRecord(restoredTo)
         ? { ...input.notice, restoredTo: destinationIn(await client.wireDialect(), restoredTo) }
         : input.notice;
-      return notifyFromActivity(targets, { event: 'drill.validation.requested', data });
+      const run = input.onBehalfOf ? { onBehalfOf: input.onBehalfOf } : {};
+      return notifyFromActivity(targets, { event: 'drill.validation.requested', data, ...run });
     },
   };
 }
