@@ -85,9 +85,14 @@ export const CLI_CASES: CliCase[] = [
     message: /resources\.maxResources: bounds a selection by filters only/,
   },
   {
-    name: 'maxResources over 200',
-    args: (t) => ['start', 'drDrill', '--input', json(drill(t, { resources: { filters: {}, maxResources: 201 } }))],
-    message: /resources\.maxResources: .*200/,
+    name: 'maxResources over 5,000',
+    args: (t) => ['start', 'drDrill', '--input', json(drill(t, { resources: { filters: {}, maxResources: 5001 } }))],
+    message: /resources\.maxResources: .*5000/,
+  },
+  {
+    name: 'parallelism over 100',
+    args: (t) => ['start', 'drDrill', '--input', json(drill(t, { parallelism: 101 }))],
+    message: /parallelism: at most 100 resources are drilled at once/,
   },
   {
     name: 'files on a bucket restore',
