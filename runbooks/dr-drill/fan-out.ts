@@ -1,7 +1,7 @@
 // A drill of up to 5,000 resources, fanned out so that no history grows with the estate.
 //
 // Design. The drill (this workflow, type drDrill) resolves its selection into a file of resources (one activity) and
-// starts child workflows (./batch.ts), one per batch of DRILL_BATCH_SIZE resources, each with its own lanes. The
+// starts child workflows (./batch.ts), one per batch of resources (`batchSizeFor`), each with its own lanes. The
 // drill's `parallelism` is spread over the batches running at once: a batch gets up to ceil(parallelism / batches)
 // lanes, and a batch starts while lanes are free, so no more than `parallelism` resources are drilled at once. A batch
 // whose resources only wait for verdicts gives its lanes back.
@@ -53,8 +53,32 @@ import type { drDrill } from './workflow';
 
 const service = serviceCalls<Activities>();
 
-/** Resources per batch: see ./batch.ts for the events this costs a batch's history. */
-export const DRILL_BATCH_SIZE = 40;
+/** A batch's history stays under this many events (Temporal warns at 10,240). */
+export const BATCH_HISTORY_BOUND = 1_000;
+/** Events of a batch that do not grow with its resources: its start, its files, its last signals, its end. */
+const BATCH_OVERHEAD = 100;
+/**
+ * Events one activity of a resource costs a batch: scheduled, started, completed, and at most one workflow task (three
+ * events) to act on its result. Measured: 16.3 events per resource with three activities each (`latest` restores,
+ * test/e2e/drill-fan-out.test.ts), under the 18 this counts.
+ */
+const EVENTS_PER_STEP = 6;
+/** A progress signal a finished resource may send (at most one every PROGRESS_EVERY_MS): sent, acknowledged, a task. */
+const EVENTS_PER_SIGNAL = 5;
+
+/**
+ * Resources per batch, so that a batch stays under BATCH_HISTORY_BOUND: the steps a resource takes with this input
+ * (activities, and the validation's timer and verdict) at EVENTS_PER_STEP each. `latest`: 39 resources a batch; a fresh
+ * snapshot with a SQL check and outside validation: 12.
+ */
+export function batchSizeFor(input: DrillInput): number {
+  const point = input.recoveryPoint.select === 'fresh' ? 3 + (input.reuseRecentSnapshot ? 1 : 0) : 1;
+  const restore = 2;
+  const check = input.sqlCheck ? 3 : 0;
+  const validation = input.validation && input.validation.windowHours > 0 ? 2 : 0;
+  const perResource = EVENTS_PER_STEP * (point + restore + check + validation) + EVENTS_PER_SIGNAL;
+  return Math.max(1, Math.floor((BATCH_HISTORY_BOUND - BATCH_OVERHEAD) / perResource));
+}
 /** Past this many events the drill continues as new (Temporal warns at 10,240; the drill keeps under 2,000). */
 export const PARENT_HISTORY_BOUND = 1_500;
 /** How long a cancelled drill waits for its batches to say they stopped. */
@@ -79,6 +103,8 @@ export interface FanOutState {
   firstRunId: string;
   total: number;
   resources: DrillFile;
+  /** Resources per batch (`batchSizeFor`), fixed when the drill began. */
+  batchSize: number;
   /** The next batch to start. */
   next: number;
   ended: EndedBatch[];
@@ -96,7 +122,7 @@ export async function drillFannedOut(
   const { workflowId } = workflowInfo();
   const state = carried ?? (await select());
   tracker.phase('drilling');
-  const batches = Math.ceil(state.total / DRILL_BATCH_SIZE);
+  const batches = Math.ceil(state.total / state.batchSize);
   const childId = (batch: number) => batchWorkflowId(workflowId, state.firstRunId, batch);
   /** Bumped by every change the main loop should look at. */
   let version = 0;
@@ -169,7 +195,8 @@ export async function drillFannedOut(
     const { firstExecutionRunId: firstRunId } = workflowInfo();
     tracker.phase('selecting resources');
     const selected = await service.selectDrillResources({ selection: input.resources, workflowId, runId: firstRunId });
-    return { startedAt, firstRunId, ...selected, next: 0, ended: [], running: [], answered: {} };
+    const batchSize = batchSizeFor(input);
+    return { startedAt, firstRunId, ...selected, batchSize, next: 0, ended: [], running: [], answered: {} };
   }
 
   /** Starts batches while lanes are free. */
@@ -180,8 +207,8 @@ export async function drillFannedOut(
       const free = input.parallelism - held;
       if (state.next >= batches || free < 1) return;
       const batch = state.next++;
-      const offset = batch * DRILL_BATCH_SIZE;
-      const count = Math.min(DRILL_BATCH_SIZE, state.total - offset);
+      const offset = batch * state.batchSize;
+      const count = Math.min(state.batchSize, state.total - offset);
       const lanes = Math.min(free, perBatch, count);
       state.running.push({ batch, lanes });
       start(batch, offset, count, lanes);
@@ -231,8 +258,8 @@ export async function drillFannedOut(
     for (const [id, answer] of Object.entries(state.answered)) {
       if (answer.batch === end.batch) delete state.answered[id];
     }
-    const offset = end.batch * DRILL_BATCH_SIZE;
-    const count = Math.min(DRILL_BATCH_SIZE, state.total - offset);
+    const offset = end.batch * state.batchSize;
+    const count = Math.min(state.batchSize, state.total - offset);
     const outcome: EndedBatch = { batch: end.batch, offset, count };
     if (end.summary) {
       const { part, ...summary } = end.summary;
