@@ -1,6 +1,7 @@
 import { escapeHtml as esc } from '../../runtime/escape-html';
 import { CHART_MAX_ROWS, renderChart } from './render-chart';
 import type { DrillReport, DrillResourceResult, DrillVerdict } from './report';
+import { countsByType, notPassedHeading, othersNote, WORST_SHOWN, worstFirst, type TypeCounts } from './report-scale';
 import {
   backupJobText,
   NEWEST_BEFORE_MEANS,
@@ -83,7 +84,7 @@ counted as passed.</p>
 <dl class="summary">
 ${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('\n')}
 </dl>
-${notPassedSection(notPassed)}
+${byTypeSection(countsByType(report.resources))}${notPassedSection(notPassed, report)}
 <ul class="note" id="definitions">
 ${[RPO_MEANS, RTO_MEANS, `${NEWEST_BEFORE_TITLE}: ${NEWEST_BEFORE_MEANS}`].map((d) => `<li>${esc(d)}</li>`).join('\n')}
 </ul>
@@ -101,13 +102,26 @@ ${readingOrder(report.resources).map(row).join('\n')}
 `;
 }
 
-function notPassedSection(resources: DrillResourceResult[]): string {
-  if (resources.length === 0) return '';
+function byTypeSection(counts: TypeCounts[]): string {
+  if (counts.length === 0) return '';
+  const head = ['Type', 'Resources', 'Passed', 'Partial', 'Failed'].map((c) => `<th>${c}</th>`).join('');
+  const rows = counts.map(
+    (c) =>
+      `<tr><td>${esc(c.resourceType)}</td><td>${c.total}</td><td>${c.passed}</td><td>${c.partial}</td><td>${c.failed}</td></tr>`,
+  );
+  return `<h2>By resource type</h2>\n<table id="by-type">\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table>\n`;
+}
+
+function notPassedSection(notPassed: DrillResourceResult[], report: DrillReport): string {
+  if (notPassed.length === 0) return '';
+  const resources = notPassed.length > WORST_SHOWN ? worstFirst(report).slice(0, WORST_SHOWN) : notPassed;
+  const others = othersNote(notPassed.length);
   const items = resources.map(
     (r) =>
       `<li class="${verdictClass(r.verdict)}"><strong>${esc(r.verdict)} ${esc(r.resourceName)}</strong> (${esc(r.resourceType)}): ${esc(r.reasons.join('; ') || 'no reason given')}</li>`,
   );
-  return `<h2>Not passed</h2>\n<ul id="not-passed">\n${items.join('\n')}\n</ul>`;
+  const note = others ? `\n<p class="note">${esc(others)}</p>` : '';
+  return `<h2>${esc(notPassedHeading(notPassed.length))}</h2>\n<ul id="not-passed">\n${items.join('\n')}\n</ul>${note}`;
 }
 
 export const COLUMNS = [

@@ -1,5 +1,6 @@
 import { COLUMNS } from './render-html';
 import type { DrillReport, DrillResourceResult } from './report';
+import { countsByType, notPassedHeading, othersNote, WORST_SHOWN, worstFirst } from './report-scale';
 import {
   backupJobText,
   countsText,
@@ -39,6 +40,8 @@ export function markdownText(value: string): string {
 export function renderMarkdown(report: DrillReport): string {
   const t = markdownText;
   const notPassed = readingOrder(report.resources).filter((r) => r.verdict !== 'PASS');
+  const shown = notPassed.length > WORST_SHOWN ? worstFirst(report).slice(0, WORST_SHOWN) : notPassed;
+  const byType = countsByType(report.resources);
   const lines = [
     `# Disaster-recovery drill: ${t(report.name)}`,
     '',
@@ -56,12 +59,24 @@ export function renderMarkdown(report: DrillReport): string {
     `- ${NEWEST_BEFORE_TITLE}: ${NEWEST_BEFORE_MEANS}`,
     '',
   ];
-  if (notPassed.length > 0) {
+  if (byType.length > 0) {
     lines.push(
-      '## Not passed',
+      '## By resource type',
       '',
-      ...notPassed.map((r) => `- ${r.verdict} ${t(r.resourceName)}: ${t(r.reasons.join('; ') || 'no reason given')}`),
+      '| Type | Resources | Passed | Partial | Failed |',
+      '| --- | --- | --- | --- | --- |',
+      ...byType.map((c) => `| ${t(c.resourceType)} | ${c.total} | ${c.passed} | ${c.partial} | ${c.failed} |`),
       '',
+    );
+  }
+  if (notPassed.length > 0) {
+    const others = othersNote(notPassed.length);
+    lines.push(
+      `## ${notPassedHeading(notPassed.length)}`,
+      '',
+      ...shown.map((r) => `- ${r.verdict} ${t(r.resourceName)}: ${t(r.reasons.join('; ') || 'no reason given')}`),
+      '',
+      ...(others ? [others, ''] : []),
     );
   }
   lines.push(
