@@ -30,6 +30,16 @@ function loadHistories(): Recorded[] {
   });
 }
 
+/** The workflow ID a drill ran with, read from the batches it started (named `<drill>--<run>--batch-<n>`). */
+function ranAs(history: History): string | undefined {
+  for (const event of history.events ?? []) {
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+    const drill = child ? /^(.*)--[^-]{8}--batch-\d{4}$/.exec(child)?.[1] : undefined;
+    if (drill) return drill;
+  }
+  return undefined;
+}
+
 let recorded: Recorded[];
 let bundle: WorkflowBundleWithSourceMap;
 
@@ -50,8 +60,9 @@ test('every runbook in the registry has a history recorded from this code', () =
 
 test('every recorded history replays on the current workflow code', async () => {
   expect(recorded.length).toBeGreaterThan(0);
-  // The file name stands in for the workflow ID, so that a failure names its fixture.
-  const histories = recorded.map(({ file, history }) => ({ workflowId: file, history }));
+  // The file name stands in for the workflow ID, so that a failure names its fixture; a drill that started batches
+  // replays under the ID it ran with, which it named them after.
+  const histories = recorded.map(({ file, history }) => ({ workflowId: ranAs(history) ?? file, history }));
   const failures: string[] = [];
   let replayed = 0;
   for await (const result of Worker.runReplayHistories(
