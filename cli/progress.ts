@@ -25,6 +25,8 @@ export function statusLine(status: RunbookStatus): string {
 export function statusBlock(status: RunbookStatus): string[] {
   const lines = [`phase:       ${status.phase}`];
   if (status.progress) lines.push(`progress:    ${formatProgress(status.progress)}`);
+  if (status.drill)
+    lines.push(`resources:   ${drillCounts(status.drill)}`, `batches:     ${batchCounts(status.drill)}`);
   if (status.waitingFor) lines.push(`waiting for: ${status.waitingFor}`);
   if (status.detail) lines.push(`detail:      ${status.detail}`);
   // A status from a worker older than the IDs has none.
@@ -34,6 +36,18 @@ export function statusBlock(status: RunbookStatus): string[] {
   if (ids.queryId) lines.push(`query:       ${ids.queryId}`);
   lines.push(`updated:     ${status.updatedAt}`);
   return lines;
+}
+
+/** A drill's resources over its batches: `120 done (3 failed), 40 running, 0 waiting for a snapshot slot, …` */
+export function drillCounts(d: NonNullable<RunbookStatus['drill']>): string {
+  return (
+    `${d.done} done (${d.failed} failed), ${d.running} running, ${d.waitingForSlot} waiting for a snapshot slot, ` +
+    `${d.waitingForVerdict} waiting for a verdict, of ${d.total}`
+  );
+}
+
+function batchCounts(d: NonNullable<RunbookStatus['drill']>): string {
+  return `${d.batches.done} done, ${d.batches.running} running, of ${d.batches.total}`;
 }
 
 /** `1m 05s`, `12.3 s` */

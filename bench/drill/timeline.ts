@@ -30,13 +30,25 @@ const inputText = (event: HistoryEvent) =>
 
 /**
  * The steps for each resource whose backup job id (and end) and restore job creation are given; resources whose
- * events are not all in the history are left out.
+ * events are not all in one history are left out. A drill's resources are drilled in its batches (child workflows
+ * named after it): their histories are read too.
  */
 export async function gapSteps(
   handle: WorkflowHandle,
   jobs: readonly { backupJobId: string; backupEnd: number; resourceId: string; restoreCreated: number }[],
 ): Promise<GapSteps[]> {
-  const events = (await handle.fetchHistory()).events ?? [];
+  const histories = [(await handle.fetchHistory()).events ?? []];
+  const query = `WorkflowType = 'drDrillBatch' AND WorkflowId STARTS_WITH '${handle.workflowId}--'`;
+  for await (const batch of handle.client.list({ query })) {
+    histories.push((await handle.client.getHandle(batch.workflowId, batch.runId).fetchHistory()).events ?? []);
+  }
+  return histories.flatMap((events) => stepsIn(events, jobs));
+}
+
+function stepsIn(
+  events: HistoryEvent[],
+  jobs: readonly { backupJobId: string; backupEnd: number; resourceId: string; restoreCreated: number }[],
+): GapSteps[] {
   const byId = new Map(events.map((e) => [Number(e.eventId), e]));
   const scheduled = (name: string, text: string) =>
     events.find(
