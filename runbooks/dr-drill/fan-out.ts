@@ -127,7 +127,8 @@ export async function drillFannedOut(
   /** Bumped by every change the main loop should look at. */
   let version = 0;
   let starting = 0;
-  const signalling: Promise<void>[] = [];
+  /** Signals and cancellations to batches on their way (see `send`). */
+  const signalling = new Set<Promise<void>>();
 
   setHandler(batchProgressSignal, (progress) => {
     const running = state.running.find((r) => r.batch === progress.batch);
@@ -148,7 +149,13 @@ export async function drillFannedOut(
       if (holder === undefined) throw new Error(`resource ${verdict.resourceId} is not waiting`);
       state.answered[verdict.resourceId] = { batch: holder.batch, result: verdict.result, answeredAt };
       version += 1;
-      await getExternalWorkflowHandle(childId(holder.batch)).signal(batchVerdictSignal, { ...verdict, answeredAt });
+      await getExternalWorkflowHandle(childId(holder.batch))
+        .signal(batchVerdictSignal, { ...verdict, answeredAt })
+        .catch(() => {
+          // The batch closed as the verdict came (its window ended): it can take no more.
+          delete state.answered[verdict.resourceId];
+          throw new Error(`resource ${verdict.resourceId} of drill ${workflowId} stopped waiting: its batch has ended`);
+        });
       return { taken: true as const, resourceId: verdict.resourceId, result: verdict.result };
     },
     { validator: (verdict) => void checkVerdict(verdict) },
@@ -161,7 +168,7 @@ export async function drillFannedOut(
       if (state.ended.length === batches) break;
       if (workflowInfo().historyLength > PARENT_HISTORY_BOUND || workflowInfo().continueAsNewSuggested) {
         await condition(() => starting === 0 && allHandlersFinished());
-        await Promise.all(signalling);
+        await Promise.all([...signalling]);
         return await continueAsNew<typeof drDrill>(raw, state);
       }
       const seen = version;
@@ -328,13 +335,16 @@ export async function drillFannedOut(
       for (const { batch } of state.running) {
         send(childId(batch), (h) => h.cancel());
       }
-      await Promise.all(signalling);
+      await Promise.all([...signalling]);
       await condition(() => state.running.length === 0, STOP_WAIT);
     });
   }
 
   /** A signal or cancellation to a batch, not awaited; one that has ended needs neither. */
   function send(id: string, what: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>): void {
-    signalling.push(what(getExternalWorkflowHandle(id)).catch(() => undefined));
+    const sent: Promise<void> = what(getExternalWorkflowHandle(id))
+      .catch(() => undefined)
+      .finally(() => signalling.delete(sent));
+    signalling.add(sent);
   }
 }
