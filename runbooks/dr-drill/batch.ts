@@ -4,9 +4,8 @@
 // `DRILL_BATCH_SIZE`, plus a few dozen for its start, its files and its signals.
 import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
 import { serviceCalls } from '../../runtime/calls';
-import { RunbookTracker, parseInput } from '../../runtime/tracker';
+import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { DrDrillInput } from './contract';
 import { resourceDriller } from './drill-one';
 import {
   PROGRESS_EVERY_MS,
@@ -25,7 +24,8 @@ import { summarize } from './verdicts';
 const service = serviceCalls<Activities>();
 
 export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary> {
-  const input = parseInput(DrDrillInput, batch.drill);
+  // Validated by the drill that started the batch.
+  const input = batch.drill;
   const tracker = new RunbookTracker('drDrillBatch', { tag: false });
   const desk = new ValidationDesk(batch.drillWorkflowId);
   setHandler(batchVerdictSignal, (verdict) => desk.takeForwarded(verdict));

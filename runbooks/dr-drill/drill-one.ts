@@ -11,6 +11,7 @@ import type { RunbookTracker } from '../../runtime/tracker';
 import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
 import type { DrillInput } from './contract';
+import type { DrillSettings } from './fan-out-contract';
 import { CHECK_BY_CATEGORY_PATCH, RPO_PRIOR_SNAPSHOT_PATCH } from './patches';
 
 const service = serviceCalls<Activities>();
@@ -19,7 +20,7 @@ const heartbeating = heartbeatingCalls<Activities>();
 
 /** What drilling one resource needs of the workflow it runs in (the whole drill, or one batch of it). */
 export interface DrillContext {
-  input: DrillInput;
+  input: DrillSettings;
   /** The recovery point selection this run follows (`fresh` for runs from before selections). */
   selection: DrillInput['recoveryPoint'] | { select: 'fresh' };
   startedAt: Date;

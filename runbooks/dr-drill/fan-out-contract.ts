@@ -1,7 +1,10 @@
 // What a drill and its batches tell each other (see ./fan-out.ts): the batch's input, its progress and its end by
 // signal to the drill, and the verdicts the drill forwards to the batch that holds the resource.
 import { defineSignal } from '@temporalio/workflow';
-import type { DrDrillInput, DrillValidationVerdict } from './contract';
+import type { DrillInput, DrillValidationVerdict } from './contract';
+
+/** What drilling a resource needs of the drill's input: all of it but the selection. */
+export type DrillSettings = Omit<DrillInput, 'resources'>;
 
 /** A file written by one activity and read by another: its sha256 is checked before it is trusted. */
 export interface DrillFile {
@@ -10,8 +13,11 @@ export interface DrillFile {
 }
 
 export interface DrillBatchInput {
-  /** The drill's input as given; each batch validates it again. */
-  drill: DrDrillInput;
+  /**
+   * The drill's input as it validated it, without its selection: a list of 5,000 IDs in every batch's start would
+   * make the drill's starts too large for one request. The batch reads its resources from `resources`.
+   */
+  drill: DrillSettings;
   drillWorkflowId: string;
   /** The drill's first run: its report and its batches' parts are named for it. */
   drillRunId: string;

@@ -123,6 +123,7 @@ export async function drillFannedOut(
   const state = carried ?? (await select());
   tracker.phase('drilling');
   const batches = Math.ceil(state.total / state.batchSize);
+  const { resources: _selection, ...settings } = input;
   const childId = (batch: number) => batchWorkflowId(workflowId, state.firstRunId, batch);
   /** Bumped by every change the main loop should look at. */
   let version = 0;
@@ -232,7 +233,7 @@ export async function drillFannedOut(
         parentClosePolicy: ParentClosePolicy.ABANDON,
         args: [
           {
-            drill: raw,
+            drill: settings,
             drillWorkflowId: workflowId,
             drillRunId: state.firstRunId,
             startedAt: state.startedAt,
