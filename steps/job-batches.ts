@@ -1,4 +1,4 @@
-import { activityInfo } from '@temporalio/activity';
+import { activityInfo, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { BackupServiceError, JOB_ACTIVE_STATUSES, type BackupJob, type RestoreJob } from '../api';
 import type { ActivityDeps } from '../runtime/activity-deps';
@@ -15,6 +15,10 @@ export type JobKind = 'backup' | 'restore';
  */
 export const JOB_IDS_PER_LIST = 50;
 
+/** An attempt looks on itself for this long at most, and only at gaps this short (as steps/jobs.ts's per-job wait). */
+const LOOK_IN_ATTEMPT_MS = 10_000;
+const GAP_IN_ATTEMPT_MS = 1_000;
+
 /** After the list was refused, per-job looks for this long before the list is tried again. */
 const REFUSAL_MEMORY_MS = 10 * 60_000;
 
@@ -22,7 +26,7 @@ export interface LookAtJobsInput {
   kind: JobKind;
   /** In-flight jobs of that kind; a look names each of them once. */
   jobIds: string[];
-  /** The first attempt only says when to look: the newest job has just been started and cannot have ended yet. */
+  /** The first attempt's first look comes this much later: the newest job has just been started, it has not ended. */
   firstLookInMs?: number;
 }
 
@@ -91,46 +95,64 @@ export function jobBatchActivities({ client }: Pick<ActivityDeps, 'client'>) {
     return found;
   }
 
+  /** One look at every job: those that ended (or cannot be looked at), and the gap the others ask for. */
+  async function lookOnce(kind: JobKind, jobIds: string[], calls: JobsLook['calls']) {
+    const attempt = activityInfo().attempt;
+    const finished: JobLookResult[] = [];
+    let nextLook = Infinity;
+    const note = (job: AnyJob) => {
+      const summary = summarize(job);
+      const age = client.serviceNow() - Date.parse(summary.createdTime);
+      if (hasEnded(summary, age)) finished.push({ jobId: summary.jobId, summary });
+      else nextLook = Math.min(nextLook, jobPollDelayMs(age));
+    };
+    for (let at = 0; at < jobIds.length; at += JOB_IDS_PER_LIST) {
+      const chunk = jobIds.slice(at, at + JOB_IDS_PER_LIST);
+      const seen = listRefused(kind) ? new Map<string, AnyJob>() : await listed(kind, chunk, calls);
+      for (const jobId of chunk) {
+        const job = seen.get(jobId);
+        if (job) {
+          note(job);
+          continue;
+        }
+        calls.fetched += 1;
+        const fetched = await getJob(kind, jobId).catch((err: unknown) => failureOf(err, attempt));
+        if (fetched instanceof ApplicationFailure) {
+          finished.push({ jobId, failure: { type: fetched.type ?? 'Error', message: fetched.message } });
+        } else note(fetched);
+      }
+    }
+    return { finished, nextLook };
+  }
+
   return {
     /**
-     * One look at every job named: those that ended come back; when none did, "not yet", with the next look due at
-     * the youngest running job's gap (runtime/poll-delays.ts). Each attempt makes one look and sleeps in no attempt,
-     * so a watcher that cancels it to look at a new set of jobs leaves no calls running behind.
+     * Looks at every job named until one ends: those that ended come back. While the youngest running job asks for
+     * looks a second apart or less (runtime/poll-delays.ts), the attempt looks on itself, as the per-job wait does
+     * (steps/jobs.ts): a retry dispatched by the server comes later than that. Otherwise "not yet", with that gap. A
+     * watcher that cancels the look for a newer set of jobs stops it at its next heartbeat, within about a second.
      */
     async lookAtJobs(input: LookAtJobsInput): Promise<JobsLook> {
-      const attempt = activityInfo().attempt;
-      if (attempt === 1 && input.firstLookInMs !== undefined && input.firstLookInMs > 0) {
-        throw notYet(`first look at ${input.jobIds.length} ${input.kind} jobs`, input.firstLookInMs);
-      }
+      const began = Date.now();
       const jobIds = [...new Set(input.jobIds)];
       const calls = { listed: 0, fetched: 0 };
-      const finished: JobLookResult[] = [];
-      let nextLook = Infinity;
-      const note = (job: AnyJob) => {
-        const summary = summarize(job);
-        const age = client.serviceNow() - Date.parse(summary.createdTime);
-        if (hasEnded(summary, age)) finished.push({ jobId: summary.jobId, summary });
-        else nextLook = Math.min(nextLook, jobPollDelayMs(age));
+      const wait = async (ms: number) => {
+        Context.current().heartbeat();
+        await Context.current().sleep(ms);
       };
-      for (let at = 0; at < jobIds.length; at += JOB_IDS_PER_LIST) {
-        const chunk = jobIds.slice(at, at + JOB_IDS_PER_LIST);
-        const seen = listRefused(input.kind) ? new Map<string, AnyJob>() : await listed(input.kind, chunk, calls);
-        for (const jobId of chunk) {
-          const job = seen.get(jobId);
-          if (job) {
-            note(job);
-            continue;
-          }
-          calls.fetched += 1;
-          const fetched = await getJob(input.kind, jobId).catch((err: unknown) => failureOf(err, attempt));
-          if (fetched instanceof ApplicationFailure) {
-            finished.push({ jobId, failure: { type: fetched.type ?? 'Error', message: fetched.message } });
-          } else note(fetched);
+      const firstLookIn = activityInfo().attempt === 1 ? (input.firstLookInMs ?? 0) : 0;
+      if (firstLookIn > GAP_IN_ATTEMPT_MS) throw notYet(`first look at ${jobIds.length} jobs`, firstLookIn);
+      if (firstLookIn > 0) await wait(firstLookIn);
+      for (;;) {
+        const { finished, nextLook } = await lookOnce(input.kind, jobIds, calls);
+        if (finished.length > 0) return { finished, calls };
+        const inAttempt = nextLook <= GAP_IN_ATTEMPT_MS && Date.now() - began + nextLook <= LOOK_IN_ATTEMPT_MS;
+        if (!inAttempt) {
+          const running = `${jobIds.length} ${input.kind} jobs running`;
+          throw notYet(`${running} (${calls.listed} listed, ${calls.fetched} fetched)`, finite(nextLook));
         }
+        await wait(nextLook);
       }
-      if (finished.length > 0) return { finished, calls };
-      const running = `${jobIds.length} ${input.kind} jobs running`;
-      throw notYet(`${running} (${calls.listed} listed, ${calls.fetched} fetched)`, finite(nextLook));
     },
   };
 }

@@ -60,10 +60,12 @@ async function backups(count: number): Promise<string[]> {
 
 test('sixty running jobs take two list calls and no GET; "not yet" asks for the youngest job\'s gap', async () => {
   const jobIds = await backups(60);
+  // Thirty seconds old: looks 3 s apart, left to the retries (a younger job is looked at again in the attempt).
+  await control.advanceClock(30);
   const failure = await look({ kind: 'backup', jobIds }).catch((err: unknown) => err);
   expect(failure).toBeInstanceOf(ApplicationFailure);
   expect(failure).toMatchObject({ type: FailureType.NotYet });
-  expect((failure as ApplicationFailure).nextRetryDelay).toBeGreaterThanOrEqual(MIN_JOB_POLL_MS);
+  expect((failure as ApplicationFailure).nextRetryDelay).toBeGreaterThanOrEqual(2_500);
   expect(Object.fromEntries(calls)).toEqual({ [LIST]: Math.ceil(60 / JOB_IDS_PER_LIST) });
 });
 
@@ -99,16 +101,37 @@ test('a job the list does not return is fetched alone; one that does not exist f
   expect(result.finished).toHaveLength(2);
 });
 
-test('a first attempt told to wait makes no call and asks for that gap', async () => {
+test('a first attempt told to wait longer than a second makes no call and asks for that gap', async () => {
   const jobIds = await backups(1);
-  const failure = await look({ kind: 'backup', jobIds, firstLookInMs: 250 }).catch((err: unknown) => err);
-  expect(failure).toMatchObject({ type: FailureType.NotYet, nextRetryDelay: 250 });
+  const failure = await look({ kind: 'backup', jobIds, firstLookInMs: 5_000 }).catch((err: unknown) => err);
+  expect(failure).toMatchObject({ type: FailureType.NotYet, nextRetryDelay: 5_000 });
   expect(calls.size).toBe(0);
   // Its retry looks.
-  await expect(look({ kind: 'backup', jobIds, firstLookInMs: 250 }, 2)).rejects.toMatchObject({
+  await control.advanceClock(30);
+  await expect(look({ kind: 'backup', jobIds, firstLookInMs: 5_000 }, 2)).rejects.toMatchObject({
     type: FailureType.NotYet,
   });
   expect(Object.fromEntries(calls)).toEqual({ [LIST]: 1 });
+});
+
+test('a young job is looked at again in the same attempt, with heartbeats, until it ends', async () => {
+  await control.jobsConfig({ backupSeconds: 1 });
+  try {
+    const jobIds = await backups(2);
+    const env = new MockActivityEnvironment({ attempt: 1 });
+    let heartbeats = 0;
+    env.on('heartbeat', () => (heartbeats += 1));
+    const activities = jobBatchActivities({ client });
+    const input: LookAtJobsInput = { kind: 'backup', jobIds, firstLookInMs: MIN_JOB_POLL_MS };
+    const result: JobsLook = await env.run((i: LookAtJobsInput) => activities.lookAtJobs(i), input);
+    expect(result.finished.map((f) => f.jobId).sort()).toEqual([...jobIds].sort());
+    expect(heartbeats).toBeGreaterThan(1);
+    // Every look of the attempt was one list call for both jobs.
+    expect(Object.fromEntries(calls)).toEqual({ [LIST]: result.calls.listed });
+    expect(result.calls.listed).toBeGreaterThan(1);
+  } finally {
+    await control.jobsConfig({ backupSeconds: 600 });
+  }
 });
 
 test('a service that refuses the filter is asked job by job, and not asked to list again for a while', async () => {
@@ -130,7 +153,11 @@ test('a service that refuses the filter is asked job by job, and not asked to li
         ),
         ...(body ? { body } : {}),
       });
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+        // The service's clock, by which a job's age is read.
+        date: answer.headers.get('date') ?? new Date().toUTCString(),
+      });
       res.end(await answer.text());
     })();
   });
@@ -145,6 +172,7 @@ test('a service that refuses the filter is asked job by job, and not asked to li
       onCall: ({ endpoint }) => calls.set(endpoint, (calls.get(endpoint) ?? 0) + 1),
     });
     const activities = jobBatchActivities({ client: picky });
+    await control.advanceClock(30);
     const input: LookAtJobsInput = { kind: 'backup', jobIds };
     const once = (): Promise<JobsLook> =>
       new MockActivityEnvironment({ attempt: 2 }).run((i: LookAtJobsInput) => activities.lookAtJobs(i), input);

@@ -1,0 +1,131 @@
+// JobWatcher on a real dev server and the simulator, with the runbooks' own worker and activities: lanes that wait
+// for their backup jobs through one watcher make one list call per look, where waiting job by job makes one GET per
+// job per look. Both ways run here, one after the other, and the proxy counts their calls by route.
+import { randomUUID } from 'node:crypto';
+import { Worker } from '@temporalio/worker';
+import type { SeenRequest } from '../bench/http-proxy';
+import { FailureType } from '../contracts';
+import { drillVaultAndAccount, objectStoreTarget, setupE2E, teardownE2E, type E2E } from '../test/e2e/helpers';
+import { watchBackups, type WatchBackupsInput, type WatchBackupsResult } from '../test/fixtures/job-watcher-workflows';
+import type { StartBackupInput } from '../steps/jobs';
+import { JOB_IDS_PER_LIST } from '../steps/job-batches';
+
+const WORKFLOWS = require.resolve('../test/fixtures/job-watcher-workflows');
+const JOBS = 30;
+const LIST = /\/backup-jobs$/;
+const ONE_JOB = /\/backup-jobs\/[^/]+$/;
+
+let fx: E2E | undefined;
+const seen: SeenRequest[] = [];
+
+beforeAll(async () => {
+  fx = await setupE2E({ workflowsPath: WORKFLOWS });
+  fx.proxy.watch((request) => seen.push(request));
+  // Jobs of a few seconds: each is looked at several times before it ends.
+  await fx.control.jobsConfig({ backupSeconds: 5, maxConcurrentBackups: 100, outcomes: {} });
+}, 120_000);
+
+afterAll(() => teardownE2E(fx), 60_000);
+
+function fixture(): E2E {
+  if (!fx) throw new Error('no fixture');
+  return fx;
+}
+
+function backups(count: number): StartBackupInput[] {
+  const f = fixture();
+  const { resourceId } = objectStoreTarget(f);
+  const resource = f.sim.ctx.state.resources[resourceId]?.resource;
+  if (!resource) throw new Error(`no resource ${resourceId}`);
+  const { vault } = drillVaultAndAccount(f);
+  const input = { resourceId, providerResourceId: resource.providerResourceId, vaultId: vault.id, retentionDays: 1 };
+  return Array.from({ length: count }, () => input);
+}
+
+interface Run {
+  result: WatchBackupsResult;
+  /** Requests the worker sent while the run went on. */
+  requests: SeenRequest[];
+  events: number;
+  /** Wall time of the run, start to result. */
+  seconds: number;
+  history: Awaited<ReturnType<ReturnType<E2E['env']['client']['workflow']['getHandle']>['fetchHistory']>>;
+}
+
+async function run(input: WatchBackupsInput): Promise<Run> {
+  const f = fixture();
+  const from = seen.length;
+  const began = Date.now();
+  const handle = await f.env.client.workflow.start(watchBackups, {
+    args: [input],
+    taskQueue: f.worker.taskQueue,
+    workflowId: `watch-${input.watch}-${randomUUID()}`,
+  });
+  const result = await handle.result();
+  const seconds = (Date.now() - began) / 1000;
+  const history = await handle.fetchHistory();
+  return { result, requests: seen.slice(from), events: history.events?.length ?? 0, seconds, history };
+}
+
+const count = (requests: SeenRequest[], method: string, path: RegExp) =>
+  requests.filter((r) => r.method === method && path.test(r.path.split('?')[0] ?? '')).length;
+
+/** The job IDs a list call named in its `jobId` filter. */
+function named(request: SeenRequest): string[] {
+  const body = JSON.parse(request.body ?? '{}') as { filters?: { jobId?: { in?: string[] } } };
+  return body.filters?.jobId?.in ?? [];
+}
+
+test(`${JOBS} backups in flight: one list call per look instead of one GET per job per look`, async () => {
+  const batched = await run({ backups: backups(JOBS), lanes: JOBS, watch: 'batched' });
+  const perJob = await run({ backups: backups(JOBS), lanes: JOBS, watch: 'perJob' });
+
+  for (const { result } of [batched, perJob]) {
+    expect(result.jobs).toHaveLength(JOBS);
+    expect(result.jobs.map((j) => j.status)).toEqual(Array<string>(JOBS).fill('JOB_COMPLETED'));
+  }
+  // What the watcher said matches the service's own records.
+  const { backupJobs } = await fixture().control.jobs();
+  const recorded = new Map(backupJobs.map((j) => [j.jobExecutionDetails.jobId, j.jobExecutionDetails.status]));
+  for (const job of batched.result.jobs) expect(recorded.get(job.jobId)).toBe(job.status);
+
+  const lists = batched.requests.filter((r) => r.method === 'POST' && LIST.test(r.path.split('?')[0] ?? ''));
+  const ours = new Set(batched.result.jobs.map((j) => j.jobId));
+  for (const list of lists) {
+    expect(named(list).length).toBeGreaterThan(0);
+    expect(named(list).length).toBeLessThanOrEqual(JOB_IDS_PER_LIST);
+    expect(named(list).filter((id) => !ours.has(id))).toEqual([]);
+  }
+  // Every job was named in a look, and none was asked for alone: the list answered for all of them.
+  expect(new Set(lists.flatMap(named))).toEqual(ours);
+  expect(count(batched.requests, 'GET', ONE_JOB)).toBe(0);
+  const perJobGets = count(perJob.requests, 'GET', ONE_JOB);
+  expect(count(perJob.requests, 'POST', LIST)).toBe(0);
+  expect(perJobGets).toBeGreaterThanOrEqual(JOBS);
+  // Each of the watcher's looks names all of the jobs in flight at once, so it makes far fewer calls.
+  expect(lists.length * 2).toBeLessThan(perJobGets);
+  console.log(
+    `${JOBS} backups of 5 s in ${JOBS} lanes: watcher ${lists.length} list calls (${batched.result.looks?.looks} looks, ` +
+      `${batched.result.looks?.restarts} restarted for a newer set), ${batched.events} history events, ` +
+      `${batched.seconds} s; per job ${perJobGets} GETs, ${perJob.events} history events, ${perJob.seconds} s`,
+  );
+
+  // The watcher's run replays: its looks and restarts are deterministic.
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: fixture().bundle, replayName: 'watcher' }, batched.history),
+  ).resolves.toBeUndefined();
+});
+
+test('a job the list cannot return fails its own wait, after one GET; the others finish', async () => {
+  const { result, requests } = await run({
+    backups: backups(3),
+    lanes: 3,
+    watch: 'batched',
+    missingJobIds: ['no-such-backup-job'],
+  });
+  const missing = result.jobs.find((j) => j.jobId === 'no-such-backup-job');
+  expect(missing?.failure?.type).toBe(FailureType.NotFound);
+  expect(result.jobs.filter((j) => j.status === 'JOB_COMPLETED')).toHaveLength(3);
+  expect(count(requests, 'GET', /\/backup-jobs\/no-such-backup-job$/)).toBeGreaterThanOrEqual(1);
+  expect(count(requests, 'GET', ONE_JOB)).toBe(count(requests, 'GET', /\/backup-jobs\/no-such-backup-job$/));
+});
