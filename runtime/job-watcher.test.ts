@@ -5,8 +5,15 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import type { SeenRequest } from '../bench/http-proxy';
 import { FailureType } from '../contracts';
-import { drillVaultAndAccount, objectStoreTarget, setupE2E, teardownE2E, type E2E } from '../test/e2e/helpers';
-import { watchBackups, type WatchBackupsInput, type WatchBackupsResult } from '../test/fixtures/job-watcher-workflows';
+import {
+  bucketDestination,
+  drillVaultAndAccount,
+  objectStoreTarget,
+  setupE2E,
+  teardownE2E,
+  type E2E,
+} from '../test/e2e/helpers';
+import type { DrillLanesInput, WatchBackupsInput, WatchBackupsResult } from '../test/fixtures/job-watcher-workflows';
 import type { StartBackupInput } from '../steps/jobs';
 import { JOB_IDS_PER_LIST } from '../steps/job-batches';
 
@@ -53,15 +60,25 @@ interface Run {
 }
 
 async function run(input: WatchBackupsInput): Promise<Run> {
+  const { result, ...rest } = await runWorkflow('watchBackups', `watch-${input.watch}`, input);
+  return { result: result as WatchBackupsResult, ...rest };
+}
+
+/** Runs a workflow of the fixture to its end, with the requests the worker sent meanwhile. */
+async function runWorkflow(type: string, idPrefix: string, input: unknown) {
   const f = fixture();
   const from = seen.length;
   const began = Date.now();
-  const handle = await f.env.client.workflow.start(watchBackups, {
-    args: [input],
-    taskQueue: f.worker.taskQueue,
-    workflowId: `watch-${input.watch}-${randomUUID()}`,
-  });
-  const result = await handle.result();
+  const handle = f.env.client.workflow.getHandle(
+    (
+      await f.env.client.workflow.start(type, {
+        args: [input],
+        taskQueue: f.worker.taskQueue,
+        workflowId: `${idPrefix}-${randomUUID()}`,
+      })
+    ).workflowId,
+  );
+  const result: unknown = await handle.result();
   const seconds = (Date.now() - began) / 1000;
   const history = await handle.fetchHistory();
   return { result, requests: seen.slice(from), events: history.events?.length ?? 0, seconds, history };
@@ -129,3 +146,72 @@ test('a job the list cannot return fails its own wait, after one GET; the others
   expect(count(requests, 'GET', /\/backup-jobs\/no-such-backup-job$/)).toBeGreaterThanOrEqual(1);
   expect(count(requests, 'GET', ONE_JOB)).toBe(count(requests, 'GET', /\/backup-jobs\/no-such-backup-job$/));
 });
+
+const DRILL_RESOURCES = 40;
+const DRILL_LANES = 20;
+const JOB_LOOK = /\/(backup|restore)-jobs(\/[^/]+)?$/;
+
+/** Service calls per resource: the looks at jobs, and everything else. */
+function perResource(requests: SeenRequest[], resources: number) {
+  const v1 = requests.filter((r) => r.path.includes('/v1/'));
+  const looks = v1.filter(
+    (r) => JOB_LOOK.test(r.path.split('?')[0] ?? '') && (r.method === 'GET' || r.method === 'POST'),
+  );
+  // A list call made by a start (looking for a job it may have started) is no look: none is expected on this path.
+  return { looks: looks.length / resources, other: (v1.length - looks.length) / resources, all: v1.length / resources };
+}
+
+test(`calls per resource of a drill of ${DRILL_RESOURCES} resources: the drill today, and its jobs watched in batches`, async () => {
+  const f = fixture();
+  await f.control.jobsConfig({ backupSeconds: 5, restoreSeconds: 5, maxConcurrentBackups: 100, outcomes: {} });
+  const resources = Object.values(f.sim.ctx.state.resources)
+    .map((r) => r.resource)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .slice(0, DRILL_RESOURCES);
+  expect(resources).toHaveLength(DRILL_RESOURCES);
+  const { vault, account } = drillVaultAndAccount(f);
+  const destination = bucketDestination('dr-drill-restores', 'watcher/');
+
+  const drill = await runWorkflow('drDrill', 'drill', {
+    name: 'job-watcher-baseline',
+    resources: { ids: resources.map((r) => r.id) },
+    vaultId: vault.id,
+    restoreAccountId: account.id,
+    destination,
+    targets: { rpoSeconds: 30 * 86400, rtoSeconds: 3600 },
+    recoveryPoint: { select: 'fresh' },
+    parallelism: DRILL_LANES,
+  });
+  const lanes = (watch: DrillLanesInput['watch']) =>
+    runWorkflow('drillLanes', `drill-lanes-${watch}`, {
+      resources: resources.map((r) => ({ id: r.id, providerResourceId: r.providerResourceId })),
+      lanes: DRILL_LANES,
+      watch,
+      vaultId: vault.id,
+      restoreAccountId: account.id,
+      destination,
+    } satisfies DrillLanesInput);
+  const perJob = await lanes('perJob');
+  const batched = await lanes('batched');
+
+  for (const { result } of [perJob, batched]) expect(result).toEqual({ restored: DRILL_RESOURCES, failed: [] });
+  expect((drill.result as { summary: { total: number } }).summary.total).toBe(DRILL_RESOURCES);
+  const [real, miniature, watched] = [drill, perJob, batched].map((r) => perResource(r.requests, DRILL_RESOURCES));
+  if (!real || !miniature || !watched) throw new Error('no figures');
+  expect(count(batched.requests, 'GET', /\/(backup|restore)-jobs\/[^/]+$/)).toBe(0);
+  expect(watched.looks * 2).toBeLessThan(miniature.looks);
+  const fmt = (n: number) => n.toFixed(1);
+  console.log(
+    `drill of ${DRILL_RESOURCES} resources, ${DRILL_LANES} lanes, 5 s jobs, calls per resource: ` +
+      `drDrill today ${fmt(real.all)} (${fmt(real.looks)} looks at jobs, ${fmt(real.other)} other; ` +
+      `${drill.events} events, ${drill.seconds} s); ` +
+      `its miniature job by job ${fmt(miniature.all)} (${fmt(miniature.looks)} looks, ${perJob.events} events, ` +
+      `${perJob.seconds} s); ` +
+      `with watchers ${fmt(watched.all)} (${fmt(watched.looks)} looks, ${batched.events} events, ${batched.seconds} s); ` +
+      `so the drill with watchers: about ${fmt(real.other + watched.looks)}`,
+  );
+  // Two watchers, lanes joining and leaving all along: the run replays.
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: f.bundle, replayName: 'drill-lanes' }, batched.history),
+  ).resolves.toBeUndefined();
+}, 300_000);
