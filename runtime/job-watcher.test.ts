@@ -2,12 +2,14 @@
 // for their backup jobs through one watcher make one list call per look, where waiting job by job makes one GET per
 // job per look. Both ways run here, one after the other, and the proxy counts their calls by route.
 import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { SeenRequest } from '../bench/http-proxy';
-import { FailureType } from '../contracts';
+import { FailureType, nudgeSignal } from '../contracts';
 import {
   bucketDestination,
   drillVaultAndAccount,
+  eventually,
   objectStoreTarget,
   setupE2E,
   teardownE2E,
@@ -131,6 +133,57 @@ test(`${JOBS} backups in flight: one list call per look instead of one GET per j
   await expect(
     Worker.runReplayHistory({ workflowBundle: fixture().bundle, replayName: 'watcher' }, batched.history),
   ).resolves.toBeUndefined();
+});
+
+/** A batched watch of one long backup, started and made an hour old: its watcher then looks a minute apart. */
+async function oldJobWatched() {
+  const f = fixture();
+  await f.control.jobsConfig({ backupSeconds: 7200, maxConcurrentBackups: 100, outcomes: {} });
+  const input: WatchBackupsInput = { backups: backups(1), lanes: 1, watch: 'batched' };
+  const handle = await f.env.client.workflow.start('watchBackups', {
+    args: [input],
+    taskQueue: f.worker.taskQueue,
+    workflowId: `watch-old-${randomUUID()}`,
+  });
+  const from = seen.length;
+  await eventually('the first look', () => count(seen.slice(from), 'POST', LIST) > 0);
+  await f.control.advanceClock(3600);
+  // The look in its attempt sees the older job and leaves the next look to a retry, a minute later.
+  const looked = seen.length;
+  await eventually('a look at the hour-old job', () => count(seen.slice(looked), 'POST', LIST) > 0);
+  return { handle, f };
+}
+
+test('a nudge makes the watcher look at once, not at the next look of its schedule', async () => {
+  const { handle, f } = await oldJobWatched();
+  await f.control.advanceClock(3601);
+  const from = seen.length;
+  await handle.signal(nudgeSignal);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 30_000)));
+  // The scheduled look is a minute away: only the nudge's look can end the run well before it.
+  const result = await Promise.race([handle.result() as Promise<WatchBackupsResult>, late]);
+  clearTimeout(timer);
+  expect(result).not.toBe('late');
+  expect(result === 'late' ? undefined : result.jobs.map((j) => j.status)).toEqual(['JOB_COMPLETED']);
+  expect(count(seen.slice(from), 'POST', LIST)).toBe(1);
+  await f.control.jobsConfig({ backupSeconds: 5 });
+});
+
+test('cancelling a run cancels its look: the run ends cancelled and no look is left', async () => {
+  const { handle, f } = await oldJobWatched();
+  await handle.cancel();
+  await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+  const { status } = await handle.describe();
+  expect(status.name).toBe('CANCELLED');
+  const { events } = await handle.fetchHistory();
+  const kinds = (events ?? []).map((e) =>
+    Object.keys(e).find((k) => k.endsWith('EventAttributes') && e[k as keyof typeof e]),
+  );
+  expect(kinds).toContain('activityTaskCancelRequestedEventAttributes');
+  // Whatever is pending on the server for this run: nothing.
+  expect((await handle.describe()).raw.pendingActivities ?? []).toEqual([]);
+  await f.control.jobsConfig({ backupSeconds: 5 });
 });
 
 test('a job the list cannot return fails its own wait, after one GET; the others finish', async () => {
