@@ -29,8 +29,9 @@ interface Waiter {
  * Watches a run's in-flight jobs of one kind with one waiting activity for all of them, in workflow code. A lane calls
  * `await watcher.finished(jobId)`; one look at a time (a paged list call per 50 jobs, steps/job-batches.ts) settles
  * each job that ended. A job that joins while a look waits for its retry restarts the look with every job, so no
- * job waits for another's schedule: the old look is cancelled (two history events) and the new one's first call
- * comes MIN_JOB_POLL_MS later, as a job just started has not ended. A nudge restarts it with a look at once.
+ * job waits for another's schedule: the old look is cancelled (a cancel request and the cancellation in history) and
+ * the new one's first call comes MIN_JOB_POLL_MS later, as a job just started has not ended. A nudge restarts it
+ * with a look at once.
  */
 export class JobWatcher {
   private readonly waiters = new Map<string, Waiter>();
@@ -108,7 +109,10 @@ export class JobWatcher {
           firstLookInMs = this.nudges() > nudged ? 0 : MIN_JOB_POLL_MS;
           continue;
         }
-        firstLookInMs = 0;
+        // The jobs still running were seen just now: the next look comes when the youngest of them asks for it, or
+        // soon for a job that joined meanwhile.
+        const soonest = this.joined ? MIN_JOB_POLL_MS : Infinity;
+        firstLookInMs = outcome.look ? Math.min(outcome.look.nextLookMs ?? MIN_JOB_POLL_MS, soonest) : 0;
         if (outcome.look) this.settle(outcome.look);
         else if (isCancellation(outcome.error) && this.home.consideredCancelled) throw outcome.error;
         // The look failed for good (a refusal the retries cannot mend): every job it named fails with it.

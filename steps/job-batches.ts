@@ -37,6 +37,8 @@ export type JobLookResult =
 export interface JobsLook {
   /** Only jobs that ended (or failed to be looked at); the others are still running. */
   finished: JobLookResult[];
+  /** When the jobs still running ask to be looked at next (ms from now), if any is. */
+  nextLookMs?: number;
   /** Service calls this look made: list pages and per-job GETs. */
   calls: { listed: number; fetched: number };
 }
@@ -145,7 +147,10 @@ export function jobBatchActivities({ client }: Pick<ActivityDeps, 'client'>) {
       if (firstLookIn > 0) await wait(firstLookIn);
       for (;;) {
         const { finished, nextLook } = await lookOnce(input.kind, jobIds, calls);
-        if (finished.length > 0) return { finished, calls };
+        if (finished.length > 0) {
+          const next = finite(nextLook);
+          return { finished, ...(next === undefined ? {} : { nextLookMs: next }), calls };
+        }
         const inAttempt = nextLook <= GAP_IN_ATTEMPT_MS && Date.now() - began + nextLook <= LOOK_IN_ATTEMPT_MS;
         if (!inAttempt) {
           const running = `${jobIds.length} ${input.kind} jobs running`;
