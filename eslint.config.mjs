@@ -43,7 +43,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics} and its own contract, report, expectations, windows, validation desk or verdicts; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,job-watcher,input-rules,metrics} and its own contract, report, expectations, windows, validation desk or verdicts; import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -83,7 +83,7 @@ export default tseslint.config(
               regex: relativeExcept([
                 String.raw`\./(?:contract|report|expectations|windows|validation-desk|verdicts)`,
                 String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches)`,
-                String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics)`,
+                String.raw`\.\./\.\./runtime/(?:calls|tracker|job-watcher|input-rules|metrics)`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
                 String.raw`\.\./\.\./api/dialect`,
               ]),
@@ -124,6 +124,7 @@ export default tseslint.config(
       'runbooks/*/workflow.ts',
       'runbooks/workflows.ts',
       'runtime/calls.ts',
+      'runtime/job-watcher.ts',
       'runtime/metrics.ts',
       'contracts/**/*.ts',
       'api/dialect/**/*.ts',

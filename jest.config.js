@@ -43,7 +43,11 @@ module.exports = {
     {
       ...shared,
       displayName: 'public',
-      testMatch: BOTH_DIALECTS.map((name) => `<rootDir>/test/e2e/${name}.test.ts`),
+      testMatch: [
+        ...BOTH_DIALECTS.map((name) => `<rootDir>/test/e2e/${name}.test.ts`),
+        // Job records read from the job list as the public dialect writes them.
+        '<rootDir>/runtime/job-watcher.test.ts',
+      ],
       setupFiles: ['<rootDir>/test/e2e/public-dialect.ts'],
     },
   ],

@@ -1,6 +1,7 @@
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { keptAlive } from '../runtime/heartbeat';
 import { approvalActivities } from '../steps/approvals';
+import { jobBatchActivities } from '../steps/job-batches';
 import { jobActivities } from '../steps/jobs';
 import { notificationActivities } from '../steps/notifications';
 import { queryActivities } from '../steps/queries';
@@ -17,6 +18,7 @@ import { credentialActivities } from './rotate-credentials/activities';
 export function createActivities(deps: ActivityDeps) {
   return keptAlive({
     ...jobActivities(deps),
+    ...jobBatchActivities(deps),
     ...approvalActivities(deps),
     ...queryActivities(deps),
     ...drillActivities(deps),

@@ -63,6 +63,11 @@ export class RunbookTracker {
 
   private readonly now: () => Date;
 
+  /** The `nudge` signals this run has had: a watcher of many waits (runtime/job-watcher.ts) looks again on each. */
+  get nudged(): number {
+    return this.nudges;
+  }
+
   /** Enters a phase: its progress and texts replace the last phase's; IDs add to those already known. */
   phase(phase: RunbookPhase, extra: Partial<Omit<RunbookStatus, 'runbook' | 'phase' | 'updatedAt'>> = {}): void {
     const ids: RunbookIds = { ...this.status.ids, ...extra.ids };

@@ -21,7 +21,7 @@ import { jobPollDelayMs } from '../runtime/poll-delays';
  */
 const WINDOW_MARGIN_MS = 3_000;
 /** A status this client does not know is waited on for this long, then reported as such. */
-const UNKNOWN_STATUS_DEADLINE_MS = 60 * 60_000;
+export const UNKNOWN_STATUS_DEADLINE_MS = 60 * 60_000;
 
 export type JobOutcome = 'COMPLETED' | 'PARTIAL' | 'FAILED' | 'CANCELED' | 'REJECTED' | 'SKIPPED' | 'UNKNOWN';
 
@@ -279,7 +279,8 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function summarize(job: BackupJob | RestoreJob): JobSummary {
+/** What a look at a job returns: its status, outcome and times, as the runbooks read them. */
+export function summarize(job: BackupJob | RestoreJob): JobSummary {
   const d: JobExecutionDetails = job.jobExecutionDetails;
   const outcome = outcomeOf(d.status);
   return {

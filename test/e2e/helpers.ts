@@ -233,6 +233,8 @@ export interface E2EOptions {
   serverArgs?: string[];
   /** The time-skipping test server instead of the dev server: hours of waiting pass at once while a test awaits a result. */
   timeSkipping?: boolean;
+  /** Workflows of the test's own instead of the runbooks (runbooks/workflows.ts), served with the runbooks' activities. */
+  workflowsPath?: string;
 }
 
 export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
@@ -242,7 +244,7 @@ export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
     options.timeSkipping
       ? startTimeSkippingEnv()
       : startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: options.serverArgs } }),
-    bundleWorkflows(WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
+    bundleWorkflows(options.workflowsPath ?? WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
     startSimulator({ port: 0, dialect: testDialect() }),
   ]);
   const proxy = new LossyProxy(sim.baseUrl, { injector: 'the test proxy', connections: 32 });
