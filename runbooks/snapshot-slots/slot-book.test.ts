@@ -1,0 +1,86 @@
+import { initialLimit } from './limits';
+import { emptyBook, SlotBook } from './slot-book';
+
+const T0 = 1_000_000;
+const run = (n: number) => ({ workflowId: `drill-${n}`, runId: `run-${n}` });
+
+function bookOf(limit: number): SlotBook {
+  return new SlotBook({ ...emptyBook(), limit: initialLimit(limit) });
+}
+
+describe('the book of slots', () => {
+  test('grants first come, first served, up to the limit', () => {
+    const book = bookOf(2);
+    for (const n of [1, 2, 3]) book.enqueue(`lease-${n}`, run(n), T0);
+    expect(book.grant(T0)).toEqual(['lease-1', 'lease-2']);
+    expect(book.answer('lease-3', T0)).toMatchObject({ granted: false, waiting: 1, position: 1, held: 2, limit: 2 });
+    book.release('lease-1');
+    expect(book.grant(T0)).toEqual(['lease-3']);
+  });
+
+  test('a retried acquire of the same lease takes no second slot and no second place', () => {
+    const book = bookOf(5);
+    book.enqueue('lease-1', run(1), T0);
+    book.grant(T0);
+    book.enqueue('lease-1', run(1), T0 + 1);
+    expect(book.grant(T0 + 1)).toEqual([]);
+    expect(book.held).toBe(1);
+    expect(book.waiting).toBe(0);
+  });
+
+  test('a success reported twice grows the limit once', () => {
+    const book = bookOf(10);
+    book.enqueue('lease-1', run(1), T0);
+    book.grant(T0);
+    book.report({ leaseId: 'lease-1', grant: 1, result: 'ok', jobId: 'job-1' }, T0);
+    const after = book.limit.limit;
+    book.report({ leaseId: 'lease-1', grant: 1, result: 'ok', jobId: 'job-1' }, T0);
+    expect(book.limit.limit).toBe(after);
+    expect(book.status('p', T0).starts).toBe(1);
+  });
+
+  test('a 429 frees the slot, halves the limit, and puts its holder first in line until Retry-After', () => {
+    const book = bookOf(4);
+    for (const n of [1, 2, 3, 4, 5]) book.enqueue(`lease-${n}`, run(n), T0);
+    book.grant(T0);
+    book.report({ leaseId: 'lease-4', grant: 4, result: 'throttled', retryAfterSeconds: 3 }, T0);
+    expect(book.held).toBe(3);
+    expect(book.limit.limit).toBe(2);
+    expect(book.limit.ceiling).toBe(4);
+    expect(book.answer('lease-4', T0)).toMatchObject({ granted: false, position: 1 });
+    // Two released: under the halved limit, and after the pause, the refused holder goes first.
+    book.release('lease-1');
+    book.release('lease-2');
+    expect(book.grant(T0 + 2_999)).toEqual([]);
+    expect(book.resumesAt(T0 + 2_999)).toBe(T0 + 3_000);
+    expect(book.grant(T0 + 3_000)).toEqual(['lease-4']);
+    expect(book.answer('lease-4', T0 + 3_000)).toMatchObject({ granted: true, grant: 5 });
+    // The same 429 reported again (a retried activity) changes nothing: it names the earlier grant.
+    book.report({ leaseId: 'lease-4', grant: 4, result: 'throttled', retryAfterSeconds: 3 }, T0 + 3_000);
+    expect(book.status('p', T0).throttled).toBe(1);
+    expect(book.held).toBe(2);
+  });
+
+  test('slots and places of runs that ended come back, and are counted', () => {
+    const book = bookOf(2);
+    for (const n of [1, 2, 3]) book.enqueue(`lease-${n}`, run(n), T0);
+    book.grant(T0);
+    expect(book.holders()).toEqual([run(1), run(2), run(3)]);
+    expect(book.reclaim([run(1), run(3)])).toBe(1);
+    expect(book.held).toBe(1);
+    expect(book.waiting).toBe(0);
+    expect(book.status('p', T0).reclaimed).toBe(1);
+  });
+
+  test('the book carried over continue-as-new is the same book', () => {
+    const book = bookOf(3);
+    for (const n of [1, 2, 3, 4]) book.enqueue(`lease-${n}`, run(n), T0);
+    book.grant(T0);
+    book.report({ leaseId: 'lease-1', grant: 1, result: 'ok', jobId: 'job-1' }, T0);
+    const next = new SlotBook(JSON.parse(JSON.stringify(book.carried())) as ReturnType<SlotBook['carried']>);
+    expect(next.status('p', T0)).toEqual(book.status('p', T0));
+    expect(next.answer('lease-4', T0)).toEqual(book.answer('lease-4', T0));
+    next.release('lease-2');
+    expect(next.grant(T0)).toEqual(['lease-4']);
+  });
+});
