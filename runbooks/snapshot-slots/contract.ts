@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CarriedSlots } from './slot-book';
 
 /** The workflow type of the limiter: one run per service project, shared by every worker of that project. */
@@ -15,27 +15,18 @@ export interface SlotHolder {
   runId: string;
 }
 
-export interface AcquireSlot {
-  /** The same for every attempt of one acquiring activity, so that a retried acquire never takes a second slot. */
+export interface RequestSlot {
+  /** One per snapshot start of a run: a request sent again (a retried activity) keeps its place, never takes two. */
   leaseId: string;
+  /** The run the grant is signalled to. */
   holder: SlotHolder;
-  /** First call of an attempt: answer at once with the queue position when no slot is free. */
-  first?: boolean;
 }
 
-export interface SlotAnswer {
-  granted: boolean;
-  /** Holders waiting for a slot of this project, this one included while it waits. */
-  waiting: number;
-  /** This holder's place in the queue (1: next), while it waits. */
-  position?: number;
-  /** Slots held and allowed now. */
-  held: number;
-  limit: number;
-  /** Grants pause until then (ISO) after a 429. */
-  pausedUntil?: string;
-  /** The grant's number, once granted: a report names it, so that a late duplicate never counts against a later grant. */
-  grant?: number;
+/** The limiter's answer to a request, signalled to the holder's run once a slot is its own. */
+export interface SlotGranted {
+  leaseId: string;
+  /** The grant's number: a report names it, so that a late duplicate never counts against a later grant. */
+  grant: number;
 }
 
 /** How a start in a granted slot went. */
@@ -62,8 +53,10 @@ export interface SlotsStatus {
   reclaimed: number;
 }
 
-/** Waits (a bounded time) for a slot; answers at once when the lease holds one already. */
-export const acquireSlotUpdate = defineUpdate<SlotAnswer, [AcquireSlot]>('acquireSlot');
+/** Asks for a slot (signal-with-start: the first request of a project starts its limiter). */
+export const requestSlotSignal = defineSignal<[RequestSlot]>('requestSlot');
+/** Sent by the limiter to the holder's run: the slot is granted, the snapshot may start. */
+export const slotGrantedSignal = defineSignal<[SlotGranted]>('snapshotSlotGranted');
 /** A start's outcome: a success grows the limit, a 429 halves it and puts the holder back at the head of the queue. */
 export const reportStartSignal = defineSignal<[SnapshotStartReport]>('reportStart');
 /** Gives a slot back (the backup job has ended), or withdraws a holder from the queue. */
@@ -74,4 +67,6 @@ export interface SnapshotSlotsInput {
   projectId: string;
   /** State carried over by continue-as-new. */
   carried?: CarriedSlots;
+  /** Shorter periods and a lower history bound, for tests that start the limiter themselves; kept across runs. */
+  tuning?: { sweepMs?: number; historyLimit?: number };
 }

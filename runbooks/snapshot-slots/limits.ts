@@ -23,7 +23,7 @@ export interface SlotLimit {
   /** Successes since the limit last grew: a whole window of them adds a slot (integers, so no rounding drifts). */
   credit: number;
   /**
-   * Slots held when the service last refused a start (the refused one included): the cap as it showed itself.
+   * The cap as the service showed it at its last 429: the backups running in our slots then, plus the one refused.
    * Undefined until the first 429.
    */
   ceiling?: number;
@@ -66,6 +66,8 @@ export interface Throttled {
   now: number;
   /** Slots held when it came, the refused one included. */
   held: number;
+  /** Slots whose backup had started (and not ended) when it came: the service refused the next one. */
+  running: number;
   /** `decreases` when the refused slot was granted. */
   grantedAtDecrease: number;
   /** The service's `Retry-After`, in seconds, when it sent one. */
@@ -87,8 +89,10 @@ export function throttled(state: SlotLimit, event: Throttled): SlotLimit {
     throttledInARow: state.throttledInARow + 1,
     pausedUntil: Math.max(state.pausedUntil, event.now + pause),
   };
-  if (event.grantedAtDecrease < state.decreases) return paused;
-  const ceiling = Math.max(MIN_LIMIT + 1, event.held);
+  // Slots granted at once may meet their 429s before every start in between was reported: the highest count wins.
+  const seen = Math.max(MIN_LIMIT + 1, event.running + 1);
+  if (event.grantedAtDecrease < state.decreases) return { ...paused, ceiling: Math.max(state.ceiling ?? 0, seen) };
+  const ceiling = seen;
   // The same cap again (within a slot): probe it more seldom; a new one: probe at the normal pace.
   const confirmed = state.ceiling !== undefined && Math.abs(state.ceiling - ceiling) <= 1;
   const probeSlowdown = confirmed ? Math.min(MAX_PROBE_SLOWDOWN, state.probeSlowdown * PROBE_SLOWDOWN) : 1;

@@ -1,7 +1,7 @@
 // The limiter's book of slots: who holds one, who waits (first come, first served), and the adaptive limit. Plain
 // data and pure steps, with no Temporal in it: the workflow calls these from its handlers, and the tests call them
 // directly. Every time is passed in (workflow time), never read here.
-import type { SlotAnswer, SlotHolder, SlotsStatus, SnapshotStartReport } from './contract';
+import type { SlotHolder, SlotsStatus, SnapshotStartReport } from './contract';
 import { initialLimit, pausedAt, slotsAllowed, started, throttled, type SlotLimit } from './limits';
 
 export interface Lease {
@@ -80,19 +80,20 @@ export class SlotBook {
   }
 
   /** Grants slots to the head of the queue while the limit allows and no `Retry-After` pauses grants. */
-  grant(now: number): string[] {
-    const granted: string[] = [];
+  grant(now: number): Lease[] {
+    const granted: Lease[] = [];
     while (this.waiters.length > 0 && this.held < slotsAllowed(this.limitState) && !pausedAt(this.limitState, now)) {
       const next = this.waiters.shift();
       if (!next) break;
-      this.leases.set(next.leaseId, {
+      const lease: Lease = {
         leaseId: next.leaseId,
         holder: next.holder,
         grantedAt: now,
         grant: ++this.grants,
         grantedAtDecrease: this.limitState.decreases,
-      });
-      granted.push(next.leaseId);
+      };
+      this.leases.set(lease.leaseId, lease);
+      granted.push(lease);
     }
     return granted;
   }
@@ -119,6 +120,7 @@ export class SlotBook {
     this.limitState = throttled(this.limitState, {
       now,
       held: this.held,
+      running: [...this.leases.values()].filter((l) => l.jobId !== undefined).length,
       grantedAtDecrease: lease.grantedAtDecrease,
       ...(report.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: report.retryAfterSeconds }),
     });
@@ -157,19 +159,26 @@ export class SlotBook {
     return freed;
   }
 
-  answer(leaseId: string, now: number): SlotAnswer {
-    const lease = this.leases.get(leaseId);
+  /** A waiting holder's place in the queue (1: next), or undefined when it does not wait. */
+  position(leaseId: string): number | undefined {
     const index = this.waiters.findIndex((w) => w.leaseId === leaseId);
-    const paused = pausedAt(this.limitState, now);
-    return {
-      granted: lease !== undefined,
-      waiting: this.waiters.length,
-      ...(index >= 0 ? { position: index + 1 } : {}),
-      held: this.held,
-      limit: slotsAllowed(this.limitState),
-      ...(paused ? { pausedUntil: new Date(this.limitState.pausedUntil).toISOString() } : {}),
-      ...(lease ? { grant: lease.grant } : {}),
-    };
+    return index < 0 ? undefined : index + 1;
+  }
+
+  /** The grant a lease holds, if it holds a slot. */
+  grantOf(leaseId: string): number | undefined {
+    return this.leases.get(leaseId)?.grant;
+  }
+
+  leaseOf(leaseId: string): Lease | undefined {
+    return this.leases.get(leaseId);
+  }
+
+  /** Frees the slot of a run that turned out to have ended; counted as reclaimed. */
+  reclaimLease(leaseId: string): boolean {
+    if (!this.leases.delete(leaseId)) return false;
+    this.counts.reclaimed += 1;
+    return true;
   }
 
   status(projectId: string, now: number): SlotsStatus {

@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -9,23 +10,22 @@ import {
 import { statusQuery, type RunbookStatus } from '../../contracts';
 import type { SnapshotSlotActivities } from './activities';
 import {
-  acquireSlotUpdate,
   releaseSlotSignal,
   reportStartSignal,
+  requestSlotSignal,
+  slotGrantedSignal,
   slotsQuery,
   type SlotsStatus,
   type SnapshotSlotsInput,
 } from './contract';
-import { SlotBook } from './slot-book';
+import { SlotBook, type Lease } from './slot-book';
 
-/** A waiting acquire answers at least this often, so that its activity can show its place in the queue. */
-export const ROUND_MS = 60_000;
 /** While slots are held, the runs holding them are checked this often: a run that ended gives its slots back. */
 export const SWEEP_MS = 60_000;
 /**
  * The history stays under this many events: then the run continues as new, carrying the book. A slot costs about
- * ten events (the acquire update, the report and release signals, their workflow tasks), so a run covers hundreds
- * of backups; the bound keeps each replay short.
+ * ten events (the request, report and release signals, the grant signalled back, their workflow tasks), so a run
+ * covers a few hundred backups; the bound keeps each replay short.
  */
 export const HISTORY_LIMIT = 4_000;
 
@@ -36,47 +36,57 @@ const checks = proxyLocalActivities<SnapshotSlotActivities>({
 
 /**
  * The limiter of snapshot starts of one service project (workflow ID `snapshot-slots-<projectId>`), started on
- * demand by the first acquire (update-with-start) and shared by every worker: it grants slots first come, first
- * served, up to an adaptive limit (runbooks/snapshot-slots/limits.ts), and carries its state through
- * continue-as-new. It never ends on its own: the limit it learned stays for the next drill.
+ * demand by the first request (signal-with-start) and shared by every worker: it grants slots first come, first
+ * served, up to an adaptive limit (limits.ts), signals each grant to the run that asked, and carries its state
+ * through continue-as-new. It never ends on its own: the limit it learned stays for the next drill.
+ *
+ * Signals only, no updates: Temporal admits 10 updates in flight per workflow (a burst of 30 requests met
+ * "limit on number of concurrent in-flight updates has been reached"), and a run waiting for its grant signal costs
+ * nothing while it waits, where a waiting activity would hold a worker's slot.
  */
 export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
   const book = new SlotBook(input.carried);
+  const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
   const now = () => Date.now();
-  let draining = false;
-  /** Rounds of waiting so far; a waiting acquire answers once the round changes. */
-  let round = 0;
-  let roundAt = now() + ROUND_MS;
-  let sweepAt = now() + SWEEP_MS;
+  let sweepAt = now() + sweepMs;
+  /** Grants on their way to their runs; continue-as-new waits for them. */
+  const signalling = new Set<Promise<void>>();
   /** The main loop's timer; a handler that needs an earlier wake-up bumps `woken`. */
   let scheduledAt: number | undefined;
   let woken = 0;
 
   const nextWake = (): number | undefined => {
-    const times = [
-      book.resumesAt(now()),
-      book.waiting > 0 ? roundAt : undefined,
-      book.held + book.waiting > 0 ? sweepAt : undefined,
-    ].filter((t): t is number => t !== undefined);
+    const times = [book.resumesAt(now()), book.held + book.waiting > 0 ? sweepAt : undefined].filter(
+      (t): t is number => t !== undefined,
+    );
     return times.length === 0 ? undefined : Math.min(...times);
   };
+  const tellGranted = (lease: Lease) => {
+    const { workflowId, runId } = lease.holder;
+    const sent = getExternalWorkflowHandle(workflowId, runId)
+      .signal(slotGrantedSignal, { leaseId: lease.leaseId, grant: lease.grant })
+      .catch(() => {
+        // The run has ended (or never was): its slot comes back at once.
+        if (book.grantOf(lease.leaseId) === lease.grant && book.reclaimLease(lease.leaseId)) changed();
+      })
+      .finally(() => signalling.delete(sent));
+    signalling.add(sent);
+  };
   const changed = () => {
-    book.grant(now());
+    for (const lease of book.grant(now())) tellGranted(lease);
     const wake = nextWake();
     if (wake !== undefined && (scheduledAt === undefined || wake < scheduledAt)) woken += 1;
   };
-  const tooLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_LIMIT;
+  const tooLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
 
   setHandler(slotsQuery, (): SlotsStatus => book.status(input.projectId, now()));
   setHandler(statusQuery, (): RunbookStatus => statusOf(book.status(input.projectId, now())));
-  setHandler(acquireSlotUpdate, async ({ leaseId, holder, first }) => {
-    book.enqueue(leaseId, holder, now());
+  setHandler(requestSlotSignal, ({ leaseId, holder }) => {
+    const lease = book.leaseOf(leaseId);
+    // Asked again while it holds a slot (a run that asks again after a long wait): the same grant, told again.
+    if (lease) tellGranted(lease);
+    else book.enqueue(leaseId, holder, now());
     changed();
-    if (!first && !draining && !book.holds(leaseId)) {
-      const entered = round;
-      await condition(() => book.holds(leaseId) || !book.waits(leaseId) || round !== entered || draining);
-    }
-    return book.answer(leaseId, now());
   });
   setHandler(reportStartSignal, (report) => {
     book.report(report, now());
@@ -87,6 +97,8 @@ export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
     changed();
   });
 
+  // Grants owed from the run before (a pause that has ended, slots freed as it continued).
+  changed();
   while (!tooLong()) {
     const target = nextWake();
     scheduledAt = target;
@@ -95,23 +107,18 @@ export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
     if (target === undefined) await condition(wake);
     else await condition(wake, Math.max(1, target - now()));
     scheduledAt = undefined;
-    const t = now();
-    if (t >= roundAt) {
-      round += 1;
-      roundAt = t + ROUND_MS;
-    }
-    if (t >= sweepAt) {
-      sweepAt = t + SWEEP_MS;
+    if (now() >= sweepAt) {
+      sweepAt = now() + sweepMs;
       const holders = book.holders();
       if (holders.length > 0) book.reclaim(await checks.endedSlotHolders(holders));
     }
-    book.grant(now());
+    changed();
   }
 
-  // Waiting acquires answer now (their activities ask again, of the next run); then the book moves on.
-  draining = true;
+  // Every grant reaches its run before the book moves on; signals that arrive meanwhile are handled and carried.
+  while (signalling.size > 0) await Promise.all([...signalling]);
   await condition(allHandlersFinished);
-  await continueAsNew<typeof snapshotSlots>({ projectId: input.projectId, carried: book.carried() });
+  await continueAsNew<typeof snapshotSlots>({ ...input, carried: book.carried() });
 }
 
 function statusOf(slots: SlotsStatus): RunbookStatus {

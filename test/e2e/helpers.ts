@@ -12,6 +12,7 @@ import {
   makeTelemetryFilterString,
   Runtime,
   type LogEntry,
+  type NativeConnection,
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
@@ -233,6 +234,8 @@ export interface E2EOptions {
   serverArgs?: string[];
   /** The time-skipping test server instead of the dev server: hours of waiting pass at once while a test awaits a result. */
   timeSkipping?: boolean;
+  /** A workflows file of the test's own that re-exports the runbooks (runbooks/workflows.ts) and adds to them. */
+  workflowsPath?: string;
 }
 
 export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
@@ -242,7 +245,7 @@ export async function setupE2E(options: E2EOptions = {}): Promise<E2E> {
     options.timeSkipping
       ? startTimeSkippingEnv()
       : startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS, extraArgs: options.serverArgs } }),
-    bundleWorkflows(WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
+    bundleWorkflows(options.workflowsPath ?? WORKFLOWS_PATH, { tracing: options.worker?.tracing !== undefined }),
     startSimulator({ port: 0, dialect: testDialect() }),
   ]);
   const proxy = new LossyProxy(sim.baseUrl, { injector: 'the test proxy', connections: 32 });
@@ -324,13 +327,18 @@ export interface WorkerOverrides {
   webhooks?: RunbookWorkerOptions['webhooks'];
   /** 0: no sticky queue, every task replays the history. */
   maxCachedWorkflows?: number;
+  /**
+   * A connection of the worker's own: two workers on one task queue cannot share one (the SDK refuses the second),
+   * as two worker processes share none.
+   */
+  connection?: NativeConnection;
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
 export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
   const taskQueue = overrides.taskQueue ?? uniqueTaskQueue('runbooks');
   const { worker, client } = await createRunbookWorker({
-    connection: fx.env.nativeConnection,
+    connection: overrides.connection ?? fx.env.nativeConnection,
     namespace: fx.env.namespace ?? 'default',
     taskQueue,
     service: {
