@@ -131,7 +131,9 @@ test('three runs on three workers share one limiter: few 429s, every start count
     return s.held === 0 && s.waiting === 0 && s;
   });
   expect(status).toMatchObject({ starts: 30, throttled, reclaimed: 0 });
-  expect(status.limit).toBeLessThanOrEqual(5);
+  // The limit came down from its initial 10 towards the cap, which the limiter learned from the 429s.
+  expect(status.limit).toBeLessThan(10);
+  expect(status.ceiling).toBeGreaterThanOrEqual(5);
 
   // The work was spread over the workers, and the limiter's history stayed bounded by continuing as new.
   const ran = new Set<string>();
