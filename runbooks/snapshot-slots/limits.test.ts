@@ -64,6 +64,15 @@ describe('additive increase', () => {
     expect(probes).toEqual([20, 40, 80, 160, 320, 320, 320]);
   });
 
+  test('a ceiling within a tenth of the last one counts as the same cap', () => {
+    let s = initialLimit(20);
+    s = throttled(s, { now: T0, held: 21, running: 20, grantedAtDecrease: 0 });
+    s = throttled(s, { now: T0, held: 23, running: 22, grantedAtDecrease: 1 });
+    expect(s.probeSlowdown).toBe(2);
+    s = throttled(s, { now: T0, held: 26, running: 25, grantedAtDecrease: 2 });
+    expect(s.probeSlowdown).toBe(1);
+  });
+
   test('a new ceiling resets the probe to its normal pace', () => {
     let s = initialLimit(20);
     s = throttled(s, { now: T0, held: 21, running: 20, grantedAtDecrease: 0 });

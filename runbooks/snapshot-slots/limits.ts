@@ -93,8 +93,9 @@ export function throttled(state: SlotLimit, event: Throttled): SlotLimit {
   const seen = Math.max(MIN_LIMIT + 1, event.running + 1);
   if (event.grantedAtDecrease < state.decreases) return { ...paused, ceiling: Math.max(state.ceiling ?? 0, seen) };
   const ceiling = seen;
-  // The same cap again (within a slot): probe it more seldom; a new one: probe at the normal pace.
-  const confirmed = state.ceiling !== undefined && Math.abs(state.ceiling - ceiling) <= 1;
+  // The same cap again (within a slot, or a tenth: the count of running backups lags their ends a little): probe it
+  // more seldom; a new one: probe at the normal pace.
+  const confirmed = state.ceiling !== undefined && Math.abs(state.ceiling - ceiling) <= Math.max(1, ceiling / 10);
   const probeSlowdown = confirmed ? Math.min(MAX_PROBE_SLOWDOWN, state.probeSlowdown * PROBE_SLOWDOWN) : 1;
   return {
     ...paused,

@@ -1,5 +1,5 @@
 // The limiter of snapshot starts on a real dev server, with the simulator's cap on running backups: three workers on
-// one task queue serve drill-like runs (test/e2e/snapshot-slot-workflows.ts) that share one limiter per project.
+// one task queue serve drill-like runs (bench/throttle/workflows.ts) that share one limiter per project.
 // The 429s are counted at the proxy between the workers and the simulator, not by the limiter.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -7,7 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { SNAPSHOT_SLOTS_WORKFLOW, slotsQuery, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
 import type { SlotsStatus, SnapshotSlotsInput } from '../../runbooks/snapshot-slots/contract';
-import type { ManyBackupsInput, ManyBackupsResult } from './snapshot-slot-workflows';
+import type { ManyBackupsInput, ManyBackupsResult } from '../../bench/throttle/workflows';
 import {
   drillVaultAndAccount,
   eventually,
@@ -27,7 +27,7 @@ const starts = { accepted: 0, throttled: 0 };
 
 beforeAll(async () => {
   fx = await setupE2E({
-    workflowsPath: require.resolve('./snapshot-slot-workflows'),
+    workflowsPath: require.resolve('../../bench/throttle/workflows'),
     worker: { identity: 'worker-1' },
   });
   // Two more workers on the same queue: three instances share the project's one limiter.

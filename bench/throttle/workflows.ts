@@ -1,5 +1,6 @@
 // The runbooks, plus a workflow that takes many snapshots as a drill does (lanes of bounded parallelism, each start
 // followed by a wait for its job), either in slots of the project's limiter or straight, as drills did before it.
+// Bundled by the throttle benchmark and by test/e2e/snapshot-slots.test.ts in place of runbooks/workflows.ts.
 import type { Activities } from '../../runbooks/activities';
 import { SnapshotSlots } from '../../runbooks/snapshot-slots/calls';
 import { serviceCalls, waitingCalls } from '../../runtime/calls';
