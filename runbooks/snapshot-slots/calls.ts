@@ -5,6 +5,7 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
   log,
   setHandler,
   workflowInfo,
@@ -14,7 +15,10 @@ import { serviceCalls } from '../../runtime/calls';
 import type { SnapshotSlot, SnapshotSlotActivities } from './activities';
 import { releaseSlotSignal, slotGrantedSignal } from './contract';
 
-/** A wait for a grant asks again this often: a limiter that was terminated and started again knows no old requests. */
+/**
+ * Starts still waiting for a grant ask again this often: a limiter that was terminated and started again knows no
+ * earlier request. One timer for all of a run's waits, not one per wait.
+ */
 const ASK_AGAIN_MS = 10 * 60_000;
 
 export interface SlottedBackup {
@@ -44,6 +48,7 @@ export class SnapshotSlots {
   private readonly used = new Map<string, number>();
   private readonly asking = new Set<string>();
   private limiterId: string | undefined;
+  private askingAgain = false;
 
   constructor() {
     setHandler(slotGrantedSignal, ({ leaseId, grant }) => {
@@ -102,7 +107,8 @@ export class SnapshotSlots {
     this.asking.add(leaseId);
     try {
       if (ask) await this.ask(leaseId);
-      while (!(await condition(() => this.granted.has(leaseId), ASK_AGAIN_MS))) await this.ask(leaseId);
+      this.askAgainWhileWaiting();
+      await condition(() => this.granted.has(leaseId));
     } finally {
       this.asking.delete(leaseId);
     }
@@ -115,5 +121,25 @@ export class SnapshotSlots {
   private async ask(leaseId: string): Promise<void> {
     const { limiterId } = await this.calls.requestSnapshotSlot({ leaseId });
     this.limiterId = limiterId;
+  }
+
+  /** While any start of this run waits, asks again for each every ASK_AGAIN_MS (a request again keeps its place). */
+  private askAgainWhileWaiting(): void {
+    if (this.askingAgain) return;
+    this.askingAgain = true;
+    const loop = async () => {
+      try {
+        while (this.asking.size > 0) {
+          if (await condition(() => this.asking.size === 0, ASK_AGAIN_MS)) break;
+          for (const leaseId of [...this.asking]) if (!this.granted.has(leaseId)) await this.ask(leaseId);
+        }
+      } finally {
+        this.askingAgain = false;
+      }
+    };
+    void loop().catch((err: unknown) => {
+      // A cancelled run, or a request that failed for good: the waits themselves report what matters.
+      if (!isCancellation(err)) log.warn('asking again for snapshot slots failed', { error: String(err) });
+    });
   }
 }
