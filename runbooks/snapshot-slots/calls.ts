@@ -13,7 +13,7 @@ import {
 import type { StartBackupInput } from '../../steps/jobs';
 import { serviceCalls } from '../../runtime/calls';
 import type { SnapshotSlot, SnapshotSlotActivities } from './activities';
-import { releaseSlotSignal, slotGrantedSignal } from './contract';
+import { releaseSlotSignal, requestSlotSignal, slotGrantedSignal } from './contract';
 
 /**
  * Starts still waiting for a grant ask again this often: a limiter that was terminated and started again knows no
@@ -118,7 +118,23 @@ export class SnapshotSlots {
     return grant;
   }
 
+  /**
+   * Asks for a slot: once the run knows the limiter, a signal straight to it (two events, no activity); the first
+   * time, or when that limiter is gone, the activity that starts one if none runs (signal-with-start).
+   */
   private async ask(leaseId: string): Promise<void> {
+    if (this.limiterId) {
+      const { workflowId, runId } = workflowInfo();
+      try {
+        await getExternalWorkflowHandle(this.limiterId).signal(requestSlotSignal, {
+          leaseId,
+          holder: { workflowId, runId },
+        });
+        return;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+      }
+    }
     const { limiterId } = await this.calls.requestSnapshotSlot({ leaseId });
     this.limiterId = limiterId;
   }

@@ -47,16 +47,19 @@ export function slotsAllowed(state: SlotLimit): number {
 }
 
 /**
- * A start went through: additive increase. Below the last ceiling the limit regains a slot per success (it was
- * halved there, and the service took that many before); from one below the ceiling up it grows by one slot per
- * window of successes (`limit` of them), and `probeSlowdown` times slower once that ceiling was confirmed, so that
- * a fixed cap is probed seldom and costs few 429s.
+ * A start went through. Until the service first refuses one, the cap is unknown and the limit grows by a slot per
+ * success (slow start: a slot is held longer than its backup runs, by the grant's and the release's trips through
+ * Temporal, so with short jobs the limit that fills the cap is well above it, and one window per slot took minutes
+ * to find it: bench/throttle). Once a 429 has shown the cap, additive increase: below the last ceiling the limit
+ * regains a slot per success (it was halved there, and the service took that many before); from one below the
+ * ceiling up it grows by one slot per window of successes (`limit` of them), and `probeSlowdown` times slower once
+ * that ceiling was confirmed, so that a fixed cap is probed seldom and costs few 429s.
  */
 export function started(state: SlotLimit): SlotLimit {
   const safe = state.ceiling === undefined ? undefined : state.ceiling - 1;
   const base = { ...state, throttledInARow: 0 };
-  if (safe !== undefined && state.limit < safe) return { ...base, limit: clamp(state.limit + 1), credit: 0 };
-  const window = state.limit * (safe === undefined ? 1 : state.probeSlowdown);
+  if (safe === undefined || state.limit < safe) return { ...base, limit: clamp(state.limit + 1), credit: 0 };
+  const window = state.limit * state.probeSlowdown;
   const credit = state.credit + 1;
   return credit >= window ? { ...base, limit: clamp(state.limit + 1), credit: 0 } : { ...base, credit };
 }

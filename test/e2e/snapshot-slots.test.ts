@@ -36,7 +36,7 @@ beforeAll(async () => {
     connections.push(connection);
     workers.push(await startWorker(fx, { taskQueue: fx.worker.taskQueue, identity, connection }));
   }
-  const inventory = await fx.control.call<GeneratedInventory>('POST', '/inventory/generate', { resources: 60 });
+  const inventory = await fx.control.call<GeneratedInventory>('POST', '/inventory/generate', { resources: 90 });
   resources = Object.values(fx.sim.ctx.state.resources)
     .filter((r) => r.sourceAccountId === inventory.sourceAccountId)
     .map((r) => ({ id: r.resource.id, providerResourceId: r.resource.providerResourceId }));
@@ -107,33 +107,42 @@ async function activityWorkers(handle: WorkflowHandle, type: string): Promise<Se
 
 let slottedShare = 0;
 
-test('three runs on three workers share one limiter: few 429s, every start counted once, every slot back', async () => {
-  await fx.control.jobsConfig({ backupSeconds: 1, maxConcurrentBackups: 5, outcomes: {} });
+/** Three slotted runs of ten backups, ten lanes each (30 lanes against the cap), and the 429s the proxy saw. */
+async function slottedRound(from: number) {
   const before = { ...starts };
-  // 30 lanes against a cap of 5.
-  const handles = await startRuns(3, 10, 10, true);
+  const handles = await startRuns(3, 10, 10, true, from);
   const results = await Promise.all(handles.map((h) => h.result()));
-
-  const jobIds = results.flatMap((r) => r.jobIds);
-  expect(new Set(jobIds).size).toBe(30);
+  expect(new Set(results.flatMap((r) => r.jobIds)).size).toBe(30);
   const accepted = starts.accepted - before.accepted;
   const throttled = starts.throttled - before.throttled;
   expect(accepted).toBe(30);
-  slottedShare = throttled / (accepted + throttled);
-  console.log(`slotted: ${throttled} of ${accepted + throttled} take-snapshot calls answered 429`);
-  // Learning an unknown cap from the initial limit of 10: at most 10 - 5 refusals in the first episode, then a probe
-  // now and then; not one 429 per waiting lane as without the limiter.
-  expect(throttled).toBeLessThanOrEqual(8);
-  // The runs counted exactly the 429s the service sent, and so did the limiter: each report counted once.
+  // The runs counted exactly the 429s the service sent: each one reported once.
   expect(results.reduce((n, r) => n + r.throttled, 0)).toBe(throttled);
+  return { handles, throttled, share: throttled / (accepted + throttled) };
+}
+
+test('three runs on three workers share one limiter: few 429s once it knows the cap, every slot back', async () => {
+  await fx.control.jobsConfig({ backupSeconds: 1, maxConcurrentBackups: 5, outcomes: {} });
+  // The first round learns the cap (unknown, below the initial limit of 10): its 429s are the price of learning.
+  const learning = await slottedRound(0);
+  console.log(
+    `slotted, learning: ${learning.throttled} take-snapshot calls of ${30 + learning.throttled} answered 429`,
+  );
+  // The next drill meets the limit learnt: a 429 only when the limiter probes past the cap.
+  const learnt = await slottedRound(30);
+  console.log(`slotted, learnt: ${learnt.throttled} take-snapshot calls of ${30 + learnt.throttled} answered 429`);
+  expect(learnt.throttled).toBeLessThanOrEqual(3);
+  slottedShare = learnt.share;
+
   const status = await eventually('every slot given back', async () => {
     const s = await slots();
     return s.held === 0 && s.waiting === 0 && s;
   });
-  expect(status).toMatchObject({ starts: 30, throttled, reclaimed: 0 });
+  expect(status).toMatchObject({ starts: 60, throttled: learning.throttled + learnt.throttled, reclaimed: 0 });
   // The limit came down from its initial 10 towards the cap, which the limiter learned from the 429s.
   expect(status.limit).toBeLessThan(10);
   expect(status.ceiling).toBeGreaterThanOrEqual(5);
+  const handles = [...learning.handles, ...learnt.handles];
 
   // The work was spread over the workers, and the limiter's history stayed bounded by continuing as new.
   const ran = new Set<string>();
@@ -148,7 +157,7 @@ test('three runs on three workers share one limiter: few 429s, every start count
 
 test('without the limiter, the same load meets many more 429s', async () => {
   const before = { ...starts };
-  const handles = await startRuns(3, 10, 10, false, 30);
+  const handles = await startRuns(3, 10, 10, false, 60);
   const results = await Promise.all(handles.map((h) => h.result()));
   expect(new Set(results.flatMap((r) => r.jobIds)).size).toBe(30);
   const accepted = starts.accepted - before.accepted;
