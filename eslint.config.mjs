@@ -43,7 +43,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,job-watcher,input-rules,metrics} and its own contract, report, expectations, windows, validation desk or verdicts; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,job-watcher,input-rules,metrics} and its own contract, report, expectations, windows, validation desk, verdicts or slot book, and the snapshot-slot calls; import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -81,8 +81,10 @@ export default tseslint.config(
           patterns: [
             {
               regex: relativeExcept([
-                String.raw`\./(?:contract|report|expectations|windows|validation-desk|verdicts)`,
+                String.raw`\./(?:contract|report|expectations|windows|validation-desk|verdicts|slot-book)`,
                 String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches)`,
+                // Runbooks that take snapshots do so in slots of the shared limiter.
+                String.raw`\.\./snapshot-slots/(?:calls|contract)`,
                 String.raw`\.\./\.\./runtime/(?:calls|tracker|job-watcher|input-rules|metrics)`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
                 String.raw`\.\./\.\./api/dialect`,

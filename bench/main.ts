@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   client: () => import('./client/benchmark.js').then((m) => m.clientBenchmark),
   waiting: () => import('./waiting/benchmark.js').then((m) => m.waitingBenchmark),
   drill: () => import('./drill/benchmark.js').then((m) => m.drillBenchmark),
+  throttle: () => import('./throttle/benchmark.js').then((m) => m.throttleBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));

@@ -27,6 +27,8 @@ export const RUNBOOK_PHASES = [
   'listing remaining resources',
   // postureReport
   'scanning inventory',
+  // snapshotSlots (the limiter of snapshot starts, runbooks/snapshot-slots)
+  'granting snapshot slots',
   'completed',
   'completed with warnings',
 ] as const;

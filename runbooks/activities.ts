@@ -13,6 +13,7 @@ import { accountActivities } from './offboard-source-account/activities';
 import { postureActivities } from './posture-report/activities';
 import { queryExportActivities } from './query-export/activities';
 import { credentialActivities } from './rotate-credentials/activities';
+import { snapshotSlotActivities } from './snapshot-slots/activities';
 
 /** Every activity of the runbooks, bound to the worker's client and output directory. */
 export function createActivities(deps: ActivityDeps) {
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...accountActivities(deps),
     ...postureActivities(deps),
     ...notificationActivities(deps),
+    ...snapshotSlotActivities(deps),
   });
 }
 

@@ -21,3 +21,5 @@ export const costExport = measured(cost);
 export const rotateCredentials = measured(rotate);
 export const offboardSourceAccount = measured(offboard);
 export const postureReport = measured(posture);
+// Not a runbook: the limiter of snapshot starts that runbooks share, one per service project (never ends by itself).
+export { snapshotSlots } from './snapshot-slots/workflow';

@@ -12,6 +12,7 @@ import {
   makeTelemetryFilterString,
   Runtime,
   type LogEntry,
+  type NativeConnection,
   type Worker,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
@@ -233,7 +234,7 @@ export interface E2EOptions {
   serverArgs?: string[];
   /** The time-skipping test server instead of the dev server: hours of waiting pass at once while a test awaits a result. */
   timeSkipping?: boolean;
-  /** Workflows of the test's own instead of the runbooks (runbooks/workflows.ts), served with the runbooks' activities. */
+  /** A workflows file of the test's own, bundled instead of runbooks/workflows.ts (it may re-export the runbooks). */
   workflowsPath?: string;
 }
 
@@ -326,13 +327,18 @@ export interface WorkerOverrides {
   webhooks?: RunbookWorkerOptions['webhooks'];
   /** 0: no sticky queue, every task replays the history. */
   maxCachedWorkflows?: number;
+  /**
+   * A connection of the worker's own: two workers on one task queue cannot share one (the SDK refuses the second),
+   * as two worker processes share none.
+   */
+  connection?: NativeConnection;
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
 export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
   const taskQueue = overrides.taskQueue ?? uniqueTaskQueue('runbooks');
   const { worker, client } = await createRunbookWorker({
-    connection: fx.env.nativeConnection,
+    connection: overrides.connection ?? fx.env.nativeConnection,
     namespace: fx.env.namespace ?? 'default',
     taskQueue,
     service: {

@@ -1,0 +1,72 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { CarriedSlots } from './slot-book';
+
+/** The workflow type of the limiter: one run per service project, shared by every worker of that project. */
+export const SNAPSHOT_SLOTS_WORKFLOW = 'snapshotSlots';
+
+/** The limiter's workflow ID for a service project: every worker of the project finds the same one. */
+export function snapshotSlotsWorkflowId(projectId: string): string {
+  return `snapshot-slots-${projectId}`;
+}
+
+/** The run that holds (or waits for) a slot; its end frees the slot, should it not release it itself. */
+export interface SlotHolder {
+  workflowId: string;
+  runId: string;
+}
+
+export interface RequestSlot {
+  /** One per snapshot start of a run: a request sent again (a retried activity) keeps its place, never takes two. */
+  leaseId: string;
+  /** The run the grant is signalled to. */
+  holder: SlotHolder;
+}
+
+/** The limiter's answer to a request, signalled to the holder's run once a slot is its own. */
+export interface SlotGranted {
+  leaseId: string;
+  /** The grant's number: a report names it, so that a late duplicate never counts against a later grant. */
+  grant: number;
+}
+
+/** How a start in a granted slot went. */
+export type SnapshotStartReport =
+  | { leaseId: string; grant: number; result: 'ok'; jobId: string }
+  | { leaseId: string; grant: number; result: 'throttled'; retryAfterSeconds?: number };
+
+export interface ReleaseSlot {
+  leaseId: string;
+}
+
+/** What `runbooks status` and the `slots` query show of a limiter. */
+export interface SlotsStatus {
+  projectId: string;
+  limit: number;
+  /** Slots held when the service last refused a start: the cap as it showed itself. */
+  ceiling?: number;
+  held: number;
+  waiting: number;
+  pausedUntil?: string;
+  starts: number;
+  throttled: number;
+  /** Slots given back because their holder's run had ended without releasing them. */
+  reclaimed: number;
+}
+
+/** Asks for a slot (signal-with-start: the first request of a project starts its limiter). */
+export const requestSlotSignal = defineSignal<[RequestSlot]>('requestSlot');
+/** Sent by the limiter to the holder's run: the slot is granted, the snapshot may start. */
+export const slotGrantedSignal = defineSignal<[SlotGranted]>('snapshotSlotGranted');
+/** A start's outcome: a success grows the limit, a 429 halves it and puts the holder back at the head of the queue. */
+export const reportStartSignal = defineSignal<[SnapshotStartReport]>('reportStart');
+/** Gives a slot back (the backup job has ended), or withdraws a holder from the queue. */
+export const releaseSlotSignal = defineSignal<[ReleaseSlot]>('releaseSlot');
+export const slotsQuery = defineQuery<SlotsStatus>('slots');
+
+export interface SnapshotSlotsInput {
+  projectId: string;
+  /** State carried over by continue-as-new. */
+  carried?: CarriedSlots;
+  /** Shorter periods and a lower history bound, for tests that start the limiter themselves; kept across runs. */
+  tuning?: { sweepMs?: number; historyLimit?: number };
+}

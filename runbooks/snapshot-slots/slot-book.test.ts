@@ -1,0 +1,135 @@
+import { initialLimit } from './limits';
+import { emptyBook, SlotBook } from './slot-book';
+
+const T0 = 1_000_000;
+const run = (n: number) => ({ workflowId: `drill-${n}`, runId: `run-${n}` });
+
+const ids = (leases: { leaseId: string }[]) => leases.map((l) => l.leaseId);
+
+function bookOf(limit: number): SlotBook {
+  return new SlotBook({ ...emptyBook(), limit: initialLimit(limit) });
+}
+
+describe('the book of slots', () => {
+  test('grants first come, first served, up to the limit', () => {
+    const book = bookOf(2);
+    for (const n of [1, 2, 3]) book.enqueue(`lease-${n}`, run(n), T0);
+    expect(ids(book.grant(T0))).toEqual(['lease-1', 'lease-2']);
+    expect(book.position('lease-3')).toBe(1);
+    expect(book.status('p', T0)).toMatchObject({ waiting: 1, held: 2, limit: 2 });
+    book.release('lease-1');
+    expect(book.grant(T0)).toEqual([
+      { leaseId: 'lease-3', holder: run(3), grantedAt: T0, grant: 3, grantedAtDecrease: 0 },
+    ]);
+  });
+
+  test('a retried acquire of the same lease takes no second slot and no second place', () => {
+    const book = bookOf(5);
+    book.enqueue('lease-1', run(1), T0);
+    book.grant(T0);
+    book.enqueue('lease-1', run(1), T0 + 1);
+    expect(book.grant(T0 + 1)).toEqual([]);
+    expect(book.held).toBe(1);
+    expect(book.waiting).toBe(0);
+  });
+
+  test('a success reported twice grows the limit once', () => {
+    const book = bookOf(10);
+    book.enqueue('lease-1', run(1), T0);
+    book.grant(T0);
+    book.report({ leaseId: 'lease-1', grant: 1, result: 'ok', jobId: 'job-1' }, T0);
+    const after = book.limit.limit;
+    book.report({ leaseId: 'lease-1', grant: 1, result: 'ok', jobId: 'job-1' }, T0);
+    expect(book.limit.limit).toBe(after);
+    expect(book.status('p', T0).starts).toBe(1);
+  });
+
+  test('a 429 frees the slot, halves the limit, and puts its holder first in line until Retry-After', () => {
+    const book = bookOf(4);
+    for (const n of [1, 2, 3, 4, 5]) book.enqueue(`lease-${n}`, run(n), T0);
+    book.grant(T0);
+    for (const n of [1, 2, 3]) book.report({ leaseId: `lease-${n}`, grant: n, result: 'ok', jobId: `job-${n}` }, T0);
+    book.report({ leaseId: 'lease-4', grant: 4, result: 'throttled', retryAfterSeconds: 3 }, T0);
+    expect(book.held).toBe(3);
+    expect(book.limit.limit).toBe(2);
+    expect(book.limit.ceiling).toBe(4);
+    expect(book.position('lease-4')).toBe(1);
+    // Two released: under the halved limit, and after the pause, the refused holder goes first.
+    book.release('lease-1');
+    book.release('lease-2');
+    expect(book.grant(T0 + 2_999)).toEqual([]);
+    expect(book.resumesAt(T0 + 2_999)).toBe(T0 + 3_000);
+    expect(ids(book.grant(T0 + 3_000))).toEqual(['lease-4']);
+    expect(book.grantOf('lease-4')).toBe(5);
+    // The same 429 reported again (a retried activity) changes nothing: it names the earlier grant.
+    book.report({ leaseId: 'lease-4', grant: 4, result: 'throttled', retryAfterSeconds: 3 }, T0 + 3_000);
+    expect(book.status('p', T0)).toMatchObject({ starts: 3, throttled: 1 });
+    expect(book.held).toBe(2);
+  });
+
+  test('slots and places of runs that ended come back, and are counted', () => {
+    const book = bookOf(2);
+    for (const n of [1, 2, 3]) book.enqueue(`lease-${n}`, run(n), T0);
+    book.grant(T0);
+    expect(book.holders()).toEqual([run(1), run(2), run(3)]);
+    expect(book.reclaim([run(1), run(3)])).toBe(1);
+    expect(book.held).toBe(1);
+    expect(book.waiting).toBe(0);
+    expect(book.status('p', T0).reclaimed).toBe(1);
+  });
+
+  test('the book carried over continue-as-new is the same book', () => {
+    const book = bookOf(3);
+    for (const n of [1, 2, 3, 4]) book.enqueue(`lease-${n}`, run(n), T0);
+    book.grant(T0);
+    book.report({ leaseId: 'lease-1', grant: 1, result: 'ok', jobId: 'job-1' }, T0);
+    const next = new SlotBook(JSON.parse(JSON.stringify(book.carried())) as ReturnType<SlotBook['carried']>);
+    expect(next.status('p', T0)).toEqual(book.status('p', T0));
+    expect(next.position('lease-4')).toBe(1);
+    next.release('lease-2');
+    expect(next.grant(T0)).toMatchObject([{ leaseId: 'lease-4', grant: 4 }]);
+  });
+});
+
+/**
+ * A service with a fixed cap, in steps: every free slot is granted and started at once (more runs wait than the cap
+ * takes), the service refuses a start past its cap with 429 and a Retry-After of 1 s, and one job ends every 100 ms,
+ * its slot given back. Deterministic: no Temporal, no clock.
+ */
+function againstCap(cap: number, starts: number) {
+  const book = bookOf(10);
+  let now = T0;
+  let queued = 0;
+  const running: string[] = [];
+  let refused = 0;
+  let heldSum = 0;
+  let steps = 0;
+  while (book.status('p', now).starts < starts) {
+    while (book.waiting < 50) book.enqueue(`lease-${++queued}`, run(queued), now);
+    for (const lease of book.grant(now)) {
+      if (running.length < cap) {
+        book.report({ leaseId: lease.leaseId, grant: lease.grant, result: 'ok', jobId: `job-${lease.grant}` }, now);
+        running.push(lease.leaseId);
+      } else {
+        refused += 1;
+        book.report({ leaseId: lease.leaseId, grant: lease.grant, result: 'throttled', retryAfterSeconds: 1 }, now);
+      }
+    }
+    heldSum += running.length;
+    steps += 1;
+    now += 100;
+    const ended = running.shift();
+    if (ended) book.release(ended);
+  }
+  return { refused, share: refused / (starts + refused), meanRunning: heldSum / steps, book };
+}
+
+describe('against a fixed cap', () => {
+  test.each([5, 20, 50])('cap %i: 2,000 starts meet few 429s, and the cap is used', (cap) => {
+    const { share, meanRunning, book } = againstCap(cap, 2_000);
+    expect(share).toBeLessThanOrEqual(0.02);
+    // Running backups average most of the cap, the slow climb from 10 included: a halving is regained quickly.
+    expect(meanRunning).toBeGreaterThanOrEqual(cap * 0.75);
+    expect(book.limit.ceiling).toBeGreaterThanOrEqual(cap);
+  });
+});

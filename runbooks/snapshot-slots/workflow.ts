@@ -1,0 +1,137 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { statusQuery, type RunbookStatus } from '../../contracts';
+import type { SnapshotSlotActivities } from './activities';
+import {
+  releaseSlotSignal,
+  reportStartSignal,
+  requestSlotSignal,
+  slotGrantedSignal,
+  slotsQuery,
+  type SlotsStatus,
+  type SnapshotSlotsInput,
+} from './contract';
+import { SlotBook, type Lease } from './slot-book';
+
+/** While slots are held, the runs holding them are checked this often: a run that ended gives its slots back. */
+export const SWEEP_MS = 60_000;
+/**
+ * The history stays under this many events: then the run continues as new, carrying the book. A slot costs about
+ * ten events (the request, report and release signals, the grant signalled back, their workflow tasks), so a run
+ * covers a few hundred backups; the bound keeps each replay short.
+ */
+export const HISTORY_LIMIT = 4_000;
+
+const checks = proxyLocalActivities<SnapshotSlotActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+/**
+ * The limiter of snapshot starts of one service project (workflow ID `snapshot-slots-<projectId>`), started on
+ * demand by the first request (signal-with-start) and shared by every worker: it grants slots first come, first
+ * served, up to an adaptive limit (limits.ts), signals each grant to the run that asked, and carries its state
+ * through continue-as-new. It never ends on its own: the limit it learned stays for the next drill.
+ *
+ * Signals only, no updates: Temporal admits 10 updates in flight per workflow (a burst of 30 requests met
+ * "limit on number of concurrent in-flight updates has been reached"), and a run waiting for its grant signal costs
+ * nothing while it waits, where a waiting activity would hold a worker's slot.
+ */
+export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
+  const book = new SlotBook(input.carried);
+  const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
+  const now = () => Date.now();
+  let sweepAt = now() + sweepMs;
+  /** Grants on their way to their runs; continue-as-new waits for them. */
+  const signalling = new Set<Promise<void>>();
+  /** The main loop's timer; a handler that needs an earlier wake-up bumps `woken`. */
+  let scheduledAt: number | undefined;
+  let woken = 0;
+
+  const nextWake = (): number | undefined => {
+    const times = [book.resumesAt(now()), book.held + book.waiting > 0 ? sweepAt : undefined].filter(
+      (t): t is number => t !== undefined,
+    );
+    return times.length === 0 ? undefined : Math.min(...times);
+  };
+  const tellGranted = (lease: Lease) => {
+    const { workflowId, runId } = lease.holder;
+    const sent = getExternalWorkflowHandle(workflowId, runId)
+      .signal(slotGrantedSignal, { leaseId: lease.leaseId, grant: lease.grant })
+      .catch(() => {
+        // The run has ended (or never was): its slot comes back at once.
+        if (book.grantOf(lease.leaseId) === lease.grant && book.reclaimLease(lease.leaseId)) changed();
+      })
+      .finally(() => signalling.delete(sent));
+    signalling.add(sent);
+  };
+  const changed = () => {
+    for (const lease of book.grant(now())) tellGranted(lease);
+    const wake = nextWake();
+    if (wake !== undefined && (scheduledAt === undefined || wake < scheduledAt)) woken += 1;
+  };
+  const tooLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
+
+  setHandler(slotsQuery, (): SlotsStatus => book.status(input.projectId, now()));
+  setHandler(statusQuery, (): RunbookStatus => statusOf(book.status(input.projectId, now())));
+  setHandler(requestSlotSignal, ({ leaseId, holder }) => {
+    const lease = book.leaseOf(leaseId);
+    // Asked again while it holds a slot (a run that asks again after a long wait): the same grant, told again.
+    if (lease) tellGranted(lease);
+    else book.enqueue(leaseId, holder, now());
+    changed();
+  });
+  setHandler(reportStartSignal, (report) => {
+    book.report(report, now());
+    changed();
+  });
+  setHandler(releaseSlotSignal, ({ leaseId }) => {
+    book.release(leaseId);
+    changed();
+  });
+
+  // Grants owed from the run before (a pause that has ended, slots freed as it continued).
+  changed();
+  while (!tooLong()) {
+    const target = nextWake();
+    scheduledAt = target;
+    const seen = woken;
+    const wake = () => woken !== seen || tooLong();
+    if (target === undefined) await condition(wake);
+    else await condition(wake, Math.max(1, target - now()));
+    scheduledAt = undefined;
+    if (now() >= sweepAt) {
+      sweepAt = now() + sweepMs;
+      const holders = book.holders();
+      if (holders.length > 0) book.reclaim(await checks.endedSlotHolders(holders));
+    }
+    changed();
+  }
+
+  // Every grant reaches its run before the book moves on; signals that arrive meanwhile are handled and carried.
+  while (signalling.size > 0) await Promise.all([...signalling]);
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof snapshotSlots>({ ...input, carried: book.carried() });
+}
+
+function statusOf(slots: SlotsStatus): RunbookStatus {
+  const ceiling = slots.ceiling === undefined ? 'no 429 yet' : `429 at ${slots.ceiling} held`;
+  return {
+    runbook: 'snapshotSlots',
+    phase: 'granting snapshot slots',
+    ids: {},
+    progress: { done: slots.held, total: slots.limit, unit: 'slots held' },
+    detail:
+      `limit ${slots.limit} (${ceiling}); ${slots.held} held, ${slots.waiting} waiting; ` +
+      `${slots.starts} starts, ${slots.throttled} refused with 429, ${slots.reclaimed} reclaimed`,
+    ...(slots.pausedUntil ? { waitingFor: `the service's Retry-After, until ${slots.pausedUntil}` } : {}),
+    updatedAt: new Date().toISOString(),
+  };
+}
