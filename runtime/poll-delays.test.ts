@@ -2,7 +2,7 @@ import { approvalPollDelayMs, jobPollDelayMs, looksDuring, MAX_APPROVAL_POLL_MS 
 
 const HOUR = 3600_000;
 
-test('a 12-hour approval wait takes at most 150 calls, the submit\'s read included', () => {
+test("a 12-hour approval wait takes at most 150 calls, the submit's read included", () => {
   expect(looksDuring(12 * HOUR, (age) => approvalPollDelayMs(age))).toBeLessThanOrEqual(150);
   // With the deadline of the benchmark's policy (48 h) too.
   expect(looksDuring(12 * HOUR, (age) => approvalPollDelayMs(age, 48 * HOUR - age))).toBeLessThanOrEqual(150);

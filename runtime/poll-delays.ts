@@ -1,8 +1,16 @@
-// How long a waiting activity sleeps between looks. It says so in its "not yet" failure (`nextRetryDelay`), which
-// overrides the retry policy's backoff; attempts are not written to history, so the schedule changes no command.
+// How long a wait sleeps between looks. A watch sleeps inside its attempt; a wait of one look per attempt says so in its
+// "not yet" failure (`nextRetryDelay`), which overrides the retry policy's backoff. Neither is written to history, so
+// the schedule changes no command.
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
+
+/**
+ * The heartbeat timeout that marks a watch: an attempt that looks many times, sleeping between looks, and beats once a
+ * minute (runtime/heartbeat.ts `watchPause`) instead of every two seconds. A worker killed in one is noticed after this
+ * long, and the wait resumes on another worker.
+ */
+export const WATCH_HEARTBEAT_TIMEOUT_MS = 2 * MINUTE;
 
 /** The shortest gap between two looks: the service is asked at most once a second per wait. */
 export const MIN_POLL_MS = SECOND;

@@ -1,7 +1,16 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
-import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
+import {
+  leanHistory,
+  notify,
+  peekCalls,
+  quickCalls,
+  resend,
+  serviceCalls,
+  waitingCalls,
+  watchingCalls,
+} from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
@@ -42,6 +51,8 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   const tracker = new RunbookTracker('approvalGatedRestore', { resource: input.resourceId });
   const startedAt = new Date().toISOString();
   const wait = waitingCalls<Activities>();
+  // Reviewers take hours: the wait for them is one watch, not an activity task per look.
+  const watch = watchingCalls<Activities>();
   const restore = {
     resourceId: input.resourceId,
     snapshotId: input.snapshotId,
@@ -105,7 +116,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         });
         const seen: number = approval.approvals.current;
         const looked = await tracker.waitNudgeable(
-          () => wait.checkApproval(requestId, seen, announce),
+          () => watch.checkApproval(requestId, seen, announce),
           () => peek.checkApproval(requestId, seen, announce),
         );
         approval = withoutNotice(looked);
