@@ -14,8 +14,16 @@ const LOCAL_ACTIVITY_SLOTS = 100;
 const NEXUS_TASK_SLOTS = 100;
 /** Activities other than watches that run at once on one worker (the SDK's default). */
 export const ACTIVITY_SLOTS = 100;
-/** The activity types that may run as watches: they take no slot of the `ACTIVITY_SLOTS`. */
-export const WATCH_ACTIVITY_TYPES: ReadonlySet<string> = new Set(['checkApproval']);
+/**
+ * The activity types that may run as watches: they take no slot of the `ACTIVITY_SLOTS`. A job's look also runs
+ * without a watch (a drill's, for ten seconds at most in an attempt): those take no slot either, and are bounded by
+ * the drill's parallelism.
+ */
+export const WATCH_ACTIVITY_TYPES: ReadonlySet<string> = new Set([
+  'checkApproval',
+  'checkRestoreJob',
+  'checkBackupJob',
+]);
 
 /**
  * Activity slots where a watch (a wait that sleeps inside its attempt, runtime/heartbeat.ts) takes none: a thousand
