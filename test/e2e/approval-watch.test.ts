@@ -1,7 +1,11 @@
 // The wait for reviewers as one watch: looks on the schedule inside one activity attempt, an approval seen without a
 // nudge, and a wait that resumes on another worker when its worker goes away. Real dev server, simulator, worker.
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { ensureWorkflowBundle, lineOf, startWorkerProcess } from '../worker/worker-process';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import {
   APPROVAL,
@@ -22,11 +26,19 @@ restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
   target = readyTarget;
 });
 
-function start() {
+function start(taskQueue = fx.worker.taskQueue) {
   return fx.env.client.workflow.start(approvalGatedRestore, {
-    taskQueue: fx.worker.taskQueue,
+    taskQueue,
     workflowId: `watch-${randomUUID()}`,
     args: [{ ...target, kind: 'bucket', destination: bucketDestination('restored-objects', 'watch/') }],
+  });
+}
+
+/** Waits until the run's wait for reviewers runs on a worker. */
+function watchRunning(handle: WorkflowHandle) {
+  return eventually('the watch to run', async () => {
+    const pending = (await handle.describe()).raw.pendingActivities ?? [];
+    return pending.some((a) => a.activityType?.name === 'checkApproval' && a.lastStartedTime);
   });
 }
 
@@ -87,10 +99,7 @@ test('a wait whose worker shuts down resumes on another worker, as a retry of th
   await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
   const handle = await start();
   const requestId = await waitingRequestId(handle);
-  await eventually('the watch to run', async () => {
-    const pending = (await handle.describe()).raw.pendingActivities ?? [];
-    return pending.some((a) => a.activityType?.name === 'checkApproval' && a.lastStartedTime);
-  });
+  await watchRunning(handle);
   await fx.control.approve(requestId, APPROVAL);
   // The watch sleeps until its first look, 30 s on; its worker goes away meanwhile.
   await fx.worker.stop();
@@ -101,3 +110,49 @@ test('a wait whose worker shuts down resumes on another worker, as a retry of th
   // The same activity, retried on the new worker: its second attempt looked at once and saw the approval.
   expect(await approvalWaits(handle)).toEqual({ scheduled: 1, attempts: [2] });
 });
+
+test('a wait whose worker is killed (SIGKILL) resumes on another worker at its heartbeat timeout, exactly once', async () => {
+  await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
+  const dir = await mkdtemp(join(tmpdir(), 'watch-crash-'));
+  const taskQueue = `watch-crash-${randomUUID()}`;
+  // The built worker, as a process that can be killed outright.
+  const doomed = startWorkerProcess(
+    {
+      TEMPORAL_ADDRESS: fx.env.address,
+      RUNBOOKS_TASK_QUEUE: taskQueue,
+      BACKUP_SERVICE_URL: fx.proxy.baseUrl,
+      BACKUP_PROJECT_ID: fx.sim.projectId,
+      BACKUP_CLIENT_ID: fx.sim.clientId,
+      BACKUP_CLIENT_SECRET: fx.sim.clientSecret,
+      RUNBOOKS_DATA_DIR: join(dir, 'data'),
+      RUNBOOKS_WORKFLOW_BUNDLE: await ensureWorkflowBundle(),
+    },
+    120_000,
+  );
+  let rescuer: Awaited<ReturnType<typeof startWorker>> | undefined;
+  try {
+    await lineOf(doomed, /"msg":"worker running"/);
+    const since = (await fx.control.state()).now;
+    const handle = await start(taskQueue);
+    const requestId = await waitingRequestId(handle);
+    await watchRunning(handle);
+    await fx.control.approve(requestId, APPROVAL);
+    doomed.process.kill('SIGKILL');
+    await doomed.exited;
+    rescuer = await startWorker(fx, { taskQueue });
+    const result = await handle.result();
+
+    expect(result.approval).toMatchObject({ requestId, status: 'APPROVED' });
+    expect(await approvalWaits(handle)).toEqual({ scheduled: 1, attempts: [2] });
+    // One restore, however the wait moved.
+    const { restoreJobs } = await fx.control.jobs();
+    const ours = restoreJobs.filter(
+      (j) => j.snapshotDetails?.id === target.snapshotId && j.jobExecutionDetails.createdTime >= since,
+    );
+    expect(ours.map((j) => j.jobExecutionDetails.jobId)).toEqual([result.job.jobId]);
+  } finally {
+    doomed.process.kill('SIGKILL');
+    await rescuer?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 300_000);
