@@ -1,5 +1,7 @@
 // `npm run bench -- --only waiting`: what waiting costs. One 12-hour approval wait (history, service calls, how soon
-// an approval is noticed), then 1,000 waiting restores on one worker (200 and 20 s with --quick).
+// an approval is noticed, young and 12 hours old), then 1,000 waiting restores on one worker, their start and their
+// wait measured apart, against one activity task per look (200 restores and a 30 s window with --quick).
+// BENCH_WORKER_CPU_PROF=<dir> writes a --cpu-prof profile of each waiters' worker there.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

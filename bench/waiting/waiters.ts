@@ -7,7 +7,7 @@
 // look, as before watches), on the same schedule, interleaved round by round.
 import type { WorkflowHandle } from '@temporalio/client';
 import { cpus } from 'node:os';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { compared, median, type Measurement } from '../measure';
 import { startWaiting } from './approval';
 import { processUsage, restoreTargets, sleep, type BenchStack } from './stack';
@@ -42,6 +42,36 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+/**
+ * CPU seconds of a process's threads by group: its main JS thread, its other Node threads (the workflow thread, V8's
+ * and libuv's helpers, all named node) and the SDK's native core (its threads named by Rust, e.g. tokio-runtime-w).
+ */
+function threadTicks(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const name = tid === String(pid) ? 'main thread' : comm === 'node' ? 'other node threads' : comm;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byName.set(name, (byName.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byName;
+}
+
+/** Each thread group's share between two readings, in % of one core, busiest first: where a process's CPU went. */
+function threadSplit(a: Map<string, number>, b: Map<string, number>, seconds: number): string {
+  return [...b]
+    .map(([name, t]) => [name, ((t - (a.get(name) ?? 0)) / seconds) * 100] as const)
+    .filter(([, pct]) => pct >= 0.05)
+    .sort((x, y) => y[1] - x[1])
+    .map(([name, pct]) => `${name} ${pct.toFixed(1)} %`)
+    .join(', ');
+}
+
 /** CPU seconds of the worker, the simulator, the dev server and the machine, read together. */
 function usageOf(pids: { worker: number; simulator: number; temporal: number }) {
   return {
@@ -66,6 +96,13 @@ function percentBetween(a: Usage, b: Usage) {
     temporal: pct(a.temporal, b.temporal),
     machine: machine > 0 ? ((b.machine.busy - a.machine.busy) / machine) * cpus().length * 100 : NaN,
   };
+}
+
+/** Action requests submitted since `from` (epoch ms), each counted once however often its submit was sent. */
+function submittedRequests(stack: BenchStack, from: number): number {
+  return new Set(
+    stack.seen.filter((r) => r.at >= from && r.method === 'POST' && SUBMIT.test(r.path)).map((r) => r.path),
+  ).size;
 }
 
 async function oneRound(
@@ -118,20 +155,28 @@ async function oneRound(
         )),
       );
     }
-    while (stack.countSince(started.at, SUBMIT, 'POST') < runs) {
-      if (Date.now() - started.at > 30 * 60_000)
-        throw new Error(`only ${stack.countSince(t0, SUBMIT, 'POST')} started`);
+    // Started: every run has submitted its request. Submits are counted by request, not by call: a submit retried
+    // under load is one run, and counting calls opened the window while runs were still starting.
+    while (submittedRequests(stack, started.at) < runs) {
+      if (Date.now() - started.at > 30 * 60_000) {
+        throw new Error(`only ${submittedRequests(stack, started.at)} of ${runs} submitted`);
+      }
       await sleep(200);
     }
     const submitted = usageOf(known);
     const start = percentBetween(started, submitted);
+    const resent = stack.countSince(started.at, SUBMIT, 'POST') - runs;
     log(
       `${options.label}: ${runs} waiting after ${start.seconds.toFixed(1)} s (worker ${start.worker.toFixed(1)} % ` +
-        `while starting), peak RSS ${peakRssMb.toFixed(0)} MB; the window opens ${options.settleMs / 1000} s on`,
+        `while starting, ${resent} submits sent again), peak RSS ${peakRssMb.toFixed(0)} MB; the window opens ` +
+        `${options.settleMs / 1000} s on`,
     );
 
     await sleep(options.settleMs);
+    const threadsBefore = threadTicks(known.worker);
     const before = usageOf(known);
+    // The monotonic clock a --cpu-prof profile's timestamps use: the window can be cut out of the profile.
+    const windowFrom = process.hrtime.bigint() / 1000n;
     const rss: number[] = [];
     while (Date.now() - before.at < windowMs) {
       await sleep(1_000);
@@ -140,6 +185,14 @@ async function oneRound(
     const after = usageOf(known);
     const wait = percentBetween(before, after);
     const looks = stack.countSince(before.at, LOOK, 'GET');
+    // By thread: the JS threads (the main one, named node, and the workflow thread) against the SDK's native core.
+    const split = threadSplit(threadsBefore, threadTicks(known.worker), wait.seconds);
+    // Calls other than looks in the window would be starts still going on: the window would not be the wait alone.
+    const others = stack.countSince(before.at, /\/v1\//) - looks;
+    log(
+      `${options.label}: window ${windowFrom}..${process.hrtime.bigint() / 1000n} µs (monotonic), ${looks} looks and ` +
+        `${others} other calls; worker threads: ${split}`,
+    );
     return {
       idleRssMb,
       startSeconds: start.seconds,
