@@ -227,7 +227,7 @@ export async function manyWaiters(
 ): Promise<Measurement[]> {
   const runs = options.quick ? 200 : 1_000;
   const settleMs = options.quick ? 10_000 : 20_000;
-  const windowMs = options.quick ? 30_000 : 120_000;
+  const windowMs = options.quick ? 30_000 : 90_000;
   await stack.control.addPolicy({ requiredApprovals: 1, approvalWindowHours: 48, executionWindowHours: 24 });
   const samples: Record<Mode, Sample[]> = { watch: [], attempts: [] };
   for (let round = 0; round < options.rounds; round++) {
