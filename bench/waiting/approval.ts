@@ -224,12 +224,18 @@ async function noticeWhenOld(
       untilWaiting(await startWaiting(stack, taskQueue, target(i), restoreAccountId)),
     ),
   );
+  // The first look after the clock moved sees a request 12 h old; the next one is the longest gap away.
+  const looked = new Map<string, () => void>();
+  const firstLooks = waiting.map((w) => new Promise<void>((resolve) => looked.set(w.requestId, resolve)));
   await stack.control.advanceClock(12 * 3600);
-  const advancedAt = Date.now();
+  const stop = stack.proxy.watch((r) => {
+    if (r.method !== 'GET') return;
+    const id = /\/action-approvals\/my-requests\/([^/]+)$/.exec(r.path)?.[1];
+    if (id !== undefined) looked.get(id)?.();
+  });
   const times = await Promise.all(
     waiting.map(async (w, i) => {
-      // The first look after the clock moved sees a request 12 h old; the next one is the longest gap away.
-      while (stack.countSince(advancedAt, lookPath(w.requestId), 'GET') === 0) await sleep(20);
+      await firstLooks[i];
       await stack.control.approve(w.requestId);
       const approvedAt = Date.now();
       if (i % 2) await w.handle.signal(nudgeSignal);
@@ -238,6 +244,7 @@ async function noticeWhenOld(
       return { nudged: i % 2 === 1, after };
     }),
   );
+  stop();
   const plain = times.filter((t) => !t.nudged).map((t) => t.after);
   const nudged = times.filter((t) => t.nudged).map((t) => t.after);
   log(`12 h old requests: approvals noticed after ${plain.join(', ')} ms, ${nudged.join(', ')} ms with a nudge`);

@@ -125,12 +125,17 @@ async function oneRound(
   const handles: WorkflowHandle[] = [];
   let peakRssMb = 0;
   const sampler = setInterval(() => {
-    peakRssMb = Math.max(peakRssMb, processUsage(known.worker).rssMb);
+    try {
+      peakRssMb = Math.max(peakRssMb, processUsage(known.worker).rssMb);
+    } catch {
+      // The worker is gone: the round fails on its own.
+    }
   }, 250);
   // Every 10 s: each process's CPU and the looks, so that the log shows the start fade into the wait.
   let last = usageOf(known);
   const t0 = Date.now();
   const slicer = setInterval(() => {
+    if (!worker.alive) return;
     const now = usageOf(known);
     const p = percentBetween(last, now);
     const looks = stack.countSince(last.at, LOOK, 'GET') / p.seconds;
