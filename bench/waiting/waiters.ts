@@ -111,12 +111,7 @@ async function oneRound(
 ): Promise<Sample> {
   const { runs, windowMs, mode, log } = options;
   const taskQueue = `bench-waiters-${options.label}-${Date.now()}`;
-  const profileDir = process.env.BENCH_WORKER_CPU_PROF;
-  const worker = await stack.startWorker(taskQueue, {
-    RUNBOOKS_WAIT_LOOKS: mode,
-    // `--cpu-prof` of the worker alone (its main and workflow threads), written when it stops.
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}/${options.label}` } : {}),
-  });
+  const worker = await stack.startWorker(taskQueue, { RUNBOOKS_WAIT_LOOKS: mode });
   const pids = { worker: worker.pid, simulator: stack.simulator.pid, temporal: stack.temporal.pid };
   if (pids.worker === undefined || pids.simulator === undefined || pids.temporal === undefined) {
     throw new Error('a process of the stack is not running');
@@ -180,8 +175,6 @@ async function oneRound(
     await sleep(options.settleMs);
     const threadsBefore = threadTicks(known.worker);
     const before = usageOf(known);
-    // The monotonic clock a --cpu-prof profile's timestamps use: the window can be cut out of the profile.
-    const windowFrom = process.hrtime.bigint() / 1000n;
     const rss: number[] = [];
     while (Date.now() - before.at < windowMs) {
       await sleep(1_000);
@@ -195,7 +188,7 @@ async function oneRound(
     // Calls other than looks in the window would be starts still going on: the window would not be the wait alone.
     const others = stack.countSince(before.at, /\/v1\//) - looks;
     log(
-      `${options.label}: window ${windowFrom}..${process.hrtime.bigint() / 1000n} µs (monotonic), ${looks} looks and ` +
+      `${options.label}: window of ${wait.seconds.toFixed(0)} s, ${looks} looks and ` +
         `${others} other calls; worker threads: ${split}`,
     );
     return {
@@ -214,8 +207,6 @@ async function oneRound(
   } finally {
     clearInterval(sampler);
     clearInterval(slicer);
-    // A profiled worker writes its profile as it exits: it gets the time to exit on its own.
-    if (profileDir) await worker.stop(60_000);
     await stack.stopWorker(worker);
     // Ended, so that no round's runs weigh on the dev server in the next one.
     for (let i = 0; i < handles.length; i += 100) {
