@@ -14,4 +14,10 @@ export interface ActivityDeps {
   evidenceKey: EvidenceKey;
   /** Where notifications go; none: the notify activity returns at once. */
   webhooks?: readonly WebhookTarget[];
+  /**
+   * How a wait the workflow schedules as a watch looks (RUNBOOKS_WAIT_LOOKS): `watch` (the default), every look inside
+   * one attempt that sleeps between looks; `attempts`, one look per attempt, the server's retry bringing the next, as
+   * before watches (one activity task per look; kept to compare them in bench/waiting).
+   */
+  waitLooks?: 'watch' | 'attempts';
 }

@@ -7,6 +7,7 @@ import {
   type ActivityInterfaceFor,
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
+import { WATCH_HEARTBEAT_TIMEOUT_MS } from './poll-delays';
 import type { NotificationActivities, NotificationEvent, SentNotification } from '../contracts';
 
 // Activity-call presets for workflow code. Each takes the runbook's activity interface as `A`.
@@ -78,6 +79,25 @@ export function waitingCalls<A extends object>(scheduleToCloseMs = 30 * 24 * 360
     proxyActivities<A>({
       startToCloseTimeout: '1 minute',
       heartbeatTimeout: CRASH_DETECTION,
+      scheduleToCloseTimeout: scheduleToCloseMs,
+      retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds' },
+    }),
+  );
+}
+
+/**
+ * Waits that cost one activity task per wait, not one per look: the attempt is a watch (runtime/heartbeat.ts) that
+ * looks on its schedule, sleeping between looks, and beats once a minute. A worker killed mid-wait is noticed at the
+ * heartbeat timeout (2 minutes) and the wait resumes on another worker; a wait the workflow no longer needs (a nudge
+ * found the answer) hears its cancellation at its next beat. The activity type and its arguments are those of a
+ * waiting call, so a run recorded with one replays with the other: only the timeouts differ, and history does not
+ * check them. Watches take no activity slot of the worker's (worker/slots.ts).
+ */
+export function watchingCalls<A extends object>(scheduleToCloseMs = 30 * 24 * 3600 * 1000): ActivityInterfaceFor<A> {
+  return typedCalls(
+    proxyActivities<A>({
+      startToCloseTimeout: scheduleToCloseMs,
+      heartbeatTimeout: WATCH_HEARTBEAT_TIMEOUT_MS,
       scheduleToCloseTimeout: scheduleToCloseMs,
       retry: { initialInterval: '1 second', backoffCoefficient: 1.5, maximumInterval: '10 seconds' },
     }),

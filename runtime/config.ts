@@ -90,6 +90,8 @@ export interface Config {
   metricsAddress?: string;
   /** Runs kept in the worker's sticky cache; the others (mostly runs that only wait) are evicted and replay on wake. */
   maxCachedWorkflows?: number;
+  /** How waits look (RUNBOOKS_WAIT_LOOKS, runtime/activity-deps.ts): inside one watch (the default), or one per attempt. */
+  waitLooks?: 'watch' | 'attempts';
   /** Payload encryption keys; undefined: history is plain JSON, as Temporal writes it by default. */
   codecKeys?: CodecKeys;
   /** Worker Versioning; undefined (the default, and locally): the worker is unversioned. */
@@ -205,6 +207,7 @@ const ProcessEnv = z.object({
     .transform(Number)
     .pipe(z.number().int().max(100_000, 'must be at most 100000'))
     .default(DEFAULT_MAX_CACHED_WORKFLOWS),
+  RUNBOOKS_WAIT_LOOKS: z.enum(['watch', 'attempts'], { error: 'must be watch or attempts' }).default('watch'),
   RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: millis(0, 3_600_000).default(DEFAULT_TEMPORAL_CONNECT_TIMEOUT_MS),
   RUNBOOKS_SHUTDOWN_GRACE_TIME_MS: millis(0, 600_000).default(DEFAULT_SHUTDOWN_GRACE_TIME_MS),
 });
@@ -517,6 +520,7 @@ export function loadConfig(env: Env = process.env): Config {
     workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
     maxCachedWorkflows: rest.RUNBOOKS_MAX_CACHED_WORKFLOWS,
+    waitLooks: rest.RUNBOOKS_WAIT_LOOKS,
     codecKeys: codec.keys,
     versioning: versioning.config,
     evidenceKeyFile: evidence.keyFile,

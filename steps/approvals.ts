@@ -3,7 +3,8 @@ import { ConflictError, type MpaRequest } from '../api';
 import { approvalNoticeOf, decisionOf, type Notified } from '../contracts';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { calling, notYet, toFailure } from '../runtime/failures';
-import { approvalPollDelayMs } from '../runtime/poll-delays';
+import { isWatch, watchPause } from '../runtime/heartbeat';
+import { approvalPollDelayMs, MIN_APPROVAL_POLL_MS } from '../runtime/poll-delays';
 import { notifyFromActivity } from './notifications';
 
 export interface ApprovalState {
@@ -26,7 +27,7 @@ export interface Announce {
 
 const undecided = (status: string) => status === 'PENDING_APPROVAL' || status === 'CREATED';
 
-export function approvalActivities({ client, webhooks }: ActivityDeps) {
+export function approvalActivities({ client, webhooks, waitLooks = 'watch' }: ActivityDeps) {
   return {
     /**
      * Submits a CREATED request for approval (CONFIRM) with the user's comment; with `announce`, sends
@@ -52,32 +53,45 @@ export function approvalActivities({ client, webhooks }: ActivityDeps) {
     },
 
     /**
-     * One look at a request: "not yet" while reviewers decide and no approval came since `seenApprovals`; its state
-     * once decided, or as soon as the count of approvals moved, so that the runbook's status shows it. With
-     * `announce`, the look that sees the decision sends approval.decided.
+     * Looks at a request until reviewers decide, or the count of approvals moves from `seenApprovals` (so that the
+     * runbook's status shows it); returns its state then. With `announce`, the look that sees the decision sends
+     * approval.decided. Scheduled as a watch (see runtime/heartbeat.ts), it sleeps between looks on the schedule of
+     * runtime/poll-delays.ts: the first look comes 30 s after the request was last read, except on a retry, which
+     * looks at once. Otherwise (a nudge's local look, a run scheduled before watches) it takes one look, and "not yet"
+     * asks the retry policy for the next one at the schedule's delay.
      */
     async checkApproval(
       requestId: string,
       seenApprovals?: number,
       announce?: Announce,
     ): Promise<ApprovalState & Notified> {
-      const request = await calling(activityInfo().attempt, () => client.getActionRequest(requestId));
-      const state = stateOf(request);
-      const pending = undecided(request.status);
-      if (pending && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
-        const now = client.serviceNow();
-        const nextLook = approvalPollDelayMs(
-          now - Date.parse(request.createdTime),
-          Date.parse(request.approvalExpirationTime ?? '') - now,
-        );
-        throw notYet(
-          `action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`,
-          Number.isFinite(nextLook) ? nextLook : undefined,
-        );
+      const info = activityInfo();
+      const watching = waitLooks === 'watch' && isWatch(info);
+      if (watching && info.attempt === 1) await watchPause(MIN_APPROVAL_POLL_MS);
+      for (;;) {
+        const request = await calling(info.attempt, () => client.getActionRequest(requestId));
+        const state = stateOf(request);
+        const pending = undecided(request.status);
+        if (pending && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
+          const now = client.serviceNow();
+          const nextLook = approvalPollDelayMs(
+            now - Date.parse(request.createdTime),
+            Date.parse(request.approvalExpirationTime ?? '') - now,
+          );
+          const delay = Number.isFinite(nextLook) ? nextLook : undefined;
+          if (watching) {
+            await watchPause(delay ?? MIN_APPROVAL_POLL_MS);
+            continue;
+          }
+          throw notYet(
+            `action request ${requestId} is ${request.status} with ${state.approvals.current} approvals`,
+            delay,
+          );
+        }
+        if (!announce || pending) return state;
+        const data = { ...approvalNoticeOf(state, announce.resourceId), decision: decisionOf(state.status) };
+        return { ...state, notified: await notifyFromActivity(webhooks, { event: 'approval.decided', data }) };
       }
-      if (!announce || pending) return state;
-      const data = { ...approvalNoticeOf(state, announce.resourceId), decision: decisionOf(state.status) };
-      return { ...state, notified: await notifyFromActivity(webhooks, { event: 'approval.decided', data }) };
     },
 
     /** Withdraws a request the runbook no longer wants: discards it when CREATED, cancels it when pending or approved. */

@@ -13,7 +13,8 @@ import {
 import { destinationConcepts, restoreTypeFits } from '../api/dialect';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { calling, isAmbiguous, notYet, toFailure } from '../runtime/failures';
-import { jobPollDelayMs } from '../runtime/poll-delays';
+import { isWatch, watchPause } from '../runtime/heartbeat';
+import { jobPollDelayMs, MIN_JOB_POLL_MS } from '../runtime/poll-delays';
 
 /**
  * Margin below the start of an attempt chain, on the service's clock: its `Date` header has whole seconds, and the
@@ -65,7 +66,7 @@ export type StartRestoreResult =
   | { kind: 'started'; jobId: string; adopted: boolean; possibleLeftoverRequests: number }
   | { kind: 'approvalRequired'; requestId: string; possibleLeftoverRequests: number };
 
-export function jobActivities({ client }: Pick<ActivityDeps, 'client'>) {
+export function jobActivities({ client, waitLooks = 'watch' }: Pick<ActivityDeps, 'client' | 'waitLooks'>) {
   /**
    * The earliest moment, on the service's clock, at which this activity can have started a job: when Temporal first
    * scheduled it. Measured as time elapsed here, taken off the service's own "now" (from its last answer).
@@ -218,6 +219,7 @@ export function jobActivities({ client }: Pick<ActivityDeps, 'client'>) {
       return lookAtJob(
         () => client.getBackupJob(jobId),
         () => client.serviceNow(),
+        waitLooks === 'watch',
       );
     },
 
@@ -225,6 +227,7 @@ export function jobActivities({ client }: Pick<ActivityDeps, 'client'>) {
       return lookAtJob(
         () => client.getRestoreJob(jobId),
         () => client.serviceNow(),
+        waitLooks === 'watch',
       );
     },
   };
@@ -315,13 +318,25 @@ const LOOK_IN_ATTEMPT_MS = 10_000;
 /** Only gaps this short (a job younger than 10 s) are waited in the attempt: heartbeats stay well inside their timeout. */
 const GAP_IN_ATTEMPT_MS = 1_000;
 
-/** Looks at a job until it has ended: in this attempt while the job is young, then through the retries' schedule. */
-async function lookAtJob(get: () => Promise<BackupJob | RestoreJob>, serviceNow: () => number): Promise<JobSummary> {
+/**
+ * Looks at a job until it has ended. Scheduled as a watch (runtime/heartbeat.ts), every look is in this attempt;
+ * otherwise in this attempt while the job is young, then through the retries' schedule.
+ */
+async function lookAtJob(
+  get: () => Promise<BackupJob | RestoreJob>,
+  serviceNow: () => number,
+  watches: boolean,
+): Promise<JobSummary> {
   const began = Date.now();
+  const watching = watches && isWatch(activityInfo());
   for (;;) {
     const summary = summarize(await calling(activityInfo().attempt, get));
     if (!(JOB_ACTIVE_STATUSES as readonly string[]).includes(summary.status)) return ended(summary);
     const nextLook = jobPollDelayMs(serviceNow() - Date.parse(summary.createdTime));
+    if (watching) {
+      await watchPause(Number.isFinite(nextLook) ? nextLook : MIN_JOB_POLL_MS);
+      continue;
+    }
     const inAttempt = nextLook <= GAP_IN_ATTEMPT_MS && Date.now() - began + nextLook <= LOOK_IN_ATTEMPT_MS;
     if (!inAttempt) {
       throw notYet(`job ${summary.jobId} is ${summary.status}`, Number.isFinite(nextLook) ? nextLook : undefined);

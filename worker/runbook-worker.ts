@@ -5,6 +5,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
+import { runbookTuner } from './slots';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
 import { FAILURE_CONVERTER_PATH } from '../runtime/codec';
 import {
@@ -80,6 +81,8 @@ export interface RunbookWorkerOptions {
   webhooks?: readonly WebhookTarget[];
   /** The sticky cache's size (RUNBOOKS_MAX_CACHED_WORKFLOWS); 0 turns the cache off. */
   maxCachedWorkflows?: number;
+  /** How waits look (RUNBOOKS_WAIT_LOOKS): inside one watch (the default), or one look per attempt. */
+  waitLooks?: 'watch' | 'attempts';
 }
 
 /**
@@ -124,6 +127,7 @@ export async function createRunbookWorker(
     credentials,
     evidenceKey: options.evidenceKey,
     webhooks: options.webhooks,
+    waitLooks: options.waitLooks,
   });
   boundHeapGrowth();
   const worker = await Worker.create({
@@ -159,6 +163,8 @@ export async function createRunbookWorker(
     maxHeartbeatThrottleInterval: '1 second',
     // A bounded cache: runs that only wait are evicted (least recently used first) and replayed when they wake.
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    // The SDK's slot counts, except that waits watching for an answer take no activity slot (worker/slots.ts).
+    tuner: runbookTuner(),
     // One V8 context per thread, shared by every cached run (the SDK's default; stated because memory depends on it).
     reuseV8Context: true,
   });

@@ -152,6 +152,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       versioningMode: config.versioning?.mode,
       webhooks: config.webhooks,
       maxCachedWorkflows: config.maxCachedWorkflows,
+      waitLooks: config.waitLooks,
     });
     cleanups.push(() => closeHttpPools());
     signal?.throwIfAborted();

@@ -1,5 +1,5 @@
 // One approval-gated restore at a time: its history after a 12-hour wait, the service calls the wait makes, and how
-// soon an approval is noticed, with and without a `nudge`.
+// soon an approval is noticed, with and without a `nudge`, for a young request and for one 12 hours old.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { nudgeSignal, statusQuery } from '../../contracts';
@@ -103,37 +103,43 @@ export async function approvalWaits(
     }
 
     // Notice: an approval at the same request age, with a nudge and without, side by side.
-    const ageMs = options.quick ? 10_000 : 75_000;
+    const ageMs = options.quick ? 40_000 : 100_000;
     const notice: Record<'plain' | 'nudged', number[]> = { plain: [], nudged: [] };
     const polls: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      const [plain, nudged] = await Promise.all(
-        [0, 1].map(async (i) =>
-          untilWaiting(await startWaiting(stack, taskQueue, target(round * 2 + i + 1), restoreAccountId)),
-        ),
-      );
-      if (!plain || !nudged) throw new Error('no waiting runs');
-      await sleep(Math.max(0, plain.since + ageMs - Date.now()));
-      const lookPath = new RegExp(`/action-approvals/my-requests/${plain.requestId}$`);
-      // The submit reads the request once; every other read is a look of the wait.
-      polls.push(stack.countSince(plain.since - 5_000, lookPath, 'GET') - 1);
-      const approvedAt = await Promise.all([plain, nudged].map((w) => stack.control.approve(w.requestId))).then(() =>
-        Date.now(),
-      );
-      await nudged.handle.signal(nudgeSignal);
-      const [p, n] = await Promise.all([
-        noticedAfter(plain.handle, approvedAt),
-        noticedAfter(nudged.handle, approvedAt),
-      ]);
-      notice.plain.push(p);
-      notice.nudged.push(n);
-      log(`round ${round + 1}: approval at ${ageMs / 1000} s noticed after ${p} ms, ${n} ms with a nudge`);
-      await Promise.all([plain.handle.result(), nudged.handle.result()]);
-    }
+    // The rounds run side by side too: each is two runs of its own, and noticing is a matter of their schedule.
+    await Promise.all(
+      Array.from({ length: rounds }, async (_, round) => {
+        const [plain, nudged] = await Promise.all(
+          [0, 1].map(async (i) =>
+            untilWaiting(await startWaiting(stack, taskQueue, target(round * 2 + i + 1), restoreAccountId)),
+          ),
+        );
+        if (!plain || !nudged) throw new Error('no waiting runs');
+        await sleep(Math.max(0, plain.since + ageMs - Date.now()));
+        // The submit reads the request once; every other read is a look of the wait.
+        polls.push(stack.countSince(plain.since - 5_000, lookPath(plain.requestId), 'GET') - 1);
+        const approvedAt = await Promise.all([plain, nudged].map((w) => stack.control.approve(w.requestId))).then(() =>
+          Date.now(),
+        );
+        await nudged.handle.signal(nudgeSignal);
+        const [p, n] = await Promise.all([
+          noticedAfter(plain.handle, approvedAt),
+          noticedAfter(nudged.handle, approvedAt),
+        ]);
+        notice.plain.push(p);
+        notice.nudged.push(n);
+        log(`round ${round + 1}: approval at ${ageMs / 1000} s noticed after ${p} ms, ${n} ms with a nudge`);
+        await Promise.all([plain.handle.result(), nudged.handle.result()]);
+      }),
+    );
+
+    const old = options.quick
+      ? undefined
+      : await noticeWhenOld(stack, taskQueue, target, restoreAccountId, rounds, log);
 
     const twelveHours = looksDuring(12 * HOUR, (age) => approvalPollDelayMs(age, 48 * HOUR - age));
-    // The wait's first look comes at once, after the submit's own read.
-    const expectedPolls = looksDuring(ageMs, (age) => approvalPollDelayMs(age));
+    // The schedule's first "look" is the submit's own read, which the proxy count leaves out.
+    const expectedPolls = looksDuring(ageMs, (age) => approvalPollDelayMs(age)) - 1;
     return [
       compared(
         '12 h approval wait: history events',
@@ -149,7 +155,7 @@ export async function approvalWaits(
         twelveHours,
         { name: 'retry backoff (1 s ×1.5, ≤10 s)', value: retryBackoffLooks(12 * HOUR) },
         { text: '≤150', met: (_r, value) => value <= 150 },
-        `from the wait's schedule (runtime/poll-delays.ts); checked against real looks below`,
+        `the submit's read and every look, from the wait's schedule (runtime/poll-delays.ts); checked against real looks below`,
       ),
       compared(
         `looks in the first ${ageMs / 1000} s of a wait (measured at the proxy)`,
@@ -157,24 +163,33 @@ export async function approvalWaits(
         median(polls),
         { name: 'schedule', value: expectedPolls },
         { text: 'as scheduled', met: (ratio) => Math.abs(ratio - 1) <= 0.25 },
-        `${rounds} runs`,
+        `${rounds} runs; the submit's read left out`,
       ),
       compared(
         `approval noticed, request ${ageMs / 1000} s old, no nudge`,
         's',
         median(notice.plain) / 1000,
         { name: 'with a nudge', value: median(notice.nudged) / 1000 },
-        { text: '≤60 s', met: (_r, value) => value <= 60 },
-        `${rounds} rounds, side by side; until the status query leaves "${WAIT}"`,
+        { text: '≤300 s', met: (_r, value) => value <= 300 },
+        `${rounds} rounds, at once, each a plain and a nudged run side by side; until the status query leaves "${WAIT}"`,
       ),
-      {
-        metric: 'approval noticed, request 12 h old, no nudge (worst case)',
-        unit: 's',
-        value: approvalPollDelayMs(12 * HOUR) / 1000,
-        goal: '≤60 s',
-        met: approvalPollDelayMs(12 * HOUR) <= 60_000,
-        notes: 'from the schedule: looks at most 10 min apart once a request is old; a nudge looks at once',
-      },
+      old
+        ? compared(
+            'approval noticed, request 12 h old, no nudge (approved right after a look)',
+            's',
+            Math.max(...old.plain) / 1000,
+            { name: 'with a nudge', value: median(old.nudged) / 1000 },
+            { text: '≤300 s', met: (_r, value) => value <= 300 },
+            `the worst of ${rounds} runs, measured: 12 h on the simulator's clock, approved as soon as the proxy saw a look`,
+          )
+        : {
+            metric: 'approval noticed, request 12 h old, no nudge (worst case)',
+            unit: 's',
+            value: approvalPollDelayMs(12 * HOUR) / 1000,
+            goal: '≤300 s',
+            met: approvalPollDelayMs(12 * HOUR) <= 300_000,
+            notes: '--quick: from the schedule (its longest gap), not measured; a nudge looks at once',
+          },
       {
         metric: 'approval noticed with a nudge',
         unit: 's',
@@ -187,4 +202,51 @@ export async function approvalWaits(
   } finally {
     await stack.stopWorker(worker);
   }
+}
+
+const lookPath = (requestId: string) => new RegExp(`/action-approvals/my-requests/${requestId}$`);
+
+/**
+ * How soon an approval of a request 12 hours old is noticed: runs wait, the simulator's clock moves 12 hours, and
+ * each request is approved as soon as the proxy sees a look at it, which is the worst moment (the next look is the
+ * longest gap away). Half the runs are nudged after the approval, side by side. Takes one longest gap (5 minutes).
+ */
+async function noticeWhenOld(
+  stack: BenchStack,
+  taskQueue: string,
+  target: (i: number) => { resourceId: string; snapshotId: string },
+  restoreAccountId: string,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<{ plain: number[]; nudged: number[] }> {
+  const waiting = await Promise.all(
+    Array.from({ length: rounds * 2 }, async (_, i) =>
+      untilWaiting(await startWaiting(stack, taskQueue, target(i), restoreAccountId)),
+    ),
+  );
+  // The first look after the clock moved sees a request 12 h old; the next one is the longest gap away.
+  const looked = new Map<string, () => void>();
+  const firstLooks = waiting.map((w) => new Promise<void>((resolve) => looked.set(w.requestId, resolve)));
+  await stack.control.advanceClock(12 * 3600);
+  const stop = stack.proxy.watch((r) => {
+    if (r.method !== 'GET') return;
+    const id = /\/action-approvals\/my-requests\/([^/]+)$/.exec(r.path)?.[1];
+    if (id !== undefined) looked.get(id)?.();
+  });
+  const times = await Promise.all(
+    waiting.map(async (w, i) => {
+      await firstLooks[i];
+      await stack.control.approve(w.requestId);
+      const approvedAt = Date.now();
+      if (i % 2) await w.handle.signal(nudgeSignal);
+      const after = await noticedAfter(w.handle, approvedAt);
+      await w.handle.result();
+      return { nudged: i % 2 === 1, after };
+    }),
+  );
+  stop();
+  const plain = times.filter((t) => !t.nudged).map((t) => t.after);
+  const nudged = times.filter((t) => t.nudged).map((t) => t.after);
+  log(`12 h old requests: approvals noticed after ${plain.join(', ')} ms, ${nudged.join(', ')} ms with a nudge`);
+  return { plain, nudged };
 }

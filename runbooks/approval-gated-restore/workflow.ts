@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
-import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
+import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, watchingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
@@ -41,7 +41,8 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
   const input = parseInput(ApprovalGatedRestoreInput, raw);
   const tracker = new RunbookTracker('approvalGatedRestore', { resource: input.resourceId });
   const startedAt = new Date().toISOString();
-  const wait = waitingCalls<Activities>();
+  // Reviewers take hours, a restore can too: each wait is one watch, not an activity task per look.
+  const watch = watchingCalls<Activities>();
   const restore = {
     resourceId: input.resourceId,
     snapshotId: input.snapshotId,
@@ -105,7 +106,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
         });
         const seen: number = approval.approvals.current;
         const looked = await tracker.waitNudgeable(
-          () => wait.checkApproval(requestId, seen, announce),
+          () => watch.checkApproval(requestId, seen, announce),
           () => peek.checkApproval(requestId, seen, announce),
         );
         approval = withoutNotice(looked);
@@ -157,7 +158,7 @@ export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Prom
     detail: leftovers.slice(2) || undefined,
   });
   const job = await tracker.waitNudgeable(
-    () => wait.checkRestoreJob(jobId),
+    () => watch.checkRestoreJob(jobId),
     () => peek.checkRestoreJob(jobId),
   );
   if (!job.succeeded) {

@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       outputDir: join('.data', 'output'),
       logLevel: 'info',
       maxCachedWorkflows: 50,
+      waitLooks: 'watch',
       temporalConnectTimeoutMs: 60_000,
       shutdownGraceTimeMs: 8_000,
     });
@@ -135,6 +136,12 @@ describe('loadConfig', () => {
     expect(variablesOf(() => loadConfig({ RUNBOOKS_MAX_CACHED_WORKFLOWS: 'lots' }))).toEqual([
       'RUNBOOKS_MAX_CACHED_WORKFLOWS',
     ]);
+  });
+
+  test('RUNBOOKS_WAIT_LOOKS: waits watch unless set to attempts', () => {
+    expect(loadConfig({}).waitLooks).toBe('watch');
+    expect(loadConfig({ RUNBOOKS_WAIT_LOOKS: 'attempts' }).waitLooks).toBe('attempts');
+    expect(variablesOf(() => loadConfig({ RUNBOOKS_WAIT_LOOKS: 'often' }))).toEqual(['RUNBOOKS_WAIT_LOOKS']);
   });
 });
 
