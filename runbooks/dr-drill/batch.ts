@@ -2,11 +2,19 @@
 // lanes, as the drill did in one workflow before, keeps their results in a part file and tells the drill only a
 // summary. Its history stays under 1,000 events: about 21.5 per resource (the drill's measured figure) times
 // `DRILL_BATCH_SIZE`, plus a few dozen for its start, its files and its signals.
-import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
 import { serviceCalls } from '../../runtime/calls';
+import { JobWatcher } from '../../runtime/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { resourceDriller } from './drill-one';
+import { BATCH_JOB_WATCHER_PATCH } from './patches';
 import {
   PROGRESS_EVERY_MS,
   batchEndedSignal,
@@ -68,6 +76,13 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
       // A batch begins with this code: every change the drill's patches mark is in.
       patched: () => true,
       onBehalfOf: { runbook: 'drDrill', workflowId: batch.drillWorkflowId, runId: batch.drillRunId },
+      // Many lanes' jobs in one list call per look: a batch is where many jobs are in flight.
+      jobWatchers: patched(BATCH_JOB_WATCHER_PATCH)
+        ? {
+            backup: new JobWatcher('backup', { nudges: () => tracker.nudged }),
+            restore: new JobWatcher('restore', { nudges: () => tracker.nudged }),
+          }
+        : undefined,
       onWaiting: (ids) => {
         progress.awaiting = ids;
         tracker.waitingFor(ids.length === 0 ? undefined : `validation of ${ids.join(', ')}`, ids);

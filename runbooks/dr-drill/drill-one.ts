@@ -7,6 +7,7 @@ import { concludeResource } from './verdicts';
 import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect';
 import { checkExpectation } from './expectations';
 import { heartbeatingCalls, peekCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
+import type { JobWatcher } from '../../runtime/job-watcher';
 import type { RunbookTracker } from '../../runtime/tracker';
 import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
@@ -34,6 +35,8 @@ export interface DrillContext {
   onBehalfOf?: NotifyingRun;
   /** The resources waiting for a verdict changed. */
   onWaiting: (resourceIds: string[]) => void;
+  /** Watchers that look at every job of a kind in flight with one list call; without them, a wait per job. */
+  jobWatchers?: { backup: JobWatcher; restore: JobWatcher };
 }
 
 export type Drilled = DrillResourceResult | { validating: Promise<DrillResourceResult> };
@@ -142,10 +145,12 @@ export function resourceDriller(ctx: DrillContext): (resource: ResourceRef) => P
       retentionDays: input.retentionDays,
     });
     result.backupJobId = backup.jobId;
-    const job = await tracker.waitNudgeable(
-      () => wait.checkBackupJob(backup.jobId),
-      () => peek.checkBackupJob(backup.jobId),
-    );
+    const job = ctx.jobWatchers
+      ? await ctx.jobWatchers.backup.finished(backup.jobId)
+      : await tracker.waitNudgeable(
+          () => wait.checkBackupJob(backup.jobId),
+          () => peek.checkBackupJob(backup.jobId),
+        );
     result.backupStatus = job.status;
     if (!job.succeeded || !job.snapshotId) {
       const code = job.errorCode ? ` ${job.errorCode}` : '';
@@ -177,10 +182,12 @@ export function resourceDriller(ctx: DrillContext): (resource: ResourceRef) => P
       return undefined;
     }
     result.restoreJobId = started.jobId;
-    const restore = await tracker.waitNudgeable(
-      () => wait.checkRestoreJob(started.jobId),
-      () => peek.checkRestoreJob(started.jobId),
-    );
+    const restore = ctx.jobWatchers
+      ? await ctx.jobWatchers.restore.finished(started.jobId)
+      : await tracker.waitNudgeable(
+          () => wait.checkRestoreJob(started.jobId),
+          () => peek.checkRestoreJob(started.jobId),
+        );
     result.restoreStatus = restore.status;
     result.restoreStatusMessage = restore.statusMessage;
     // An end time the service left out (null in the public dialect) is unknown: no RTO is measured from it.
