@@ -6,7 +6,10 @@
  * `--selectProjects neutral` (or `public`) runs one.
  */
 
-/** The e2e files that run in both dialects: restore, adoption, drill, query and cost export, posture, offboarding. */
+/**
+ * The e2e files that run in both dialects: restore, adoption, drill, query and cost export, posture, offboarding, and a
+ * drill input discovered on the service.
+ */
 const BOTH_DIALECTS = [
   'restore',
   'restore-adoption',
@@ -17,6 +20,7 @@ const BOTH_DIALECTS = [
   'focus-export',
   'posture',
   'accounts',
+  'inputs-discover',
 ];
 
 /** @type {import('jest').Config} */

@@ -1,5 +1,6 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { DrDrillResult } from '../runbooks/dr-drill/contract';
+import { countsText } from '../runbooks/dr-drill/report-text';
 import { RunFailedError } from './errors';
 
 // What the CLI says about a drill's runs: its verdict as an exit status, and a second run on one day.
@@ -11,9 +12,8 @@ import { RunFailedError } from './errors';
 export function unpassedDrill(workflowId: string, result: DrDrillResult): RunFailedError | undefined {
   const s = result.summary;
   if (s.verdict === 'PASS') return undefined;
-  const counts = [`${s.passed} passed`, ...(s.partial ? [`${s.partial} partial`] : []), `${s.failed} failed`];
   return new RunFailedError(
-    `${workflowId}: the drill's verdict is ${s.verdict} (${s.total} resources: ${counts.join(', ')}); ` +
+    `${workflowId}: the drill's verdict is ${s.verdict} (${countsText(s)}); ` +
       `the report says why: ${result.report.markdown}`,
   );
 }

@@ -136,8 +136,8 @@ export async function statusCommand(argv: string[]): Promise<void> {
     const description = await handle.describe().catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
     });
+    const status = await queryStatus(handle);
     if (format === 'json') {
-      const status = await queryStatus(handle);
       if (!status) console.error(NO_WORKER);
       printJson(await statusOutput(description, status, client.workflow.getHandle(workflowId, description.runId)));
       return;
@@ -147,7 +147,6 @@ export async function statusCommand(argv: string[]): Promise<void> {
     console.log(
       `started:     ${description.startTime.toISOString()} (${formatDuration(end.getTime() - description.startTime.getTime())} ${description.closeTime ? 'total' : 'so far'})`,
     );
-    const status = await queryStatus(handle);
     if (status) for (const line of statusBlock(status)) console.log(line);
     else console.log(`phase:       unknown (${NO_WORKER})`);
     if (description.status.name === 'COMPLETED') {

@@ -115,13 +115,9 @@ describe('a drill that does not pass is a failed run', () => {
   });
 
   test.each([
-    [
-      'PARTIAL',
-      { passed: 2, partial: 1, failed: 0 },
-      /verdict is PARTIAL \(3 resources: 2 passed, 1 partial, 0 failed\)/,
-    ],
-    ['FAIL', { passed: 1, partial: 1, failed: 1 }, /verdict is FAIL \(3 resources: 1 passed, 1 partial, 1 failed\)/],
-    ['FAIL', { passed: 2, failed: 1 }, /verdict is FAIL \(3 resources: 2 passed, 1 failed\)/],
+    ['PARTIAL', { passed: 2, partial: 1, failed: 0 }, /verdict is PARTIAL \(2 passed, 1 partial, 0 failed of 3\)/],
+    ['FAIL', { passed: 1, partial: 1, failed: 1 }, /verdict is FAIL \(1 passed, 1 partial, 1 failed of 3\)/],
+    ['FAIL', { passed: 2, failed: 1 }, /verdict is FAIL \(2 passed, 1 failed of 3\)/],
   ] as const)('%s %j: exit 4, the counts and the report', (verdict, counts, message) => {
     const err = unpassedDrill(ID, result({ verdict, ...counts }));
     expect(err).toBeInstanceOf(RunFailedError);

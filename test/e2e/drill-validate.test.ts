@@ -151,7 +151,7 @@ test('verdicts through the CLI: taken once per resource, refused with the reason
   );
   expect(waited.stdout).toContain('"verdict": "FAIL"');
   expect(waited.stderr).toMatch(
-    new RegExp(`^${first.workflowId}: the drill's verdict is FAIL \\(2 resources: 1 passed, 1 failed\\)`),
+    new RegExp(`^${first.workflowId}: the drill's verdict is FAIL \\(1 passed, 0 partial, 1 failed of 2\\)`),
   );
   expect(waited.status).toBe(4);
 

@@ -66,8 +66,11 @@ async function cliJson<T>(args: string[], stderr = ''): Promise<T> {
   const result = await runCliFromSourceAsync(args, cliEnv());
   expect({ args, stderr: result.stderr, status: result.status }).toEqual({ args, stderr, status: 0 });
   const parsed = JSON.parse(result.stdout) as unknown;
-  expect(parsed).toEqual(expect.any(Object));
-  expect(Array.isArray(parsed)).toBe(false);
+  expect({ type: typeof parsed, isNull: parsed === null, isArray: Array.isArray(parsed) }).toEqual({
+    type: 'object',
+    isNull: false,
+    isArray: false,
+  });
   return parsed as T;
 }
 

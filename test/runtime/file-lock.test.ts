@@ -7,9 +7,9 @@ import { withLockFile, type LockTiming } from '../../runtime/file-lock';
 
 // Separate processes run the built lock (npm run build), as the workers sharing a credentials file do.
 const BUILT_LOCK = resolve(__dirname, '../../dist/runtime/file-lock.js');
-// Short periods keep the tests quick (the defaults are 5 s and 30 s), with staleness at 16 renewals: a busy machine
-// delays a renewal by far less than that.
-const TIMING: LockTiming = { renewMs: 25, staleMs: 400, pollMs: 5 };
+// Short periods keep the tests quick (the defaults are 5 s and 30 s), with staleness at 80 renewals: a machine busy
+// enough to stall this process for 400 ms (16 renewals) has made a holder look stale here.
+const TIMING: LockTiming = { renewMs: 25, staleMs: 2_000, pollMs: 5 };
 
 /**
  * One contender, as a process. `race`: for each round, waits for `go-<round>`, tries the round's lock once (no wait),
@@ -147,9 +147,9 @@ test('a holder renews its lock through a rotation longer than the staleness peri
     0,
     async (held) => {
       await writeFile(log, 'enter holder\n', { flag: 'a' });
-      // Each challenger keeps trying for four staleness periods, while the holder waits on its "service call".
+      // Each challenger keeps trying for two staleness periods, while the holder waits on its "service call".
       const processes = Array.from({ length: challengers }, (_, me) =>
-        start(['challenge', slow, String(me), '0', '0', String(TIMING.staleMs * 4)]),
+        start(['challenge', slow, String(me), '0', '0', String(TIMING.staleMs * 2)]),
       );
       const codes = await Promise.all(processes.map((p) => p.exited));
       expect(codes).toEqual(processes.map(() => 0));
