@@ -81,6 +81,8 @@ export function batchSizeFor(input: DrillInput): number {
 }
 /** Past this many events the drill continues as new (Temporal warns at 10,240; the drill keeps under 2,000). */
 export const PARENT_HISTORY_BOUND = 1_500;
+/** How often a drill asks after the batches an earlier run of it started, whose ends it cannot await. */
+const CHECK_INHERITED_BATCHES_MS = 5 * 60_000;
 /** How long a cancelled drill waits for its batches to say they stopped. */
 const STOP_WAIT = '10 minutes';
 /** The resources named in `status`'s text; `awaitingVerdict` lists them all. */
@@ -130,6 +132,8 @@ export async function drillFannedOut(
   let starting = 0;
   /** Signals and cancellations to batches on their way (see `send`). */
   const signalling = new Set<Promise<void>>();
+  /** Batches this run started: it awaits their ends; the others it asks after now and then. */
+  const startedHere = new Set<number>();
 
   setHandler(batchProgressSignal, (progress) => {
     const running = state.running.find((r) => r.batch === progress.batch);
@@ -138,9 +142,15 @@ export async function drillFannedOut(
     version += 1;
   });
   setHandler(batchEndedSignal, (end) => batchEnded(end));
-  // A nudge makes every running batch look again at once.
+  // A nudge makes every running batch look again at once; one that cannot take it has closed without a word.
   setHandler(nudgeSignal, () => {
-    for (const { batch } of state.running) send(childId(batch), (h) => h.signal(nudgeSignal));
+    for (const { batch } of state.running) {
+      send(
+        childId(batch),
+        (h) => h.signal(nudgeSignal),
+        () => closedSilently(batch, 'NOT_RUNNING'),
+      );
+    }
   });
   setHandler(
     drillValidationUpdate,
@@ -173,7 +183,9 @@ export async function drillFannedOut(
         return await continueAsNew<typeof drDrill>(raw, state);
       }
       const seen = version;
-      await condition(() => version !== seen);
+      const inherited = state.running.filter((r) => !startedHere.has(r.batch));
+      if (inherited.length === 0) await condition(() => version !== seen);
+      else if (!(await condition(() => version !== seen, CHECK_INHERITED_BATCHES_MS))) await askAfter(inherited);
     }
   } catch (err) {
     if (isCancellation(err)) await stopBatches();
@@ -225,6 +237,7 @@ export async function drillFannedOut(
 
   function start(batch: number, offset: number, count: number, lanes: number): void {
     starting += 1;
+    startedHere.add(batch);
     // Not cancellable with the drill: a cancelled drill cancels its batches itself, the same way whichever run
     // started them (see `stopBatches`).
     const started = CancellationScope.nonCancellable(() =>
@@ -257,6 +270,19 @@ export async function drillFannedOut(
         () => undefined,
         (err: unknown) => batchEnded({ batch, error: err instanceof Error ? err.message : String(err) }),
       );
+  }
+
+  /** Batches of an earlier run that closed without a word (terminated from outside) end here, as failed. */
+  async function askAfter(batchesAsked: RunningBatch[]): Promise<void> {
+    const closed = await service.closedDrillBatches({ workflowIds: batchesAsked.map((r) => childId(r.batch)) });
+    for (const { workflowId: id, status } of closed) {
+      const batch = batchesAsked.find((r) => childId(r.batch) === id)?.batch;
+      if (batch !== undefined) closedSilently(batch, status);
+    }
+  }
+
+  function closedSilently(batch: number, status: string): void {
+    batchEnded({ batch, error: `batch closed (${status}) without telling its end` });
   }
 
   function batchEnded(end: BatchEnded): void {
@@ -342,9 +368,13 @@ export async function drillFannedOut(
   }
 
   /** A signal or cancellation to a batch, not awaited; one that has ended needs neither. */
-  function send(id: string, what: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>): void {
+  function send(
+    id: string,
+    what: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>,
+    failed: () => void = () => undefined,
+  ): void {
     const sent: Promise<void> = what(getExternalWorkflowHandle(id))
-      .catch(() => undefined)
+      .catch(failed)
       .finally(() => signalling.delete(sent));
     signalling.add(sent);
   }

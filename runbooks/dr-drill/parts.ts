@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import type { Notified } from '../../contracts';
@@ -64,6 +66,26 @@ export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }
   };
 
   return {
+    /**
+     * The batches among these that have closed, with how they closed: a drill asks after batches an earlier run of it
+     * started, whose ends it cannot await (one terminated from outside never signals its end).
+     */
+    async closedDrillBatches(input: { workflowIds: string[] }): Promise<{ workflowId: string; status: string }[]> {
+      const temporal = Context.current().client;
+      const closed = await Promise.all(
+        input.workflowIds.map(async (workflowId) => {
+          try {
+            const { status } = await temporal.workflow.getHandle(workflowId).describe();
+            return status.name === 'RUNNING' ? undefined : { workflowId, status: status.name };
+          } catch (err) {
+            if (err instanceof WorkflowNotFoundError) return { workflowId, status: 'NOT_FOUND' };
+            throw err;
+          }
+        }),
+      );
+      return closed.filter((c) => c !== undefined);
+    },
+
     /** Resolves the drill's selection (see `resolveSelection`) and keeps the list in a file; returns its size. */
     async selectDrillResources(input: {
       selection: DrillSelection;

@@ -176,3 +176,30 @@ test('cancelling a drill cancels its batches: none is left running, and no resto
   expect(ended).toHaveLength(started.length);
   expect(ended.filter((j) => Date.parse(j.jobExecutionDetails.createdTime) > stoppedAt)).toEqual([]);
 });
+
+test('a batch terminated from outside after the drill continued as new ends as failed when the drill is nudged', async () => {
+  await fx.control.jobsConfig({ restoreSeconds: 6 });
+  const ids = await generatedResources(40);
+  const handle = await start(drillInput(ids, 8));
+  // A batch the first run started, still running once the drill has handed over to a new run.
+  const firstRunBatches = await eventually('batches running', async () => {
+    const running = (await batchesOf(handle)).filter((b) => b.status === 'RUNNING');
+    return running.length > 0 && running;
+  });
+  await eventually('the drill continued as new', async () => (await runsOf(handle.workflowId)).length >= 2);
+  const inherited = (await batchesOf(handle)).find(
+    (b) => b.status === 'RUNNING' && firstRunBatches.some((f) => f.workflowId === b.workflowId),
+  );
+  if (!inherited) throw new Error('no batch of the first run still running after the drill continued as new');
+  await fx.env.client.workflow.getHandle(inherited.workflowId).terminate('terminated from outside');
+
+  await handle.signal('nudge');
+  const result = await handle.result();
+  expect(result.summary.total).toBe(ids.length);
+  expect(result.summary.failed).toBeGreaterThan(0);
+  expect(result.summary.verdict).toBe('FAIL');
+  const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
+  expect(report.resources.map((r) => r.resourceId).sort()).toEqual(ids);
+  const lost = report.resources.filter((r) => r.reasons.some((why) => why.includes('without telling its end')));
+  expect(lost.length).toBeGreaterThan(0);
+});
