@@ -7,7 +7,7 @@ import { serviceCalls } from '../../runtime/calls';
 import { JobWatcher } from '../../runtime/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { resourceDriller } from './drill-one';
+import { drillInLanes, resourceDriller } from './drill-one';
 import { SnapshotSlots } from '../snapshot-slots/calls';
 import {
   PROGRESS_EVERY_MS,
@@ -97,23 +97,10 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
     };
 
     // The drill's lanes, as in one workflow before: a wait for a verdict leaves its lane.
-    const validating: Promise<void>[] = [];
-    let next = 0;
-    const lane = async () => {
-      while (next < resources.length) {
-        const index = next++;
-        const resource = resources[index];
-        if (!resource) continue;
-        progress.running += 1;
-        const drilled = await drillOne(resource);
-        if ('validating' in drilled) {
-          const settled = drilled.validating.then((r) => finished(index, r));
-          settled.catch(() => undefined);
-          validating.push(settled);
-        } else finished(index, drilled);
-      }
+    const taken = () => {
+      progress.running += 1;
     };
-    await Promise.all(Array.from({ length: Math.min(batch.lanes, resources.length) }, lane));
+    const validating = await drillInLanes(resources, batch.lanes, drillOne, { taken, finished });
     if (validating.length > 0) {
       progress.lanesDone = true;
       report(true);

@@ -321,3 +321,35 @@ export function resourceDriller(ctx: DrillContext): (resource: ResourceRef) => P
     }
   }
 }
+
+/**
+ * Drills resources in a fixed number of lanes, in order. A wait for someone's validation verdict leaves its lane, so
+ * that hours of waiting do not hold up the restores of the others: once the lanes are free, this returns those waits,
+ * each settling with its resource's `finished`.
+ */
+export async function drillInLanes(
+  resources: readonly ResourceRef[],
+  lanes: number,
+  drillOne: (resource: ResourceRef) => Promise<Drilled>,
+  hooks: { taken?: () => void; finished: (index: number, result: DrillResourceResult) => void },
+): Promise<Promise<void>[]> {
+  const validating: Promise<void>[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < resources.length) {
+      const index = next++;
+      const resource = resources[index];
+      if (!resource) continue;
+      hooks.taken?.();
+      const drilled = await drillOne(resource);
+      if ('validating' in drilled) {
+        const settled = drilled.validating.then((r) => hooks.finished(index, r));
+        // Awaited by the caller once the lanes are done; until then a cancellation must not count as unhandled.
+        settled.catch(() => undefined);
+        validating.push(settled);
+      } else hooks.finished(index, drilled);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, resources.length) }, lane));
+  return validating;
+}

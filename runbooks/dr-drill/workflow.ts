@@ -6,7 +6,7 @@ import { leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { DrDrillInput, type DrDrillResult, type DrillInput } from './contract';
-import { resourceDriller } from './drill-one';
+import { drillInLanes, resourceDriller } from './drill-one';
 import { drillFannedOut, type FanOutState } from './fan-out';
 import { FAN_OUT_PATCH, RECOVERY_POINT_PATCH } from './patches';
 
@@ -58,25 +58,7 @@ async function drillInOneRun(input: DrillInput): Promise<DrDrillResult> {
     tracker.progress(++done, resources.length, 'resources');
   };
 
-  // Bounded parallelism: a fixed number of lanes take resources in order. A wait for someone's validation verdict
-  // leaves its lane, so that hours of waiting do not hold up the restores of the others.
-  const validating: Promise<void>[] = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < resources.length) {
-      const index = next++;
-      const resource = resources[index];
-      if (!resource) continue;
-      const drilled = await drillOne(resource);
-      if ('validating' in drilled) {
-        const settled = drilled.validating.then((r) => finished(index, r));
-        // Awaited once the lanes are done; until then a cancellation must not count as unhandled.
-        settled.catch(() => undefined);
-        validating.push(settled);
-      } else finished(index, drilled);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(input.parallelism, resources.length) }, lane));
+  const validating = await drillInLanes(resources, input.parallelism, drillOne, { finished });
   await Promise.all(validating);
 
   tracker.phase('writing report');
