@@ -59,21 +59,33 @@ export const BATCH_HISTORY_BOUND = 1_000;
 const BATCH_OVERHEAD = 100;
 /**
  * Events one activity of a resource costs a batch: scheduled, started, completed, and at most one workflow task (three
- * events) to act on its result. Measured: 16.3 events per resource with three activities each (`latest` restores,
- * test/e2e/drill-fan-out.test.ts), under the 18 this counts.
+ * events) to act on its result.
  */
 const EVENTS_PER_STEP = 6;
 /** A progress signal a finished resource may send (at most one every PROGRESS_EVERY_MS): sent, acknowledged, a task. */
 const EVENTS_PER_SIGNAL = 5;
+/**
+ * A snapshot started in a slot of the project's limiter costs as much as three steps: the request and the release
+ * signalled, the grant received, the timer that asks again, the start itself.
+ */
+const SLOTTED_START_STEPS = 3;
+/**
+ * A job watched with the others of its batch (runtime/job-watcher.ts) costs as much as one step and a half: it
+ * restarts the batch's look (a cancel, a new look, their tasks) as it joins and as the look returns.
+ */
+const WATCHED_JOB_STEPS = 1.5;
 
 /**
  * Resources per batch, so that a batch stays under BATCH_HISTORY_BOUND: the steps a resource takes with this input
- * (activities, and the validation's timer and verdict) at EVENTS_PER_STEP each. `latest`: 39 resources a batch; a fresh
- * snapshot with a SQL check and outside validation: 12.
+ * (activities, and the validation's timer and verdict) at EVENTS_PER_STEP each. `latest`: 34 resources a batch;
+ * `fresh`: 16; a fresh snapshot with a SQL check and outside validation: 10. Measured with kills -9 of workers during
+ * a fresh drill of 500 resources (bench:reliability, kill-worker-in-estate-drill): 52 events per resource in the
+ * largest batch of 25, its overhead included, under the 53 counted here.
  */
 export function batchSizeFor(input: DrillInput): number {
-  const point = input.recoveryPoint.select === 'fresh' ? 3 + (input.reuseRecentSnapshot ? 1 : 0) : 1;
-  const restore = 2;
+  const fresh = input.recoveryPoint.select === 'fresh';
+  const point = fresh ? 1 + (input.reuseRecentSnapshot ? 1 : 0) + SLOTTED_START_STEPS + WATCHED_JOB_STEPS : 1;
+  const restore = 1 + WATCHED_JOB_STEPS;
   const check = input.sqlCheck ? 3 : 0;
   const validation = input.validation && input.validation.windowHours > 0 ? 2 : 0;
   const perResource = EVENTS_PER_STEP * (point + restore + check + validation) + EVENTS_PER_SIGNAL;
