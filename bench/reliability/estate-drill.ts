@@ -70,14 +70,18 @@ export interface Kill {
 
 export interface EstateKills extends Disruption {
   kills: Kill[];
+  /** Calls the workers made during the drill: snapshots and restores started, and take-snapshot calls answered 429. */
+  started: { backups: number; restores: number; throttled: number };
 }
 
 /** Kills `victim` twice, at FIRST_KILL_AT of the drill's backups started and at SECOND_KILL_AT of its restores. */
 export function killTwice(env: TrialEnv, victim: ManagedProcess | undefined): EstateKills {
   if (!victim) throw new Error('no worker to kill');
-  const started = { backups: 0, restores: 0 };
+  const started = { backups: 0, restores: 0, throttled: 0 };
   const stopWatching = env.stack.proxy.watch((seen) => {
-    if (seen.method !== 'POST' || seen.status !== 202) return;
+    if (seen.method !== 'POST') return;
+    if (seen.status === 429 && TAKE_SNAPSHOT.test(seen.path)) started.throttled += 1;
+    if (seen.status !== 202) return;
     if (TAKE_SNAPSHOT.test(seen.path)) started.backups += 1;
     else if (RESTORE.test(seen.path)) started.restores += 1;
   });
@@ -85,6 +89,7 @@ export function killTwice(env: TrialEnv, victim: ManagedProcess | undefined): Es
   return {
     crash: true,
     kills,
+    started,
     async apply(waiting) {
       let ended = false;
       void waiting.then(() => (ended = true));
@@ -132,7 +137,7 @@ export function killTwice(env: TrialEnv, victim: ManagedProcess | undefined): Es
 export async function estateFindings(
   stack: Stack,
   run: RunRecord,
-  kills: Kill[],
+  { kills, started }: Pick<EstateKills, 'kills' | 'started'>,
 ): Promise<Pick<TrialResult, 'delays' | 'problems' | 'notes'>> {
   const batches = await batchHistories(stack, run.workflowId);
   const delays: TrialResult['delays'] = [];
@@ -146,6 +151,10 @@ export async function estateFindings(
   return {
     delays,
     problems: kills.length < 2 ? [`only ${kills.length} of the 2 kills came while the drill ran`] : [],
-    notes: [`${batches.length} batches (child workflows), the largest history ${largest} events`],
+    notes: [
+      `${batches.length} batches (child workflows), the largest history ${largest} events`,
+      `${started.backups} snapshots and ${started.restores} restores started, ${started.throttled} take-snapshot ` +
+        `calls answered 429 (${((100 * started.throttled) / Math.max(1, started.backups + started.throttled)).toFixed(1)}%)`,
+    ],
   };
 }

@@ -193,7 +193,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
   const delays: TrialResult['delays'] = [];
   const from = hit.resumedAt ?? hit.hitAt;
   const estateRun = estate && runs[0];
-  const found = estateRun ? await estateFindings(stack, estateRun, estate.kills) : undefined;
+  const found = estateRun ? await estateFindings(stack, estateRun, estate) : undefined;
   if (found) delays.push(...found.delays);
   else if (from !== undefined) {
     for (const run of disrupted) {
