@@ -119,6 +119,8 @@ export function killTwice(env: TrialEnv, victim: ManagedProcess | undefined): Es
         await victim.kill();
         kills.push({ at, what: `kill -9 ${second} (${state}), left down: two workers go on` });
       }
+      // Counted to the drill's end, for the notes.
+      await waiting;
       stopWatching();
       const what = kills.map((k) => k.what).join('; then ');
       if (kills.length < 2) {
