@@ -59,6 +59,20 @@ export function refreshSnapshotFields(state: SimState, resourceId: string): void
   }
 }
 
+/**
+ * The instant a job is shown at. `settleJobs` made the snapshots as of an instant a moment before this one (a list of
+ * many jobs takes milliseconds): a backup that ended in between has no snapshot yet, so it is shown as of then, still
+ * running, and never as finished without its snapshot. The next request settles it.
+ */
+export function shownAt(state: SimState, job: JobRecord, now: number): number {
+  const unsettled =
+    'vaultId' in job &&
+    job.snapshotId === undefined &&
+    (job.outcome === 'JOB_COMPLETED' || job.outcome === 'JOB_PARTIAL') &&
+    state.resources[job.resourceId] !== undefined;
+  return unsettled ? Math.min(now, job.endAt - 1) : now;
+}
+
 /** Creates the snapshot of every backup job that has completed (or partially completed) by now. */
 export function settleJobs(ctx: SimContext): void {
   const now = ctx.clock.now();
@@ -244,7 +258,7 @@ function vaultOf(ctx: SimContext, vaultId: string | undefined) {
 export function backupJobView(ctx: SimContext, job: BackupJobRecord): BackupJob {
   const snapshot = job.snapshotId === undefined ? undefined : ctx.state.snapshots[job.snapshotId];
   return {
-    jobExecutionDetails: executionDetails(job, ctx.clock.now(), (ms) => ctx.clock.iso(ms)),
+    jobExecutionDetails: executionDetails(job, shownAt(ctx.state, job, ctx.clock.now()), (ms) => ctx.clock.iso(ms)),
     backupType: job.backupType ?? 'ON_DEMAND',
     ...resourceDetails(ctx.state.resources[job.resourceId]),
     ...snapshotDetails(snapshot),

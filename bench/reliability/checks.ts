@@ -197,7 +197,12 @@ async function checkDrill(run: RunRecord, ctx: CheckContext, check: RunCheck): P
     check.duplicateJobs += Math.max(0, own.length - 1);
     if (own.length > 1) check.problems.push(`${run.workflowId}: ${own.length} backup jobs for resource ${id}`);
     const snapshots = new Set(own.flatMap((j) => (j.snapshotDetails?.id ? [j.snapshotDetails.id] : [])));
-    const restores = ctx.jobs.restoreJobs.filter((j) => snapshots.has(j.snapshotDetails?.id ?? ''));
+    // Of its fresh snapshots, or of the resource itself during the trial (a restore of another snapshot counts too).
+    const restores = ctx.jobs.restoreJobs.filter(
+      (j) =>
+        snapshots.has(j.snapshotDetails?.id ?? '') ||
+        (j.resourceDetails?.id === id && j.jobExecutionDetails.createdTime >= ctx.since),
+    );
     check.jobs += restores.length;
     check.duplicateJobs += Math.max(0, restores.length - 1);
     if (restores.length > 1) check.problems.push(`${run.workflowId}: ${restores.length} restore jobs for ${id}`);
@@ -206,6 +211,7 @@ async function checkDrill(run: RunRecord, ctx: CheckContext, check: RunCheck): P
 
   const result = run.result as DrDrillResult;
   const report = JSON.parse(await readFile(result.report.json, 'utf8')) as DrillReport;
+  reportedOnce(run, ids, report, check);
   for (const row of report.resources) {
     if (row.backupJobId) {
       if (!backups.get(row.resourceId)?.includes(row.backupJobId)) {
@@ -231,6 +237,25 @@ async function checkDrill(run: RunRecord, ctx: CheckContext, check: RunCheck): P
     const reasons = report.resources.flatMap((r) => r.reasons).join('; ');
     check.problems.push(`${run.workflowId}: drill verdict ${result.summary.verdict}: ${reasons}`);
   }
+}
+
+/** Every resource of the drill is in its report exactly once, and no other is. */
+function reportedOnce(run: RunRecord, ids: readonly string[], report: DrillReport, check: RunCheck): void {
+  const rows = new Map<string, number>();
+  for (const row of report.resources) rows.set(row.resourceId, (rows.get(row.resourceId) ?? 0) + 1);
+  const wanted = new Set(ids);
+  const missing = ids.filter((id) => !rows.has(id));
+  const twice = [...rows].filter(([, n]) => n > 1).map(([id]) => id);
+  const strangers = [...rows.keys()].filter((id) => !wanted.has(id));
+  const some = (list: string[]) => `${list.length} (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''})`;
+  if (missing.length > 0) check.problems.push(`${run.workflowId}: resources missing from its report: ${some(missing)}`);
+  if (twice.length > 0) check.problems.push(`${run.workflowId}: resources reported more than once: ${some(twice)}`);
+  if (strangers.length > 0)
+    check.problems.push(`${run.workflowId}: resources reported that it did not drill: ${some(strangers)}`);
+  check.notes.push(
+    `${run.workflowId}: report of ${report.resources.length} rows: ${rows.size - twice.length - strangers.length}/` +
+      `${ids.length} resources once, ${twice.length} twice or more, ${missing.length} missing, ${strangers.length} strangers`,
+  );
 }
 
 async function checkExport(run: RunRecord, ctx: CheckContext, check: RunCheck): Promise<void> {

@@ -1,6 +1,8 @@
 import type { ProxyAction, ProxyRule } from '../http-proxy';
 import type { Random } from '../../simulator/random';
+import { sleep, type ManagedProcess } from './processes';
 import type { RunKind } from './runs';
+import type { Disruption, TrialEnv } from './trials';
 
 /** A service call a kill or a lost answer can be aimed at. */
 export interface CallPoint {
@@ -110,4 +112,70 @@ export function losableCall(random: Random, kind: RunKind): CallPoint {
   const call = CALLS[kind].find((c) => c.label === label);
   if (!call) throw new Error(`no call ${label}`);
   return call;
+}
+
+/** Runs `kill` at a time, or inside a service call (the service then acts for a worker that is gone). */
+export async function atKillPoint(
+  env: TrialEnv,
+  point: KillPoint,
+  waiting: Promise<void>,
+  kill: () => Promise<void>,
+): Promise<number | undefined> {
+  const ended = waiting.then(() => undefined);
+  if ('time' in point) {
+    const fired = await Promise.race([sleep(point.time).then(() => true), ended.then(() => false)]);
+    if (!fired) return undefined;
+    const at = Date.now();
+    await kill();
+    return at;
+  }
+  let hit!: (at: number) => void;
+  const hitAt = new Promise<number>((resolve) => (hit = resolve));
+  const remove = env.stack.proxy.add(
+    ruleFor(point.call, point.skip, async () => {
+      hit(Date.now());
+      await kill();
+    }),
+  );
+  const at = await Promise.race([hitAt, ended]);
+  remove();
+  return at;
+}
+
+export function killWorker(
+  env: TrialEnv,
+  worker: ManagedProcess | undefined,
+  point: KillPoint,
+  restart: boolean,
+): Disruption {
+  if (!worker) throw new Error('no worker to kill');
+  return {
+    crash: true,
+    async apply(waiting) {
+      const hitAt = await atKillPoint(env, point, waiting, () => worker.kill());
+      const what = `kill -9 ${worker.spec.name} at ${describeKillPoint(point)}`;
+      if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
+      if (!restart) return { hitAt, resumedAt: hitAt, what: `${what}, another worker goes on` };
+      const pause = env.random.int(500, 3_000);
+      await sleep(pause);
+      await worker.start();
+      return { hitAt, resumedAt: worker.readyAt, what: `${what}, restarted after ${pause} ms` };
+    },
+  };
+}
+
+export function killServer(env: TrialEnv, point: KillPoint): Disruption {
+  const server = env.stack.temporal;
+  return {
+    crash: true,
+    async apply(waiting) {
+      const hitAt = await atKillPoint(env, point, waiting, () => server.kill());
+      const what = `kill -9 the Temporal server at ${describeKillPoint(point)}`;
+      if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
+      const pause = env.random.int(1_000, 3_000);
+      await sleep(pause);
+      await server.start();
+      return { hitAt, resumedAt: server.readyAt, what: `${what}, restarted on its database after ${pause} ms` };
+    },
+  };
 }

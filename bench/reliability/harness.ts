@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Fixtures } from './fixtures';
 import { Random } from '../../simulator/random';
 import { Stack, type StackOptions } from './stack';
-import { runTrial, TRIAL_KINDS, type TrialKind, type TrialResult } from './trials';
+import { DEFAULT_KINDS, runTrial, type TrialKind, type TrialResult } from './trials';
 import { DIALECTS, type Dialect } from '../../api/dialect';
 
 /** The trial kinds whose subject the dialect changes (the restore type a lost answer is adopted by): run in both. */
@@ -22,7 +22,7 @@ export interface PlannedTrial {
 export interface ReliabilityOptions {
   trials: number;
   seed: number;
-  /** The trial kinds to draw from (default: all); each is run once before any is repeated. */
+  /** The trial kinds to draw from (default: all but the ones run on request); each runs once before any repeats. */
   kinds?: readonly TrialKind[];
   /** Per trial, for all its runs to end (default 6 minutes). */
   trialTimeoutMs?: number;
@@ -103,7 +103,7 @@ export async function runReliability(options: ReliabilityOptions): Promise<Relia
   const log = options.log ?? ((line: string) => console.log(line));
   const random = new Random(options.seed);
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'runbooks-reliability-')));
-  const kinds = options.kinds ?? TRIAL_KINDS;
+  const kinds = options.kinds ?? DEFAULT_KINDS;
   const plan = schedule(random, options.trials, kinds, options.dialect);
   const dialects = DIALECTS.filter((d) => plan.some((t) => t.dialect === d));
   log(

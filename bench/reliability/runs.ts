@@ -238,13 +238,58 @@ export interface Progress {
   what: string;
 }
 
-/** When the run next moved on at or after `since` (a history event or a heartbeat). */
+/**
+ * When the run next moved on at or after `since` (a history event or a heartbeat). A drill does its work in batches
+ * (child workflows, runbooks/dr-drill/fan-out.ts), so their histories count as its own.
+ */
 export async function nextProgress(stack: Stack, run: RunRecord, since: number): Promise<Progress | undefined> {
   const history = await stack.client.workflow.getHandle(run.workflowId).fetchHistory();
+  const batches = run.plan.kind === 'drill' ? await batchHistories(stack, run.workflowId) : [];
   const seen: Progress[] = run.heartbeats.map((at) => ({ at, what: 'heartbeat' }));
-  for (const event of history.events ?? []) {
-    const kind = PROGRESS.find((key) => Boolean(event[key]));
-    if (kind && event.eventTime) seen.push({ at: tsToMs(event.eventTime), what: kind.replace(/EventAttributes$/, '') });
+  for (const [i, { events }] of [history, ...batches].entries()) {
+    for (const event of events ?? []) {
+      const kind = PROGRESS.find((key) => Boolean(event[key]));
+      const what = `${i > 0 ? 'batch ' : ''}${kind?.replace(/EventAttributes$/, '') ?? ''}`;
+      if (kind && event.eventTime) seen.push({ at: tsToMs(event.eventTime), what });
+    }
   }
   return seen.filter((p) => p.at >= since).sort((a, b) => a.at - b.at)[0];
+}
+
+type History = Awaited<ReturnType<ReturnType<Stack['client']['workflow']['getHandle']>['fetchHistory']>>;
+
+/** The histories of a drill's batches (their workflow IDs start with the drill's, see `batchWorkflowId`). */
+export async function batchHistories(stack: Stack, drillWorkflowId: string): Promise<History[]> {
+  const query = `WorkflowType = 'drDrillBatch' AND WorkflowId STARTS_WITH '${drillWorkflowId}--'`;
+  const histories: History[] = [];
+  for await (const batch of stack.client.workflow.list({ query })) {
+    histories.push(await stack.client.workflow.getHandle(batch.workflowId, batch.runId).fetchHistory());
+  }
+  return histories;
+}
+
+/**
+ * From a drill's batch histories: when the activities that a crash at `hitAt` interrupted ran again. Such an activity
+ * was scheduled before the crash, and its last attempt (a retry after a timeout) started after it. The
+ * latest of those starts, with how many there were; undefined when the crash interrupted none.
+ */
+export function batchOrphansRecovered(batches: History[], hitAt: number): (Progress & { count: number }) | undefined {
+  let latest: (Progress & { count: number }) | undefined;
+  let count = 0;
+  for (const history of batches) {
+    const scheduled = new Map<string, number>();
+    for (const event of history.events ?? []) {
+      const at = event.eventTime ? tsToMs(event.eventTime) : 0;
+      if (event.activityTaskScheduledEventAttributes) scheduled.set(String(event.eventId), at);
+      const started = event.activityTaskStartedEventAttributes;
+      // Retried because its worker went silent (a timeout), not because the service refused a call.
+      if (!started || (started.attempt ?? 1) < 2 || !started.lastFailure?.timeoutFailureInfo) continue;
+      // The event is written when the attempt ends, but carries the time the attempt started.
+      const since = scheduled.get(String(started.scheduledEventId));
+      if (since === undefined || since >= hitAt || at <= hitAt) continue;
+      count += 1;
+      if (!latest || at > latest.at) latest = { at, what: 'batch activities again', count: 0 };
+    }
+  }
+  return latest && { ...latest, count };
 }

@@ -2,11 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { restoreKindOf, type Dialect } from '../../api/dialect';
 import { checkRun, emptyCheck, type RunCheck } from './checks';
 import { crashLoop, MIN_PAGES_KEPT, type CrashLoop } from './crash-loop';
-import { APPROVAL, describeKillPoint, losableCall, pickKillPoint, ruleFor, type KillPoint } from './disruptions';
+import { APPROVAL, killServer, killWorker, losableCall, pickKillPoint, ruleFor } from './disruptions';
+import {
+  endEstateDrill,
+  ESTATE_TIMEOUT_MS,
+  estateFindings,
+  killTwice,
+  planEstateDrill,
+  type EstateKills,
+} from './estate-drill';
 import type { Fixtures } from './fixtures';
 import { persistedActionRequests } from './persisted-state';
 import type { SeenRequest } from '../http-proxy';
-import { sleep, type ManagedProcess } from './processes';
+import { sleep } from './processes';
 import type { FaultKind } from '../../simulator/faults';
 import type { Random } from '../../simulator/random';
 import {
@@ -38,8 +46,12 @@ export const TRIAL_KINDS = [
   'one-of-two-killed',
   'server-restart',
   'export-crash-loop',
+  'kill-worker-in-estate-drill',
 ] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
+/** Drawn only when asked for (`--only`, `--kinds`): a drill of 500 resources takes minutes. */
+export const ON_REQUEST_KINDS: readonly TrialKind[] = ['kill-worker-in-estate-drill'];
+export const DEFAULT_KINDS: readonly TrialKind[] = TRIAL_KINDS.filter((k) => !ON_REQUEST_KINDS.includes(k));
 
 export interface TrialEnv {
   stack: Stack;
@@ -137,6 +149,11 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       disruption = crashLoop(env, stack.workers[0]);
       break;
     }
+    case 'kill-worker-in-estate-drill': {
+      plans = [await planEstateDrill(env, index)];
+      disruption = killTwice(env, random.pick(stack.workers));
+      break;
+    }
     case 'server-restart': {
       const runKind = random.pick(RUN_KINDS);
       plans = [await planRun(runKind, fixtures, index)];
@@ -161,18 +178,24 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     runs.push(await startRun(stack, plan, index, i));
     if (kind === 'adoption' && i === 0) await waitForFilesJob(env, since, plan);
   }
-  const waiting = waitForRuns(stack, runs, Date.now() + env.timeoutMs);
+  const estate = kind === 'kill-worker-in-estate-drill' ? (disruption as EstateKills) : undefined;
+  const timeoutMs = estate ? Math.max(env.timeoutMs, ESTATE_TIMEOUT_MS) : env.timeoutMs;
+  const waiting = waitForRuns(stack, runs, Date.now() + timeoutMs);
   const hit = await disruption.apply(waiting);
   await waiting;
   stopSeeing();
   stack.proxy.clear();
   await restoreWorkerPool(stack);
+  if (estate) await endEstateDrill(stack);
 
   const problems: string[] = [];
   const disrupted = hit.hitAt === undefined ? [] : runs.filter((r) => (r.endedAt ?? Infinity) > (hit.hitAt ?? 0));
   const delays: TrialResult['delays'] = [];
   const from = hit.resumedAt ?? hit.hitAt;
-  if (from !== undefined) {
+  const estateRun = estate && runs[0];
+  const found = estateRun ? await estateFindings(stack, estateRun, estate) : undefined;
+  if (found) delays.push(...found.delays);
+  else if (from !== undefined) {
     for (const run of disrupted) {
       // A crash that orphaned an activity costs until it runs again; otherwise until the run's next step.
       const orphans = disruption.crash && hit.hitAt !== undefined ? orphansRecovered(run, hit.hitAt) : undefined;
@@ -180,6 +203,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       if (next !== undefined) delays.push({ kind: run.plan.kind, ms: Math.max(0, next.at - from), what: next.what });
     }
   }
+  problems.push(...(found?.problems ?? []));
   if (kind === 'adoption' && hit.hitAt === undefined)
     problems.push('the 503 on the first bucket restore call never hit');
 
@@ -234,7 +258,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
     crash: disruption.crash,
     durationMs: Date.now() - started,
     problems: [...problems, ...checks.flatMap((c) => c.problems)],
-    notes: [...(kept ? [kept.detail] : []), ...checks.flatMap((c) => c.notes)],
+    notes: [...(kept ? [kept.detail] : []), ...(found?.notes ?? []), ...checks.flatMap((c) => c.notes)],
     pagesKept,
   };
 }
@@ -255,67 +279,6 @@ async function waitForFilesJob(env: TrialEnv, since: string, plan: PlannedRun): 
     await sleep(100);
   }
   env.log('adoption: the files restore made no job within 60 s');
-}
-
-/** Runs `kill` at a time, or inside a service call (the service then acts for a worker that is gone). */
-async function atKillPoint(
-  env: TrialEnv,
-  point: KillPoint,
-  waiting: Promise<void>,
-  kill: () => Promise<void>,
-): Promise<number | undefined> {
-  const ended = waiting.then(() => undefined);
-  if ('time' in point) {
-    const fired = await Promise.race([sleep(point.time).then(() => true), ended.then(() => false)]);
-    if (!fired) return undefined;
-    const at = Date.now();
-    await kill();
-    return at;
-  }
-  let hit!: (at: number) => void;
-  const hitAt = new Promise<number>((resolve) => (hit = resolve));
-  const remove = env.stack.proxy.add(
-    ruleFor(point.call, point.skip, async () => {
-      hit(Date.now());
-      await kill();
-    }),
-  );
-  const at = await Promise.race([hitAt, ended]);
-  remove();
-  return at;
-}
-
-function killWorker(env: TrialEnv, worker: ManagedProcess | undefined, point: KillPoint, restart: boolean): Disruption {
-  if (!worker) throw new Error('no worker to kill');
-  return {
-    crash: true,
-    async apply(waiting) {
-      const hitAt = await atKillPoint(env, point, waiting, () => worker.kill());
-      const what = `kill -9 ${worker.spec.name} at ${describeKillPoint(point)}`;
-      if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
-      if (!restart) return { hitAt, resumedAt: hitAt, what: `${what}, another worker goes on` };
-      const pause = env.random.int(500, 3_000);
-      await sleep(pause);
-      await worker.start();
-      return { hitAt, resumedAt: worker.readyAt, what: `${what}, restarted after ${pause} ms` };
-    },
-  };
-}
-
-function killServer(env: TrialEnv, point: KillPoint): Disruption {
-  const server = env.stack.temporal;
-  return {
-    crash: true,
-    async apply(waiting) {
-      const hitAt = await atKillPoint(env, point, waiting, () => server.kill());
-      const what = `kill -9 the Temporal server at ${describeKillPoint(point)}`;
-      if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
-      const pause = env.random.int(1_000, 3_000);
-      await sleep(pause);
-      await server.start();
-      return { hitAt, resumedAt: server.readyAt, what: `${what}, restarted on its database after ${pause} ms` };
-    },
-  };
 }
 
 function loseAnswer(env: TrialEnv, rule: Parameters<Stack['proxy']['add']>[0], what: string): Disruption {

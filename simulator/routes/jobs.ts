@@ -3,7 +3,7 @@ import { JobListInput } from '../../api';
 import type { SimContext, SimModule } from '../context';
 import { notFound, parse } from '../errors';
 import { matchesInNotIn, readPageParams, sortItems } from '../filters';
-import { backupJobView, jobRan, jobStatus, providerResourceIdOf, restoreJobView, settleJobs } from '../jobs';
+import { backupJobView, jobRan, jobStatus, providerResourceIdOf, restoreJobView, settleJobs, shownAt } from '../jobs';
 import type { BackupJobRecord, RestoreJobRecord, SimState } from '../model';
 import { paginate } from '../paging';
 
@@ -101,7 +101,7 @@ function listJobs<T extends JobRecord>(ctx: SimContext, jobs: T[], input: JobLis
     (j) =>
       matchesInNotIn(j.id, f.jobId) &&
       matchesInNotIn(j.snapshotId, f.snapshotId) &&
-      matchesInNotIn<string>(jobStatus(j, now), f.status) &&
+      matchesInNotIn<string>(jobStatus(j, shownAt(ctx.state, j, now)), f.status) &&
       matchesInNotIn(providerResourceIdOf(ctx.state, j.resourceId), f.providerResourceId),
   );
   const sorts = input.sorts ?? [{ field: 'createdTime', order: 'DESC' } as const];

@@ -16,6 +16,7 @@ import {
   type Snapshot,
 } from '../../api';
 import { sortItems } from '../../simulator/filters';
+import { backupJobView, settleJobs } from '../../simulator/jobs';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { type RunningSimulator } from '../../simulator/server';
 import { allPages, call as callSimulator, errorOf, type Method, simulatorForSuite, tokenFor } from './helpers';
@@ -227,6 +228,25 @@ describe('take-snapshot and the backup job lifecycle', () => {
     expect((await call('POST', otherProject, body)).status).toBe(404);
     expect((await call('POST', path, body, null)).status).toBe(401);
     expect((await call('POST', path, body, await tokenFor(sim, ['inventory.view', 'jobs.view']))).status).toBe(403);
+  });
+
+  test('a backup that ends between settling and showing is shown running, never finished without its snapshot', async () => {
+    const resource = nextResource();
+    const jobId = await takeSnapshot(resource);
+    const record = sim.ctx.state.backupJobs[jobId];
+    if (!record) throw new Error(`no job ${jobId}`);
+    // Settled a moment before the job's end, shown a moment after it: as a list of many jobs may be.
+    sim.ctx.state.clockOffsetMs += record.endAt - 1 - sim.ctx.clock.now();
+    settleJobs(sim.ctx);
+    sim.ctx.state.clockOffsetMs += 2;
+    const unsettled = backupJobView(sim.ctx, record);
+    expect(unsettled.jobExecutionDetails.status).toBe('JOB_RUNNING');
+    expect(unsettled.snapshotDetails).toBeUndefined();
+
+    const settled = await backupJob(jobId);
+    expect(settled.jobExecutionDetails.status).toBe('JOB_COMPLETED');
+    expect(settled.snapshotDetails?.id).toBe(record.snapshotId);
+    expect(settled.snapshotDetails?.id).toBeDefined();
   });
 
   test('starts a new job on every call: no idempotency', async () => {
