@@ -133,8 +133,11 @@ export const scaleBenchmark: Benchmark = {
       });
       // Where the drill is, every STATUS_EVERY_MS: what was done, what waits for a slot, and the 429s so far.
       const progress = setInterval(() => {
-        const throttled = calls.filter((c) => c.endpoint.endsWith('/take-snapshot') && c.status === 429).length;
-        const started = calls.filter((c) => c.endpoint.endsWith('/take-snapshot') && c.status === 202).length;
+        const starts = calls.filter((c) => c.endpoint.endsWith('/take-snapshot'));
+        const throttled = starts.filter((c) => c.status === 429).length;
+        const started = starts.filter((c) => c.status === 202);
+        const now = Date.now();
+        const running = started.filter((c) => c.at > now - BACKUP_SECONDS * 1000).length;
         void stack.client.workflow
           .getHandle(drillId)
           .query(statusQuery)
@@ -143,7 +146,8 @@ export const scaleBenchmark: Benchmark = {
               log(
                 `  ${((Date.now() - began) / 1000).toFixed(0)} s: done ${drill?.done ?? '?'}/${resources}, ` +
                   `running ${drill?.running ?? '?'}, waiting for a slot ${drill?.waitingForSlot ?? '?'}, ` +
-                  `batches running ${drill?.batches.running ?? '?'}; backups started ${started}, 429s ${throttled}`,
+                  `batches running ${drill?.batches.running ?? '?'}; backups started ${started.length}, 429s ` +
+                  `${throttled}, running at the service ${running}/${CAP}`,
               ),
             (err: unknown) => log(`  status not answered: ${String(err)}`),
           );
