@@ -15,7 +15,7 @@ import type { Benchmark, Measurement } from '../measure';
 import type { ManagedProcess } from '../reliability/processes';
 import { BenchStack, processUsage } from '../waiting/stack';
 import { drillHistories } from './histories';
-import { capUtilisation, idealDrillSeconds, idealFormula, type ScaleShape } from './ideal';
+import { capUtilisation, countPerWindow, idealDrillSeconds, idealFormula, type ScaleShape } from './ideal';
 
 const CAP = 20;
 const WORKERS = 3;
@@ -81,8 +81,8 @@ export const scaleBenchmark: Benchmark = {
     try {
       // Reports and the drill's part files are read by whichever worker runs the next step: one shared folder.
       const env: NodeJS.ProcessEnv = { RUNBOOKS_OUTPUT_DIR: join(dir, 'shared-output') };
-      if (CPU_PROFILE_DIR) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${resolve(CPU_PROFILE_DIR)}`;
-      for (let i = 0; i < WORKERS; i++) workers.push(await stack.startWorker(TASK_QUEUE, env));
+      const nodeArgs = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROFILE_DIR)}`] : [];
+      for (let i = 0; i < WORKERS; i++) workers.push(await stack.startWorker(TASK_QUEUE, env, nodeArgs));
       const ids = await generatedResources(stack, resources);
       const { vaultId, restoreAccountId } = await vaultAndAccount(stack);
       await stack.control.jobsConfig({
@@ -195,6 +195,11 @@ export const scaleBenchmark: Benchmark = {
       log(
         `CPU seconds: ${[...cpu].map(([n, s]) => `${n} ${s.toFixed(1)}`).join(', ')}; ` +
           `${((totalCpu / wallSeconds / 2) * 100).toFixed(0)}% of 2 cores over the drill`,
+      );
+      // The cap allows cap / backupSeconds starts a second: what each 10 s of the drill got of it.
+      const windows = countPerWindow(accepted, began, finished, 10_000);
+      log(
+        `backups accepted per 10 s (the cap allows ${((CAP / BACKUP_SECONDS) * 10).toFixed(0)}): ${windows.join(' ')}`,
       );
       log(`parent runs' histories: ${histories.parentRuns.join(', ')} events; ${histories.children} batches`);
       if (histories.open.length > 0) log(`still open after the drill: ${histories.open.join(', ')}`);

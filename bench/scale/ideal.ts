@@ -41,3 +41,13 @@ export function capUtilisation(acceptedStarts: readonly number[], backupSeconds:
   const spanSeconds = (last - first) / 1000 + backupSeconds;
   return (acceptedStarts.length * backupSeconds) / (cap * spanSeconds);
 }
+
+/** How many of `times` (epoch ms) fall in each window of `windowMs` from `from` to `to`. */
+export function countPerWindow(times: readonly number[], from: number, to: number, windowMs: number): number[] {
+  const counts = Array.from({ length: Math.max(1, Math.ceil((to - from) / windowMs)) }, () => 0);
+  for (const at of times) {
+    const i = Math.floor((at - from) / windowMs);
+    if (i >= 0 && i < counts.length) counts[i] = (counts[i] ?? 0) + 1;
+  }
+  return counts;
+}

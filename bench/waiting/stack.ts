@@ -76,8 +76,8 @@ export class BenchStack {
     return this.seen.filter((r) => r.at >= from && path.test(r.path) && (!method || r.method === method)).length;
   }
 
-  /** A worker process on `taskQueue`, ready when it polls. */
-  async startWorker(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<ManagedProcess> {
+  /** A worker process on `taskQueue`, ready when it polls; `nodeArgs` go to node (e.g. `--cpu-prof`). */
+  async startWorker(taskQueue: string, env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<ManagedProcess> {
     const name = `worker-${++this.workerCount}`;
     const worker = workerProcess(this.root, this.dir, name, {
       TEMPORAL_ADDRESS: this.temporalAddress,
@@ -90,6 +90,7 @@ export class BenchStack {
       RUNBOOKS_WORKFLOW_BUNDLE: this.workflowBundle,
       ...env,
     });
+    worker.spec.args.unshift(...nodeArgs);
     this.workers.add(worker);
     await worker.start();
     return worker;

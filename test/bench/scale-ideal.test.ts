@@ -1,5 +1,5 @@
 // The scale benchmark's ideal for a capped service, and how busy a drill kept the cap (bench/scale/ideal.ts).
-import { capUtilisation, idealDrillSeconds, idealFormula } from '../../bench/scale/ideal';
+import { capUtilisation, countPerWindow, idealDrillSeconds, idealFormula } from '../../bench/scale/ideal';
 
 const shape = { resources: 2_000, cap: 20, backupSeconds: 3, restoreSeconds: 3, checkSeconds: 0 };
 
@@ -22,4 +22,9 @@ test('the cap is fully busy when each wave starts as the last one ends, and less
   // Ten backups at once use half of a cap of twenty.
   expect(capUtilisation(Array<number>(10).fill(0), 3, 20)).toBeCloseTo(0.5);
   expect(capUtilisation([], 3, 20)).toBe(0);
+});
+
+test('starts are counted per window of the drill, and none outside it', () => {
+  expect(countPerWindow([0, 9_999, 10_000, 25_000, 31_000, -1], 0, 30_000, 10_000)).toEqual([2, 1, 1]);
+  expect(countPerWindow([], 0, 0, 10_000)).toEqual([0]);
 });
