@@ -4,11 +4,13 @@
 // service calls per resource (in all and per endpoint), the largest history of the drill's runs and of its batches,
 // each worker's peak RSS, the share of take-snapshot calls answered 429, and the drill's verdict.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { endpointOf } from '../../api';
 import { statusQuery } from '../../contracts';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
+import type { DrillReport } from '../../runbooks/dr-drill/report';
 import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { PeakSampler } from '../export/memory';
 import type { Benchmark, Measurement } from '../measure';
@@ -62,6 +64,14 @@ function cpuSince(before: Map<string, number>, processes: Map<string, number>): 
   return out;
 }
 
+/** The resources that did not pass, with their reasons, from the drill's report (the first ten). */
+async function logUnpassed(reportJson: string, log: (line: string) => void): Promise<void> {
+  const report = JSON.parse(await readFile(reportJson, 'utf8')) as DrillReport;
+  const unpassed = report.resources.filter((r) => r.verdict !== 'PASS');
+  for (const r of unpassed.slice(0, 10)) log(`  ${r.verdict} ${r.resourceId}: ${r.reasons.join('; ')}`);
+  if (unpassed.length > 10) log(`  and ${unpassed.length - 10} more (${reportJson})`);
+}
+
 export const scaleBenchmark: Benchmark = {
   name: 'scale',
   async run({ quick, log }) {
@@ -75,7 +85,8 @@ export const scaleBenchmark: Benchmark = {
     };
     const idealSeconds = idealDrillSeconds(shape);
     const dir = mkdtempSync(join(tmpdir(), 'bench-scale-'));
-    const stack = await BenchStack.start(dir, log);
+    // The simulator stands in for the service: in memory, so that what is measured is the drill, not its disk.
+    const stack = await BenchStack.start(dir, log, { persist: false });
     const workers: ManagedProcess[] = [];
     let kept = true;
     try {
@@ -184,6 +195,7 @@ export const scaleBenchmark: Benchmark = {
       const { summary } = result;
 
       log(`drill: ${summary.verdict}, ${summary.passed} passed, ${summary.failed} failed of ${summary.total}`);
+      if (summary.passed !== summary.total) await logUnpassed(result.report.json, log);
       log(
         `wall ${wallSeconds.toFixed(1)} s (${(finished - began) / 1000} s seen by the bench), ideal ${idealSeconds} s`,
       );
@@ -276,7 +288,8 @@ export const scaleBenchmark: Benchmark = {
           notes: `${summary.passed} passed, ${summary.partial ?? 0} partial, ${summary.failed} failed of ${summary.total}`,
         },
       ];
-      kept = false;
+      // A drill that did not pass keeps its logs and report for a look.
+      kept = summary.passed !== summary.total;
       return out;
     } finally {
       // A profiled worker writes its profiles as it exits: give it the time to.

@@ -34,12 +34,21 @@ export class BenchStack {
     private readonly workflowBundle: string,
   ) {}
 
-  static async start(dir: string, log: (line: string) => void): Promise<BenchStack> {
+  /** `persist: false` runs the simulator in memory (see `simulatorProcess`). */
+  static async start(
+    dir: string,
+    log: (line: string) => void,
+    options: { persist?: boolean } = {},
+  ): Promise<BenchStack> {
     const root = projectRoot();
     if (ensureBuilt(root)) log('rebuilt dist/');
     mkdirSync(dir, { recursive: true });
     const { temporal, temporalAddress } = await devServer(dir);
-    const { simulator, control, url: simUrl } = await simulatorProcess(root, dir, 7);
+    const {
+      simulator,
+      control,
+      url: simUrl,
+    } = await simulatorProcess(root, dir, 7, 'neutral', options.persist ?? true);
     const [workflowBundle] = await Promise.all([
       writeWorkflowBundle(join(dir, 'workflow-bundle.js')),
       temporal.start(),
