@@ -2,19 +2,13 @@
 // lanes, as the drill did in one workflow before, keeps their results in a part file and tells the drill only a
 // summary. Its history stays under 1,000 events: about 21.5 per resource (the drill's measured figure) times
 // `DRILL_BATCH_SIZE`, plus a few dozen for its start, its files and its signals.
-import {
-  CancellationScope,
-  getExternalWorkflowHandle,
-  isCancellation,
-  patched,
-  setHandler,
-} from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
 import { serviceCalls } from '../../runtime/calls';
 import { JobWatcher } from '../../runtime/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { resourceDriller } from './drill-one';
-import { BATCH_JOB_WATCHER_PATCH } from './patches';
+import { SnapshotSlots } from '../snapshot-slots/calls';
 import {
   PROGRESS_EVERY_MS,
   batchEndedSignal,
@@ -40,8 +34,11 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
   const drill = getExternalWorkflowHandle(batch.drillWorkflowId);
   const startedAt = new Date(batch.startedAt);
 
+  // Every worker's starts share the project's limit (runbooks/snapshot-slots).
+  const snapshotSlots = new SnapshotSlots();
   const progress: BatchProgress = {
     batch: batch.batch,
+    sent: 0,
     done: 0,
     failed: 0,
     running: 0,
@@ -54,6 +51,8 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
   const report = (now: boolean) => {
     if (!now && Date.now() - lastSent < PROGRESS_EVERY_MS) return;
     lastSent = Date.now();
+    progress.waitingForSlot = snapshotSlots.waiting;
+    progress.sent += 1;
     // Not awaited: a lane goes on while the signal is on its way; a drill that has ended no longer needs it.
     drill.signal(batchProgressSignal, { ...progress, awaiting: [...progress.awaiting] }).catch(() => undefined);
   };
@@ -77,12 +76,11 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
       patched: () => true,
       onBehalfOf: { runbook: 'drDrill', workflowId: batch.drillWorkflowId, runId: batch.drillRunId },
       // Many lanes' jobs in one list call per look: a batch is where many jobs are in flight.
-      jobWatchers: patched(BATCH_JOB_WATCHER_PATCH)
-        ? {
-            backup: new JobWatcher('backup', { nudges: () => tracker.nudged }),
-            restore: new JobWatcher('restore', { nudges: () => tracker.nudged }),
-          }
-        : undefined,
+      jobWatchers: {
+        backup: new JobWatcher('backup', { nudges: () => tracker.nudged }),
+        restore: new JobWatcher('restore', { nudges: () => tracker.nudged }),
+      },
+      snapshotSlots,
       onWaiting: (ids) => {
         progress.awaiting = ids;
         tracker.waitingFor(ids.length === 0 ? undefined : `validation of ${ids.join(', ')}`, ids);

@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { ResourceRef } from './activities';
-import type { JobOutcome } from '../../steps/jobs';
+import type { JobOutcome, JobSummary } from '../../steps/jobs';
 import type { DrillCheckResult, DrillResourceResult, RecoveryPoint } from './report';
 import type { ValidationDesk } from './validation-desk';
 import { concludeResource } from './verdicts';
@@ -8,6 +8,7 @@ import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect
 import { checkExpectation } from './expectations';
 import { heartbeatingCalls, peekCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
 import type { JobWatcher } from '../../runtime/job-watcher';
+import type { SnapshotSlots } from '../snapshot-slots/calls';
 import type { RunbookTracker } from '../../runtime/tracker';
 import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
@@ -37,6 +38,8 @@ export interface DrillContext {
   onWaiting: (resourceIds: string[]) => void;
   /** Watchers that look at every job of a kind in flight with one list call; without them, a wait per job. */
   jobWatchers?: { backup: JobWatcher; restore: JobWatcher };
+  /** The project's limiter of snapshot starts; without it, each start retries a 429 on its own. */
+  snapshotSlots?: SnapshotSlots;
 }
 
 export type Drilled = DrillResourceResult | { validating: Promise<DrillResourceResult> };
@@ -138,19 +141,28 @@ export function resourceDriller(ctx: DrillContext): (resource: ResourceRef) => P
       ? await service.latestSnapshot({ resourceId: resource.id, notBefore })
       : undefined;
     if (recent) return { snapshotId: recent.id, pointInTime: recent.pointInTime, selection: 'reused' };
-    const backup = await service.startBackup({
+    const start = {
       resourceId: resource.id,
       providerResourceId: resource.providerResourceId,
       vaultId: input.vaultId,
       retentionDays: input.retentionDays,
-    });
+    };
+    const slots = ctx.snapshotSlots;
+    const slotted = slots ? await slots.startBackup(resource.id, start) : undefined;
+    const backup = slotted ?? (await service.startBackup(start));
     result.backupJobId = backup.jobId;
-    const job = ctx.jobWatchers
-      ? await ctx.jobWatchers.backup.finished(backup.jobId)
-      : await tracker.waitNudgeable(
-          () => wait.checkBackupJob(backup.jobId),
-          () => peek.checkBackupJob(backup.jobId),
-        );
+    let job: JobSummary;
+    try {
+      job = ctx.jobWatchers
+        ? await ctx.jobWatchers.backup.finished(backup.jobId)
+        : await tracker.waitNudgeable(
+            () => wait.checkBackupJob(backup.jobId),
+            () => peek.checkBackupJob(backup.jobId),
+          );
+    } finally {
+      // The service's cap counts running backups: the slot is held until the job has ended.
+      if (slots && slotted) await slots.release(slotted.slot);
+    }
     result.backupStatus = job.status;
     if (!job.succeeded || !job.snapshotId) {
       const code = job.errorCode ? ` ${job.errorCode}` : '';

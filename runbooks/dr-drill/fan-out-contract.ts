@@ -34,6 +34,8 @@ export interface DrillBatchInput {
 /** A batch's progress, sent when it changes (throttled: see `PROGRESS_EVERY_MS`). */
 export interface BatchProgress {
   batch: number;
+  /** Counts the batch's progress signals: they may arrive out of order, and an older one must not undo a newer. */
+  sent: number;
   /** Resources with a verdict; of those, the ones that failed. */
   done: number;
   failed: number;

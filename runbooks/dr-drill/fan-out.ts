@@ -133,7 +133,7 @@ export async function drillFannedOut(
 
   setHandler(batchProgressSignal, (progress) => {
     const running = state.running.find((r) => r.batch === progress.batch);
-    if (!running) return;
+    if (!running || progress.sent <= (running.progress?.sent ?? -1)) return;
     running.progress = progress;
     version += 1;
   });

@@ -21,9 +21,3 @@ export const RECOVERY_POINT_PATCH = 'drill-recovery-point';
  * from before drilled every resource in the one workflow, with lanes.
  */
 export const FAN_OUT_PATCH = 'drill-fan-out';
-
-/**
- * A batch watches its backups and restores with one list call per look (runtime/job-watcher.ts); batches from before
- * waited job by job.
- */
-export const BATCH_JOB_WATCHER_PATCH = 'drill-batch-job-watcher';

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { batchWorkflowId, type DrillBatchInput } from '../../runbooks/dr-drill/fan-out-contract';
 import { RUNBOOK_NAMES } from '../../runbooks/registry';
 import { workflowTraceSinks } from '../../worker/tracing';
 import { bundleWorkflows, installQuietRuntime } from '../helpers/temporal';
@@ -30,8 +31,18 @@ function loadHistories(): Recorded[] {
   });
 }
 
-/** The workflow ID a drill ran with, read from the batches it started (named `<drill>--<run>--batch-<n>`). */
+/**
+ * The workflow ID a drill or a batch ran with, where its commands depend on it: a drill names its batches after it
+ * (`<drill>--<run>--batch-<n>`, read from the batches it started); a batch names its snapshot slots after its own ID,
+ * made from its input.
+ */
 function ranAs(history: History): string | undefined {
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (started?.workflowType?.name === 'drDrillBatch') {
+    const data = started.input?.payloads?.[0]?.data;
+    const input = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as DrillBatchInput) : undefined;
+    return input && batchWorkflowId(input.drillWorkflowId, input.drillRunId, input.batch);
+  }
   for (const event of history.events ?? []) {
     const child = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
     const drill = child ? /^(.*)--[^-]{8}--batch-\d{4}$/.exec(child)?.[1] : undefined;
