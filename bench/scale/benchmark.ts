@@ -11,6 +11,7 @@ import { endpointOf } from '../../api';
 import { statusQuery } from '../../contracts';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
+import { slotsQuery, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
 import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { PeakSampler } from '../export/memory';
 import type { Benchmark, Measurement } from '../measure';
@@ -70,6 +71,17 @@ async function logUnpassed(reportJson: string, log: (line: string) => void): Pro
   const unpassed = report.resources.filter((r) => r.verdict !== 'PASS');
   for (const r of unpassed.slice(0, 10)) log(`  ${r.verdict} ${r.resourceId}: ${r.reasons.join('; ')}`);
   if (unpassed.length > 10) log(`  and ${unpassed.length - 10} more (${reportJson})`);
+}
+
+/** What the project's limiter of snapshot starts learned, and its history's length (it outlives drills). */
+async function logLimiter(stack: BenchStack, log: (line: string) => void): Promise<void> {
+  const limiter = stack.client.workflow.getHandle(snapshotSlotsWorkflowId(stack.projectId));
+  try {
+    const [slots, described] = await Promise.all([limiter.query(slotsQuery), limiter.describe()]);
+    log(`limiter: ${JSON.stringify(slots)}; its current run's history ${described.historyLength} events`);
+  } catch (err) {
+    log(`limiter: not asked (${String(err)})`);
+  }
 }
 
 export const scaleBenchmark: Benchmark = {
@@ -214,6 +226,7 @@ export const scaleBenchmark: Benchmark = {
         `backups accepted per 10 s (the cap allows ${((CAP / BACKUP_SECONDS) * 10).toFixed(0)}): ${windows.join(' ')}`,
       );
       log(`parent runs' histories: ${histories.parentRuns.join(', ')} events; ${histories.children} batches`);
+      await logLimiter(stack, log);
       if (histories.open.length > 0) log(`still open after the drill: ${histories.open.join(', ')}`);
 
       const worker = (i: number) => `worker-${i + 1}`;
