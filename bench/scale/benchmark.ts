@@ -18,6 +18,7 @@ import type { Benchmark, Measurement } from '../measure';
 import type { ManagedProcess } from '../reliability/processes';
 import { BenchStack, processUsage } from '../waiting/stack';
 import { drillHistories } from './histories';
+import { slotTimes } from './slot-times';
 import { capUtilisation, countPerWindow, idealDrillSeconds, idealFormula, type ScaleShape } from './ideal';
 
 const CAP = 20;
@@ -27,6 +28,8 @@ const PARALLELISM = 100;
 const BACKUP_SECONDS = 3;
 const RESTORE_SECONDS = 3;
 const TASK_QUEUE = 'bench-scale';
+/** Batches whose histories are read to follow their snapshot slots. */
+const SLOT_BATCHES = 10;
 /** How often the bench asks the drill's status while it runs (a query, answered by a worker). */
 const STATUS_EVERY_MS = 15_000;
 /** Set to a folder to profile each worker's CPU (`--cpu-prof`, one .cpuprofile per thread, written as it stops). */
@@ -82,6 +85,21 @@ async function logLimiter(stack: BenchStack, log: (line: string) => void): Promi
   } catch (err) {
     log(`limiter: not asked (${String(err)})`);
   }
+}
+
+/** Where a slot's time went (./slot-times.ts), in the given batches. */
+async function logSlotTimes(stack: BenchStack, batchIds: string[], log: (line: string) => void): Promise<void> {
+  const { backupJobs } = await stack.control.jobs();
+  const jobEnds = new Map(
+    backupJobs.map((j) => [j.jobExecutionDetails.jobId, Date.parse(j.jobExecutionDetails.endTime ?? '')]),
+  );
+  const slots = await slotTimes(stack.client, batchIds, jobEnds);
+  const ms = (n: number) => `${(n / 1000).toFixed(2)} s`;
+  log(
+    `a slot, median of ${slots.slots} in ${batchIds.length} batches: asked to granted ${ms(slots.waitForGrant)}, ` +
+      `granted to backup started ${ms(slots.grantToStarted)}, started to the job's end ${ms(slots.job)}, ` +
+      `the job's end to the slot's release ${ms(slots.jobEndToRelease)}`,
+  );
 }
 
 export const scaleBenchmark: Benchmark = {
@@ -227,6 +245,10 @@ export const scaleBenchmark: Benchmark = {
       );
       log(`parent runs' histories: ${histories.parentRuns.join(', ')} events; ${histories.children} batches`);
       await logLimiter(stack, log);
+      // Where a slot's time went, in the first batches (their histories and the service's jobs).
+      await logSlotTimes(stack, histories.childIds.slice(0, SLOT_BATCHES), log).catch((err: unknown) =>
+        log(`slot times not read: ${String(err)}`),
+      );
       if (histories.open.length > 0) log(`still open after the drill: ${histories.open.join(', ')}`);
 
       const worker = (i: number) => `worker-${i + 1}`;

@@ -8,6 +8,7 @@ export interface HistorySizes {
   /** The batch with the longest history, and how many batches there were. */
   largestChild: { workflowId: string; events: number } | undefined;
   children: number;
+  childIds: string[];
   /** Executions under the drill's ID that are not closed: none should be left once the drill ends. */
   open: string[];
 }
@@ -31,6 +32,7 @@ export async function drillHistories(client: Client, drillId: string): Promise<H
     parentRuns: parent.sort((a, b) => a.start - b.start).map((r) => r.events),
     largestChild,
     children: children.length,
+    childIds: children.map((c) => c.workflowId).sort(),
     open,
   };
 }
