@@ -242,9 +242,14 @@ function vaultOf(ctx: SimContext, vaultId: string | undefined) {
 }
 
 export function backupJobView(ctx: SimContext, job: BackupJobRecord): BackupJob {
+  const now = ctx.clock.now();
+  // A job that ended since the route settled the jobs (the clock moved on meanwhile) gets its snapshot first: no
+  // answer shows a completed backup without the snapshot it made.
+  const makesSnapshot = job.outcome === 'JOB_COMPLETED' || job.outcome === 'JOB_PARTIAL';
+  if (makesSnapshot && job.snapshotId === undefined && now >= job.endAt) settleJobs(ctx);
   const snapshot = job.snapshotId === undefined ? undefined : ctx.state.snapshots[job.snapshotId];
   return {
-    jobExecutionDetails: executionDetails(job, ctx.clock.now(), (ms) => ctx.clock.iso(ms)),
+    jobExecutionDetails: executionDetails(job, now, (ms) => ctx.clock.iso(ms)),
     backupType: job.backupType ?? 'ON_DEMAND',
     ...resourceDetails(ctx.state.resources[job.resourceId]),
     ...snapshotDetails(snapshot),

@@ -16,6 +16,7 @@ import {
   type Snapshot,
 } from '../../api';
 import { sortItems } from '../../simulator/filters';
+import { backupJobView } from '../../simulator/jobs';
 import { resourcesOfType } from '../../simulator/seed-inventory';
 import { type RunningSimulator } from '../../simulator/server';
 import { allPages, call as callSimulator, errorOf, type Method, simulatorForSuite, tokenFor } from './helpers';
@@ -656,4 +657,17 @@ describe('control routes', () => {
     expect(restoreJobs.length).toBe(Object.keys(sim.ctx.state.restoreJobs).length);
     expect(backupJobs.some((j) => j.backupType === 'SCHEDULED')).toBe(true);
   });
+});
+
+test('a backup that ends between the settling of jobs and its view is shown with its snapshot', async () => {
+  await configure({ backupSeconds: 5 });
+  const jobId = await takeSnapshot(nextResource());
+  const job = sim.ctx.state.backupJobs[jobId];
+  if (!job) throw new Error('no job record');
+  // The clock passes the job's end with no route settling the jobs, as it does between a route's settle and its views.
+  sim.ctx.state.clockOffsetMs += 6_000;
+  const view = backupJobView(sim.ctx, job);
+  expect(view.jobExecutionDetails.status).toBe('JOB_COMPLETED');
+  expect(view.snapshotDetails?.id).toBe(job.snapshotId);
+  expect(job.snapshotId).toBeDefined();
 });
