@@ -93,12 +93,13 @@ async function logSlotTimes(stack: BenchStack, batchIds: string[], log: (line: s
   const jobEnds = new Map(
     backupJobs.map((j) => [j.jobExecutionDetails.jobId, Date.parse(j.jobExecutionDetails.endTime ?? '')]),
   );
-  const slots = await slotTimes(stack.client, batchIds, jobEnds);
+  const slots = await slotTimes(stack.client, batchIds, snapshotSlotsWorkflowId(stack.projectId), jobEnds);
   const ms = (n: number) => `${(n / 1000).toFixed(2)} s`;
   log(
-    `a slot, median of ${slots.slots} in ${batchIds.length} batches: asked to granted ${ms(slots.waitForGrant)}, ` +
-      `granted to backup started ${ms(slots.grantToStarted)}, started to the job's end ${ms(slots.job)}, ` +
-      `the job's end to the slot's release ${ms(slots.jobEndToRelease)}`,
+    `a slot, median of ${slots.slots} in ${batchIds.length} batches: asked to granted ${ms(slots.waitForGrant)} ` +
+      `(of which the grant signal's delivery ${ms(slots.grantDelivery)}), granted to backup started ` +
+      `${ms(slots.grantToStarted)}, started to the job's end ${ms(slots.job)}, the job's end to the slot's release ` +
+      `${ms(slots.jobEndToRelease)}; at the limiter, a release to its next grant ${ms(slots.releaseToNextGrant)}`,
   );
 }
 

@@ -11,6 +11,10 @@ export interface SlotTimes {
   slots: number;
   /** Medians, in ms. */
   waitForGrant: number;
+  /** The limiter's grant signal, sent to received. */
+  grantDelivery: number;
+  /** From a release reaching the limiter to its next grant sent. */
+  releaseToNextGrant: number;
   grantToStarted: number;
   job: number;
   jobEndToRelease: number;
@@ -18,6 +22,8 @@ export interface SlotTimes {
 
 interface Lease {
   asked?: number;
+  /** When the limiter sent the grant, and when the batch got it. */
+  grantSent?: number;
   granted?: number;
   started?: number;
   jobId?: string;
@@ -31,10 +37,14 @@ const leaseOf = (payloads: readonly Payload[] | null | undefined): string | unde
   return typeof value?.leaseId === 'string' ? value.leaseId : undefined;
 };
 
-/** Follows every slot of the given batches (workflow IDs); `jobEnds` is each backup job's end (epoch ms) by job ID. */
+/**
+ * Follows every slot of the given batches (workflow IDs) and, in the limiter's current run, each grant; `jobEnds` is
+ * each backup job's end (epoch ms) by job ID.
+ */
 export async function slotTimes(
   client: Client,
   batchIds: readonly string[],
+  limiterId: string,
   jobEnds: ReadonlyMap<string, number>,
 ): Promise<SlotTimes> {
   const leases = new Map<string, Lease>();
@@ -64,11 +74,26 @@ export async function slotTimes(
         if (leaseId) lease(leaseId).granted = at;
       }
       const sent = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
-      if (sent?.signalName === 'releaseSlot') {
-        const leaseId = leaseOf(sent.input?.payloads);
-        if (leaseId) lease(leaseId).released = at;
-      }
+      const sentLease = leaseOf(sent?.input?.payloads);
+      if (sent?.signalName === 'releaseSlot' && sentLease) lease(sentLease).released = at;
+      if (sent?.signalName === 'requestSlot' && sentLease) lease(sentLease).asked ??= at;
     }
+  }
+  // The limiter's side: when it got each release and sent each grant.
+  const { events } = await client.workflow.getHandle(limiterId).fetchHistory();
+  const releases: number[] = [];
+  const gaps: number[] = [];
+  for (const e of events ?? []) {
+    const at = e.eventTime ? tsToMs(e.eventTime) : NaN;
+    if (e.workflowExecutionSignaledEventAttributes?.signalName === 'releaseSlot') releases.push(at);
+    const sent = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
+    const sentLease = leaseOf(sent?.input?.payloads);
+    if (sent?.signalName !== 'snapshotSlotGranted' || !sentLease) continue;
+    const known = leases.get(sentLease);
+    if (known) known.grantSent = at;
+    const lastRelease = releases.at(-1);
+    if (lastRelease !== undefined) gaps.push(at - lastRelease);
+    releases.length = 0;
   }
   const full = [...leases.values()].filter(
     (l): l is Required<Lease> =>
@@ -78,6 +103,8 @@ export async function slotTimes(
   return {
     slots: full.length,
     waitForGrant: median(full.map((l) => l.granted - l.asked)),
+    grantDelivery: median(full.filter((l) => l.grantSent !== undefined).map((l) => l.granted - (l.grantSent ?? NaN))),
+    releaseToNextGrant: median(gaps),
     grantToStarted: median(full.map((l) => l.started - l.granted)),
     job: median(full.map((l) => endOf(l) - l.started)),
     jobEndToRelease: median(full.map((l) => l.released - endOf(l))),
