@@ -13,6 +13,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   waiting: () => import('./waiting/benchmark.js').then((m) => m.waitingBenchmark),
   drill: () => import('./drill/benchmark.js').then((m) => m.drillBenchmark),
   throttle: () => import('./throttle/benchmark.js').then((m) => m.throttleBenchmark),
+  scale: () => import('./scale/benchmark.js').then((m) => m.scaleBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));

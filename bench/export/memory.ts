@@ -17,11 +17,15 @@ export class PeakSampler {
   private readonly timer: NodeJS.Timeout;
   private readonly hwmReset: boolean;
 
-  constructor(private readonly pid: number) {
+  /** `everyMs`: how often VmRSS is sampled (the high-water mark, where it was reset, catches what falls between). */
+  constructor(
+    private readonly pid: number,
+    everyMs = 20,
+  ) {
     this.hwmReset = resetHighWater(pid);
     this.idle = memoryOf(pid).rss;
     this.peak = this.idle;
-    this.timer = setInterval(() => this.sample(), 20);
+    this.timer = setInterval(() => this.sample(), everyMs);
   }
 
   private sample(): void {

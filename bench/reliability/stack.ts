@@ -211,12 +211,17 @@ export function simulatorDir(dir: string): string {
   return join(dir, 'simulator');
 }
 
-/** The simulator in its own process (`dist/cli/main.js simulator`), persisting under `dir`; not started yet. */
+/**
+ * The simulator in its own process (`dist/cli/main.js simulator`), persisting under `dir` unless `persist` is false;
+ * not started yet. A persisting simulator writes its whole state after every request that is not a GET, which at
+ * thousands of resources costs tens of milliseconds a call: a benchmark that never restarts it runs it in memory.
+ */
 export async function simulatorProcess(
   root: string,
   dir: string,
   seed: number,
   dialect: Dialect = 'neutral',
+  persist = true,
 ): Promise<{ simulator: ManagedProcess; control: SimulatorControlClient; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -228,7 +233,8 @@ export async function simulatorProcess(
     logFile: join(dir, 'simulator.log'),
     probe: () => control.healthy(),
   });
-  simulator.spec.args.push('--data-dir', simulatorDir(dir), '--seed', String(seed));
+  if (persist) simulator.spec.args.push('--data-dir', simulatorDir(dir));
+  simulator.spec.args.push('--seed', String(seed));
   if (dialect !== 'neutral') simulator.spec.args.push('--dialect', dialect);
   return { simulator, control, url };
 }

@@ -34,12 +34,21 @@ export class BenchStack {
     private readonly workflowBundle: string,
   ) {}
 
-  static async start(dir: string, log: (line: string) => void): Promise<BenchStack> {
+  /** `persist: false` runs the simulator in memory (see `simulatorProcess`). */
+  static async start(
+    dir: string,
+    log: (line: string) => void,
+    options: { persist?: boolean } = {},
+  ): Promise<BenchStack> {
     const root = projectRoot();
     if (ensureBuilt(root)) log('rebuilt dist/');
     mkdirSync(dir, { recursive: true });
     const { temporal, temporalAddress } = await devServer(dir);
-    const { simulator, control, url: simUrl } = await simulatorProcess(root, dir, 7);
+    const {
+      simulator,
+      control,
+      url: simUrl,
+    } = await simulatorProcess(root, dir, 7, 'neutral', options.persist ?? true);
     const [workflowBundle] = await Promise.all([
       writeWorkflowBundle(join(dir, 'workflow-bundle.js')),
       temporal.start(),
@@ -76,8 +85,8 @@ export class BenchStack {
     return this.seen.filter((r) => r.at >= from && path.test(r.path) && (!method || r.method === method)).length;
   }
 
-  /** A worker process on `taskQueue`, ready when it polls. */
-  async startWorker(taskQueue: string, env: NodeJS.ProcessEnv = {}): Promise<ManagedProcess> {
+  /** A worker process on `taskQueue`, ready when it polls; `nodeArgs` go to node (e.g. `--cpu-prof`). */
+  async startWorker(taskQueue: string, env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<ManagedProcess> {
     const name = `worker-${++this.workerCount}`;
     const worker = workerProcess(this.root, this.dir, name, {
       TEMPORAL_ADDRESS: this.temporalAddress,
@@ -90,6 +99,7 @@ export class BenchStack {
       RUNBOOKS_WORKFLOW_BUNDLE: this.workflowBundle,
       ...env,
     });
+    worker.spec.args.unshift(...nodeArgs);
     this.workers.add(worker);
     await worker.start();
     return worker;
