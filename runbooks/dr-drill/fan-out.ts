@@ -231,9 +231,12 @@ export async function drillFannedOut(
     return { startedAt, firstRunId, ...selected, batchSize, next: 0, ended: [], running: [], answered: {} };
   }
 
-  /** Starts batches while lanes are free. */
+  /**
+   * Starts batches while lanes are free, each with as many lanes as it has resources (up to the parallelism): few
+   * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them.
+   */
   function startBatches(): void {
-    const perBatch = Math.ceil(input.parallelism / Math.max(1, Math.min(batches, input.parallelism)));
+    const perBatch = Math.min(input.parallelism, state.batchSize);
     for (;;) {
       const held = state.running.reduce((sum, r) => sum + (r.progress?.lanesDone ? 0 : r.lanes), 0);
       const free = input.parallelism - held;

@@ -91,7 +91,7 @@ async function batchesOf(handle: WorkflowHandle) {
 test('a drill of 100 resources runs in batches with bounded histories, continues as new, and reports every resource once', async () => {
   await fx.control.jobsConfig({ restoreSeconds: 2 });
   const ids = await generatedResources(RESOURCES);
-  const input = drillInput(ids, 20);
+  const input = drillInput(ids, 60);
   const batchSize = batchSizeFor(DrDrillInput.parse(input));
   const handle = await start(input);
 
@@ -139,7 +139,7 @@ test('a drill of 100 resources runs in batches with bounded histories, continues
 test('cancelling a drill cancels its batches: none is left running, and no restore starts after', async () => {
   await fx.control.jobsConfig({ restoreSeconds: 4 });
   const ids = await generatedResources(RESOURCES);
-  const handle = await start(drillInput(ids, 12));
+  const handle = await start(drillInput(ids, 50));
   await phaseReached(handle, 'drilling');
   await eventually('restores under way in several batches', async () => {
     const status = await handle.query(statusQuery);
@@ -179,8 +179,9 @@ test('cancelling a drill cancels its batches: none is left running, and no resto
 
 test('a batch terminated from outside after the drill continued as new ends as failed when the drill is nudged', async () => {
   await fx.control.jobsConfig({ restoreSeconds: 6 });
-  const ids = await generatedResources(40);
-  const handle = await start(drillInput(ids, 8));
+  // A full batch in many lanes beside one of few lanes, which runs on after the drill has handed over.
+  const ids = await generatedResources(80);
+  const handle = await start(drillInput(ids, 40));
   // A batch the first run started, still running once the drill has handed over to a new run.
   const firstRunBatches = await eventually('batches running', async () => {
     const running = (await batchesOf(handle)).filter((b) => b.status === 'RUNNING');
