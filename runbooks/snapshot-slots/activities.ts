@@ -10,6 +10,7 @@ import {
   requestSlotSignal,
   SNAPSHOT_SLOTS_WORKFLOW,
   snapshotSlotsWorkflowId,
+  type ReleaseSlot,
   type SlotHolder,
   type SnapshotSlotsInput,
   type SnapshotStartReport,
@@ -19,12 +20,16 @@ import {
 export interface SnapshotSlot {
   limiterId: string;
   leaseId: string;
+  /** The grant the slot was given under (handed over with it). */
+  grant: number;
 }
 
 export interface SlotBackupInput extends StartBackupInput {
   leaseId: string;
   /** The grant the limiter signalled: the start is reported against it. */
   grant: number;
+  /** The lease that handed its slot over to this one (see `ReleaseSlot.handedTo`). */
+  handedFrom?: string;
 }
 
 /** A start in a granted slot: the job, or the 429 that sent the lease back to the head of the queue. */
@@ -51,7 +56,7 @@ export function snapshotSlotActivities({ client }: Pick<ActivityDeps, 'client'>)
      * Asks the project's limiter for a slot, starting the limiter if none runs (signal-with-start); the grant comes
      * back to the run as the `snapshotSlotGranted` signal. Asking again with the same lease keeps its place.
      */
-    async requestSnapshotSlot(input: { leaseId: string }): Promise<SnapshotSlot> {
+    async requestSnapshotSlot(input: { leaseId: string }): Promise<{ limiterId: string; leaseId: string }> {
       const run = activityInfo().workflowExecution;
       if (!run) throw ApplicationFailure.nonRetryable('a snapshot slot is held by a workflow run', 'SlotLimiter');
       const holder: SlotHolder = { workflowId: run.workflowId, runId: run.runId };
@@ -72,7 +77,8 @@ export function snapshotSlotActivities({ client }: Pick<ActivityDeps, 'client'>)
      * for its `Retry-After`, and puts this lease back at the head of the queue (the run waits for its next grant).
      */
     async startBackupInSlot(input: SlotBackupInput): Promise<SlotBackup> {
-      const { leaseId, grant, ...backup } = input;
+      const { leaseId, grant, handedFrom, ...backup } = input;
+      const slot = { leaseId, grant, ...(handedFrom === undefined ? {} : { handedFrom }) };
       let refused: TooManyRequestsError | undefined;
       const refusal = () => refused;
       const jobs = jobActivities({
@@ -82,19 +88,19 @@ export function snapshotSlotActivities({ client }: Pick<ActivityDeps, 'client'>)
       });
       try {
         const { jobId, adopted } = await jobs.startBackup(backup);
-        await report({ leaseId, grant, result: 'ok', jobId });
+        await report({ ...slot, result: 'ok', jobId });
         return { kind: 'started', jobId, adopted };
       } catch (err) {
         const why = refusal();
         if (!why) throw err;
         const retryAfter = why.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: why.retryAfterSeconds };
-        await report({ leaseId, grant, result: 'throttled', ...retryAfter });
+        await report({ ...slot, result: 'throttled', ...retryAfter });
         return { kind: 'throttled', ...retryAfter };
       }
     },
 
     /** Gives a slot back, or withdraws from the queue; a lease released already is ignored. */
-    async releaseSnapshotSlot(input: { leaseId: string }): Promise<void> {
+    async releaseSnapshotSlot(input: ReleaseSlot): Promise<void> {
       await signalLimiter((id) => temporal().workflow.getHandle(id).signal(releaseSlotSignal, input));
     },
 

@@ -1,6 +1,6 @@
 // Workflow-side: snapshot starts in slots of the project's limiter (workflow.ts). A run asks for a slot, waits for the
 // grant signal (a wait that costs nothing: no activity runs meanwhile), starts its backup, and gives the slot back
-// when the job has ended.
+// when the job has ended, or hands it to one of its own starts still waiting.
 import {
   CancellationScope,
   condition,
@@ -44,6 +44,8 @@ export class SnapshotSlots {
   private readonly calls = serviceCalls<SnapshotSlotActivities>();
   /** Grants signalled and not yet used, by lease. */
   private readonly granted = new Map<string, number>();
+  /** Leases given a slot of this run's by hand-over (see `release`), with the lease it came from. */
+  private readonly handedFrom = new Map<string, string>();
   /** The last grant used by each lease: a grant told again later (an answer to asking again) is not used twice. */
   private readonly used = new Map<string, number>();
   private readonly asking = new Set<string>();
@@ -72,10 +74,13 @@ export class SnapshotSlots {
     try {
       for (let ask = true; ; ask = false) {
         const grant = await this.grantFor(leaseId, ask);
-        const started = await this.calls.startBackupInSlot({ ...input, leaseId, grant });
+        const from = this.handedFrom.get(leaseId);
+        this.handedFrom.delete(leaseId);
+        const handed = from === undefined ? {} : { handedFrom: from };
+        const started = await this.calls.startBackupInSlot({ ...input, leaseId, grant, ...handed });
         if (started.kind === 'started') {
           const { jobId, adopted } = started;
-          return { jobId, adopted, slot: { leaseId, limiterId: this.limiterId ?? '' }, throttled };
+          return { jobId, adopted, slot: { leaseId, grant, limiterId: this.limiterId ?? '' }, throttled };
         }
         throttled += 1;
       }
@@ -87,19 +92,33 @@ export class SnapshotSlots {
 
   /**
    * Gives a slot back (or withdraws from the queue): a signal to the limiter, two events, or the release activity
-   * when this run has not learnt the limiter's ID. Never fails the run: a slot not given back returns when the run
-   * ends (the limiter checks its holders).
+   * when this run has not learnt the limiter's ID. A slot whose backup has ended goes straight to this run's first
+   * start still waiting, if one does, and the signal tells the limiter so: that start need not wait for a grant's
+   * trip through Temporal. Never fails the run: a slot not given back returns when the run ends (the limiter checks
+   * its holders).
    */
-  async release(slot: { leaseId: string; limiterId?: string }): Promise<void> {
+  async release(slot: { leaseId: string; grant?: number; limiterId?: string }): Promise<void> {
     const limiterId = slot.limiterId || this.limiterId;
+    const handedTo = slot.grant === undefined ? undefined : this.firstWaiting();
+    if (handedTo !== undefined && slot.grant !== undefined) {
+      this.granted.set(handedTo, slot.grant);
+      this.handedFrom.set(handedTo, slot.leaseId);
+    }
+    const released = { leaseId: slot.leaseId, ...(handedTo === undefined ? {} : { handedTo }) };
     await CancellationScope.nonCancellable(async () => {
       try {
-        if (limiterId) await getExternalWorkflowHandle(limiterId).signal(releaseSlotSignal, { leaseId: slot.leaseId });
-        else await this.calls.releaseSnapshotSlot({ leaseId: slot.leaseId });
+        if (limiterId) await getExternalWorkflowHandle(limiterId).signal(releaseSlotSignal, released);
+        else await this.calls.releaseSnapshotSlot(released);
       } catch (err) {
         log.warn('snapshot slot not released; the limiter reclaims it when this run ends', { error: String(err) });
       }
     });
+  }
+
+  /** The first of this run's starts that waits for a grant and has none yet (in the order they began to wait). */
+  private firstWaiting(): string | undefined {
+    for (const leaseId of this.asking) if (!this.granted.has(leaseId)) return leaseId;
+    return undefined;
   }
 
   /** Asks for a slot (unless the limiter queued the lease already, after a 429) and waits for its grant. */

@@ -29,13 +29,21 @@ export interface SlotGranted {
   grant: number;
 }
 
-/** How a start in a granted slot went. */
-export type SnapshotStartReport =
-  | { leaseId: string; grant: number; result: 'ok'; jobId: string }
-  | { leaseId: string; grant: number; result: 'throttled'; retryAfterSeconds?: number };
+/**
+ * How a start in a granted slot went. `handedFrom`: the slot came from another lease of the same run, handed over
+ * without the limiter (see `ReleaseSlot.handedTo`), whichever of the two signals arrives first.
+ */
+export type SnapshotStartReport = { leaseId: string; grant: number; handedFrom?: string } & (
+  { result: 'ok'; jobId: string } | { result: 'throttled'; retryAfterSeconds?: number }
+);
 
 export interface ReleaseSlot {
   leaseId: string;
+  /**
+   * The lease of the same run that took the slot over as its backup ended: a run with starts still waiting keeps the
+   * slot, with no trip through the limiter (whose grant takes a second or more under load: bench/scale).
+   */
+  handedTo?: string;
 }
 
 /** What `runbooks status` and the `slots` query show of a limiter. */

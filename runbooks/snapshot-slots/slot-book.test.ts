@@ -132,4 +132,57 @@ describe('against a fixed cap', () => {
     expect(meanRunning).toBeGreaterThanOrEqual(cap * 0.75);
     expect(book.limit.ceiling).toBeGreaterThanOrEqual(cap);
   });
+
+  describe('a slot handed over by its run to another of its starts', () => {
+    /** Lease a holds the one slot; lease b, of the same run, waits behind lease c of another run. */
+    function handing(): SlotBook {
+      const book = bookOf(1);
+      book.enqueue('a', run(1), T0);
+      book.grant(T0);
+      book.enqueue('c', run(2), T0 + 1);
+      book.enqueue('b', run(1), T0 + 2);
+      return book;
+    }
+
+    test('stays held under the new lease, out of the queue, with no grant to anyone else', () => {
+      const book = handing();
+      book.handOver('a', 'b', T0 + 3);
+      expect(book.held).toBe(1);
+      expect(book.holds('b')).toBe(true);
+      expect(book.holds('a')).toBe(false);
+      expect(book.waits('b')).toBe(false);
+      expect(book.grant(T0 + 3)).toEqual([]);
+      expect(book.position('c')).toBe(1);
+    });
+
+    test('told by the start before the release, and again by the release, counts once', () => {
+      const book = handing();
+      book.report({ leaseId: 'b', grant: 1, handedFrom: 'a', result: 'ok', jobId: 'job-b' }, T0 + 3);
+      expect(book.status('p', T0 + 3)).toMatchObject({ held: 1, starts: 1 });
+      book.handOver('a', 'b', T0 + 4);
+      expect(book.held).toBe(1);
+      book.release('b');
+      expect(ids(book.grant(T0 + 5))).toContain('c');
+    });
+
+    test('a 429 on the handed start sends the new lease to the head of the queue', () => {
+      const book = handing();
+      book.handOver('a', 'b', T0 + 3);
+      book.report({ leaseId: 'b', grant: 1, handedFrom: 'a', result: 'throttled', retryAfterSeconds: 1 }, T0 + 3);
+      expect(book.held).toBe(0);
+      expect(book.position('b')).toBe(1);
+      expect(book.status('p', T0 + 3)).toMatchObject({ throttled: 1 });
+    });
+
+    test('to a lease the limiter granted meanwhile: the handed slot comes back, the report still counts', () => {
+      const book = bookOf(2);
+      book.enqueue('a', run(1), T0);
+      book.enqueue('b', run(1), T0);
+      expect(ids(book.grant(T0))).toEqual(['a', 'b']);
+      book.handOver('a', 'b', T0 + 1);
+      expect(book.held).toBe(1);
+      book.report({ leaseId: 'b', grant: 1, handedFrom: 'a', result: 'ok', jobId: 'job-b' }, T0 + 2);
+      expect(book.status('p', T0 + 2)).toMatchObject({ held: 1, starts: 1 });
+    });
+  });
 });

@@ -108,8 +108,10 @@ export class SlotBook {
    * grant holds its slot, and a success only once.
    */
   report(report: SnapshotStartReport, now: number): void {
+    if (report.handedFrom !== undefined) this.handOver(report.handedFrom, report.leaseId, now);
     const lease = this.leases.get(report.leaseId);
-    if (!lease || lease.grant !== report.grant) return;
+    // A handed slot may carry another grant than the book's, when the limiter granted the lease one of its own too.
+    if (!lease || (lease.grant !== report.grant && report.handedFrom === undefined)) return;
     if (report.result === 'ok') {
       if (lease.jobId !== undefined) return;
       lease.jobId = report.jobId;
@@ -128,6 +130,21 @@ export class SlotBook {
     // No job runs in the slot: it goes back, and its holder first in line for the next one.
     this.leases.delete(lease.leaseId);
     this.waiters.unshift({ leaseId: lease.leaseId, holder: lease.holder, since: lease.grantedAt });
+  }
+
+  /**
+   * A slot handed by its run from one of its leases to another that waited: it stays held, under the new lease, with
+   * its grant (the new lease's start reports it). Told twice (by the release and by the start's report), it counts
+   * once; a lease that was granted a slot of its own meanwhile keeps that one, and the handed slot comes back.
+   */
+  handOver(from: string, to: string, now: number): void {
+    const lease = this.leases.get(from);
+    if (!lease) return;
+    this.leases.delete(from);
+    this.waiters = this.waiters.filter((w) => w.leaseId !== to);
+    if (this.leases.has(to)) return;
+    const { holder, grant } = lease;
+    this.leases.set(to, { leaseId: to, holder, grantedAt: now, grant, grantedAtDecrease: this.limitState.decreases });
   }
 
   /** Gives a slot back, or takes a holder out of the queue; false when the lease is unknown (released already). */

@@ -92,8 +92,9 @@ export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
     book.report(report, now());
     changed();
   });
-  setHandler(releaseSlotSignal, ({ leaseId }) => {
-    book.release(leaseId);
+  setHandler(releaseSlotSignal, ({ leaseId, handedTo }) => {
+    if (handedTo === undefined) book.release(leaseId);
+    else book.handOver(leaseId, handedTo, now());
     changed();
   });
 
