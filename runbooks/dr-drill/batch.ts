@@ -1,7 +1,6 @@
 // One batch of a drill fanned out (see ./fan-out.ts for the design): a child workflow that drills its resources in
 // lanes, as the drill did in one workflow before, keeps their results in a part file and tells the drill only a
-// summary. Its history stays under 1,000 events: about 21.5 per resource (the drill's measured figure) times
-// `DRILL_BATCH_SIZE`, plus a few dozen for its start, its files and its signals.
+// summary. Its history stays under 1,000 events: the drill sizes it from the events a resource costs (`batchSizeFor`).
 import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
 import { serviceCalls } from '../../runtime/calls';
 import { JobWatcher } from '../../runtime/job-watcher';

@@ -2,9 +2,9 @@
 //
 // Design. The drill (this workflow, type drDrill) resolves its selection into a file of resources (one activity) and
 // starts child workflows (./batch.ts), one per batch of resources (`batchSizeFor`), each with its own lanes. The
-// drill's `parallelism` is spread over the batches running at once: a batch gets up to ceil(parallelism / batches)
-// lanes, and a batch starts while lanes are free, so no more than `parallelism` resources are drilled at once. A batch
-// whose resources only wait for verdicts gives its lanes back.
+// drill's `parallelism` is shared by the batches running at once: a batch gets as many lanes as it has resources, up
+// to the lanes free, and starts while lanes are free, so no more than `parallelism` resources are drilled at once. A
+// batch whose resources only wait for verdicts gives its lanes back.
 //
 // A batch writes its per-resource results to a part file (./parts.ts) and tells the drill, by signal, a summary: its
 // counts, worst RPO and RTO, and the part's path and sha256. While it runs it signals its progress (on changes of its
