@@ -53,7 +53,23 @@ describe('access-condition expressions are trees', () => {
     expect(expressionOf(bodyOf(await api('GET', `/v1/roles/${id}`)))).toEqual(expression);
     const kept = state().roles[id]?.accessConditions?.[0]?.expression;
     const stored = typeof kept === 'string' ? kept : '';
-    expect(JSON.parse(stored)).toEqual(expect.objectContaining({ group: expect.any(Object) as unknown }));
+    expect(JSON.parse(stored)).toEqual({
+      group: {
+        operator: 'AND',
+        operands: [
+          { cloudProvider: { operator: 'IN', cloudProviders: ['PROVIDER_A', 'PROVIDER_C'] } },
+          {
+            group: {
+              operator: 'OR',
+              operands: [
+                { resourceType: { operator: 'IN', resourceTypes: ['PA_RELATIONAL_DB'] } },
+                { environment: { operator: 'IN', environments: ['PROD'] } },
+              ],
+            },
+          },
+        ],
+      },
+    });
     expect(stored).toContain('"cloudProviders":["PROVIDER_A","PROVIDER_C"]');
     expect(stored).toContain('PA_RELATIONAL_DB');
     const listed = bodyOf(await api('POST', '/v1/roles/list?pageSize=100')).roles as Json[];
