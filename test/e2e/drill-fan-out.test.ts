@@ -137,7 +137,8 @@ test('a drill of 100 resources runs in batches with bounded histories, continues
 });
 
 test('cancelling a drill cancels its batches: none is left running, and no restore starts after', async () => {
-  await fx.control.jobsConfig({ restoreSeconds: 4 });
+  // Restores long enough that no batch (each drills all its resources at once) can end before the cancel reaches it.
+  await fx.control.jobsConfig({ restoreSeconds: 20 });
   const ids = await generatedResources(RESOURCES);
   const handle = await start(drillInput(ids, 50));
   await phaseReached(handle, 'drilling');
