@@ -6,7 +6,7 @@
 // report is another's, and its report names every resource exactly once.
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
 import type { JobsConfig } from '../../simulator/model';
-import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
+import { generatedResources } from '../seeded';
 import { sleep, type ManagedProcess } from './processes';
 import { batchHistories, batchOrphansRecovered, nextProgress, type PlannedRun, type RunRecord } from './runs';
 import { TRIAL_JOBS, type Stack } from './stack';
@@ -31,14 +31,7 @@ const RESTORE = /\/snapshots\/[^/]+\/restore-(files|bucket)$/;
 /** A new account of ESTATE_RESOURCES resources, three workers, short jobs, and the drill of them all. */
 export async function planEstateDrill(env: TrialEnv, index: number): Promise<PlannedRun> {
   const { stack, fixtures } = env;
-  const inventory = await stack.control.call<GeneratedInventory>('POST', '/inventory/generate', {
-    resources: ESTATE_RESOURCES,
-  });
-  const ids: string[] = [];
-  for await (const r of stack.service.listResources()) {
-    if (r.providerAccountId === inventory.providerAccountId) ids.push(r.id);
-  }
-  if (ids.length !== ESTATE_RESOURCES) throw new Error(`the generated account holds ${ids.length} resources`);
+  const ids = (await generatedResources(stack.control, stack.service, ESTATE_RESOURCES)).map((r) => r.id);
   await stack.control.jobsConfig(ESTATE_JOBS);
   while (stack.workers.length < ESTATE_WORKERS) await stack.addWorker();
   const input: DrDrillInput = {

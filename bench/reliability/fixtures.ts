@@ -2,6 +2,7 @@ import type { BackupServiceClient, InventoryResource, SourceAccount } from '../.
 import { destinationMember, restoreTypeFor, type Dialect } from '../../api/dialect';
 import type { Random } from '../../simulator/random';
 import type { SimulatorControlClient } from '../../simulator/control-client';
+import { drillVaultAndAccount } from '../seeded';
 
 export interface SnapshotTarget {
   resourceId: string;
@@ -45,12 +46,7 @@ export class Fixtures {
       const j = random.int(0, i);
       [resources[i], resources[j]] = [resources[j] as InventoryResource, resources[i] as InventoryResource];
     }
-    let account: string | undefined;
-    for await (const a of service.listRestoreAccounts()) if (a.name === 'restore-pa') account = a.id;
-    let vault: string | undefined;
-    for await (const v of service.listVaults()) if (v.name === 'backups-pa-east-1') vault = v.id;
-    if (!account || !vault)
-      throw new Error('the seeded simulator has no restore-pa account or backups-pa-east-1 vault');
+    const { vaultId: vault, restoreAccountId: account } = await drillVaultAndAccount(service);
 
     const queryTargets: QueryTarget[] = [];
     const { databases } = await control.state();

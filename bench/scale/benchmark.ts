@@ -12,9 +12,9 @@ import { statusQuery } from '../../contracts';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { slotsQuery, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
-import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { PeakSampler } from '../export/memory';
 import type { Benchmark, Measurement } from '../measure';
+import { drillVaultAndAccount, generatedResources } from '../seeded';
 import type { ManagedProcess } from '../reliability/processes';
 import { BenchStack, processUsage } from '../waiting/stack';
 import { drillHistories } from './histories';
@@ -39,26 +39,6 @@ interface ServedCall {
   at: number;
   endpoint: string;
   status?: number;
-}
-
-/** The drill's resources: a new source account of `count` generated resources. */
-async function generatedResources(stack: BenchStack, count: number): Promise<string[]> {
-  const inventory = await stack.control.call<GeneratedInventory>('POST', '/inventory/generate', { resources: count });
-  const ids: string[] = [];
-  for await (const r of stack.service.listResources()) {
-    if (r.providerAccountId === inventory.providerAccountId) ids.push(r.id);
-  }
-  if (ids.length !== count) throw new Error(`generated ${count} resources, found ${ids.length}`);
-  return ids;
-}
-
-async function vaultAndAccount(stack: BenchStack): Promise<{ vaultId: string; restoreAccountId: string }> {
-  let vaultId: string | undefined;
-  for await (const v of stack.service.listVaults()) if (v.name === 'backups-pa-east-1') vaultId = v.id;
-  let restoreAccountId: string | undefined;
-  for await (const a of stack.service.listRestoreAccounts()) if (a.name === 'restore-pa') restoreAccountId = a.id;
-  if (!vaultId || !restoreAccountId) throw new Error('the seeded simulator has no backups-pa-east-1 or restore-pa');
-  return { vaultId, restoreAccountId };
 }
 
 /** CPU seconds each process used between two readings. */
@@ -125,8 +105,8 @@ export const scaleBenchmark: Benchmark = {
       const env: NodeJS.ProcessEnv = { RUNBOOKS_OUTPUT_DIR: join(dir, 'shared-output') };
       const nodeArgs = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROFILE_DIR)}`] : [];
       for (let i = 0; i < WORKERS; i++) workers.push(await stack.startWorker(TASK_QUEUE, env, nodeArgs));
-      const ids = await generatedResources(stack, resources);
-      const { vaultId, restoreAccountId } = await vaultAndAccount(stack);
+      const ids = (await generatedResources(stack.control, stack.service, resources)).map((r) => r.id);
+      const { vaultId, restoreAccountId } = await drillVaultAndAccount(stack.service);
       await stack.control.jobsConfig({
         backupSeconds: BACKUP_SECONDS,
         restoreSeconds: RESTORE_SECONDS,

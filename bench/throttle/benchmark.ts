@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { slotsQuery, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
 import { runbookBundleOptions } from '../../worker/runbook-worker';
 import { compared, type Benchmark, type Measurement } from '../measure';
+import { drillVaultAndAccount, generatedResources } from '../seeded';
 import { BenchStack } from '../waiting/stack';
 import type { ManyBackupsInput } from './workflows';
 
@@ -80,18 +80,12 @@ export const throttleBenchmark: Benchmark = {
       const runs = 3;
       const lanes = 20;
       const rounds = quick ? 1 : 2;
-      const inventory = await stack.control.call<GeneratedInventory>('POST', '/inventory/generate', {
-        resources: size * 2 * rounds,
-      });
-      const resources: ManyBackupsInput['resources'] = [];
-      for await (const r of stack.service.listResources()) {
-        if (r.providerAccountId === inventory.providerAccountId) {
-          resources.push({ id: r.id, providerResourceId: r.providerResourceId });
-        }
-      }
-      let vaultId: string | undefined;
-      for await (const v of stack.service.listVaults()) if (v.name === 'backups-pa-east-1') vaultId = v.id;
-      if (!vaultId) throw new Error('the seeded simulator has no backups-pa-east-1 vault');
+      const generated = await generatedResources(stack.control, stack.service, size * 2 * rounds);
+      const resources: ManyBackupsInput['resources'] = generated.map(({ id, providerResourceId }) => ({
+        id,
+        providerResourceId,
+      }));
+      const { vaultId } = await drillVaultAndAccount(stack.service);
       await stack.control.jobsConfig({ backupSeconds: jobSeconds, maxConcurrentBackups: CAP, outcomes: {} });
 
       const counts = { accepted: 0, throttled: 0 };

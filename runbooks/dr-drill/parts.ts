@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import type { Notified } from '../../contracts';
 import { writeFileAtomic } from '../../runtime/atomic-file';
+import { runStatus } from '../../runtime/run-status';
 import { exportPath } from '../../runtime/export-file';
 import { reportBaseName, resolveSelection, writeReport, type DrillSelection, type ResourceRef } from './activities';
 import type { DrillFile } from './fan-out-contract';
@@ -74,13 +74,8 @@ export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }
       const temporal = Context.current().client;
       const closed = await Promise.all(
         input.workflowIds.map(async (workflowId) => {
-          try {
-            const { status } = await temporal.workflow.getHandle(workflowId).describe();
-            return status.name === 'RUNNING' ? undefined : { workflowId, status: status.name };
-          } catch (err) {
-            if (err instanceof WorkflowNotFoundError) return { workflowId, status: 'NOT_FOUND' };
-            throw err;
-          }
+          const status = await runStatus(temporal, workflowId);
+          return status === 'RUNNING' ? undefined : { workflowId, status };
         }),
       );
       return closed.filter((c) => c !== undefined);

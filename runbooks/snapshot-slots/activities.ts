@@ -3,6 +3,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TooManyRequestsError, type BackupServiceClient } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
+import { runStatus } from '../../runtime/run-status';
 import { jobActivities, type StartBackupInput } from '../../steps/jobs';
 import {
   releaseSlotSignal,
@@ -111,13 +112,9 @@ export function snapshotSlotActivities({ client }: Pick<ActivityDeps, 'client'>)
       for (let i = 0; i < holders.length; i += BATCH) {
         await Promise.all(
           holders.slice(i, i + BATCH).map(async (h) => {
-            try {
-              const described = await temporal().workflow.getHandle(h.workflowId, h.runId).describe();
-              if (described.status.name !== 'RUNNING') ended.push(h);
-            } catch (err) {
-              if (err instanceof WorkflowNotFoundError) ended.push(h);
-              // Any other error leaves the holder as it is, to be checked again at the next sweep.
-            }
+            // Any other error than an unknown run leaves the holder as it is, to be checked again at the next sweep.
+            const status = await runStatus(temporal(), h.workflowId, h.runId).catch(() => 'RUNNING');
+            if (status !== 'RUNNING') ended.push(h);
           }),
         );
       }
