@@ -2,7 +2,7 @@ import { isGrpcServiceError, ServiceError } from '@temporalio/client';
 import { NamespaceNotFoundError } from '@temporalio/common';
 
 /**
- * The exit codes of every command, one table (README "Exit codes" shows it, and a test keeps the two equal):
+ * The exit codes of every command, one table (docs/cli.md "Exit codes" shows it, and a test keeps the two equal):
  * - `ok` 0: done (`--help` too; `status` of a failed run reports it and exits 0).
  * - `failed` 1: the command ran and could not do what was asked: a check failed (`doctor`, `evidence verify`), the
  *   target refused (a verdict the drill does not take, a workflow already running), or an unexpected error.

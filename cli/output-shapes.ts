@@ -2,7 +2,7 @@ import type { WorkflowExecutionStatusName } from '@temporalio/client';
 import type { RunbookStatus } from '../contracts';
 
 /**
- * What `--output json` prints, command by command: a stable contract for scripts (README "Machine-readable output").
+ * What `--output json` prints, command by command: a stable contract for scripts (docs/cli.md).
  * Field names are camelCase; times are ISO-8601 strings in UTC; a field with no value is absent, never null; every
  * document is an object, so that fields can be added without breaking a reader. Fields are added, never renamed or
  * removed.

@@ -1,6 +1,6 @@
 /**
  * The runbook metrics, emitted through the Temporal SDK's metric meter next to its own `temporal_*` ones. One list, so
- * that the workflows, the worker, the README and the tests agree on the names. Tags stay bounded: runbook names,
+ * that the workflows, the worker, the docs and the tests agree on the names. Tags stay bounded: runbook names,
  * outcomes, endpoint templates (never IDs), statuses, drill names, verdicts and resource types.
  */
 export const RunbookMetric = {

@@ -3,7 +3,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { Reader, Writer } from 'protobufjs/minimal';
 
 /**
- * AES-256-GCM payload encryption for history (README "Encrypted history"). Light on purpose: node:crypto and
+ * AES-256-GCM payload encryption for history (docs/security.md, "Encrypted history"). Light on purpose: node:crypto and
  * protobufjs only, so the codec server and the CLI load it cheaply.
  */
 

@@ -122,7 +122,7 @@ export interface VersioningConfig {
  */
 export const VERSIONING_MODES = ['pinned', 'auto-upgrade'] as const;
 export type VersioningMode = (typeof VERSIONING_MODES)[number];
-/** The mode that strands no run whichever way the workers are replaced (README "Releasing a new version"). */
+/** The mode that strands no run whichever way the workers are replaced (docs/operations/deploy.md, "Upgrades"). */
 export const DEFAULT_VERSIONING_MODE: VersioningMode = 'auto-upgrade';
 
 type Env = Record<string, string | undefined>;

@@ -3,7 +3,7 @@ import type { BackupJob, MpaRequest, RestoreJob } from '../api';
 import type { FaultConfig, JobsConfig } from './model';
 
 /**
- * A typed client of the simulator's control API (`/_simulator/…`, README "Control API"): what the demo, the end-to-end
+ * A typed client of the simulator's control API (`/_simulator/…`, docs/development.md): what the demo, the end-to-end
  * tests and the reliability harness use to play the reviewers, move the clock and inject faults.
  */
 

@@ -106,7 +106,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
       break;
     }
     case 'adoption': {
-      // With a restoreType no table knows, the files job cannot be told from ours and is adopted by design (README).
+      // A restoreType no table knows: the files job cannot be told from ours, adopted by design (docs/reliability.md).
       const target = await fixtures.takeSnapshotWithBothRestoreKinds();
       plans = [
         restorePlan('files-restore', target, fixtures, `reliability/t${index}/files/`),

@@ -11,7 +11,7 @@ export { CostDataInput };
 /** Grouping by resource is the only one `topN` applies to; the service ignores it otherwise. */
 const TOP_N_GROUPS: readonly string[] = ['RESOURCE', 'RESOURCE_AND_VAULT'];
 
-/** Output columns: the project's own (the default), or FinOps FOCUS (see the README's FOCUS section). */
+/** Output columns: the project's own (the default), or FinOps FOCUS (see docs/runbooks/cost-export.md). */
 export const COST_EXPORT_FORMATS = ['project', 'focus'] as const;
 
 export const CostExportInput = strictDeep(

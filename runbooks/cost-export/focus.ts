@@ -2,8 +2,8 @@ import type { CostDataRecord } from '../../api';
 import { csvRecord } from '../../runtime/csv';
 
 /**
- * FinOps FOCUS 1.3 rows of the service's cost data. Every mapping choice is listed, with its reason, in the README's
- * "FOCUS cost export" table; keep the two in step.
+ * FinOps FOCUS 1.3 rows of the service's cost data. Every mapping choice is listed, with its reason, in the
+ * "FOCUS cost export" table of docs/runbooks/cost-export.md; keep the two in step.
  */
 
 export const FOCUS_VERSION = '1.3';

@@ -1,4 +1,4 @@
-// Every row of the exit-code table (cli/errors.ts EXIT_CODES, README "Exit codes"), each by a real command: the CLI
+// Every row of the exit-code table (cli/errors.ts EXIT_CODES, docs/cli.md "Exit codes"), each by a real command: the CLI
 // from source, against one dev server for the file where a row needs Temporal.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -42,9 +42,9 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-test("README's table is EXIT_CODES: the same names with the same codes", () => {
-  const readme = readFileSync(resolve(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.split('\n### Exit codes\n')[1]?.split('\n#')[0] ?? '';
+test("docs/cli.md's table is EXIT_CODES: the same names with the same codes", () => {
+  const page = readFileSync(resolve(__dirname, '..', '..', 'docs', 'cli.md'), 'utf8');
+  const section = page.split('\n## Exit codes\n')[1]?.split('\n#')[0] ?? '';
   const rows = [...section.matchAll(/^\|\s*(\d+)\s*\|\s*`(\w+)`\s*\|/gm)].map((m) => [m[2], Number(m[1])]);
   expect(Object.fromEntries(rows)).toEqual(EXIT_CODES);
   expect(rows).toHaveLength(Object.keys(EXIT_CODES).length);

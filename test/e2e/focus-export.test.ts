@@ -102,7 +102,7 @@ const SERVICE_CATEGORIES = [
 ];
 const CHARGE_FREQUENCIES = ['One-Time', 'Recurring', 'Usage-Based'];
 
-/** Checks of focus-validator's FOCUS 1.0 rules that cannot apply to this file, each with its reason (see README). */
+/** focus-validator's 1.0 checks that cannot apply to this file, each with its reason (docs/runbooks/cost-export.md). */
 const VALIDATOR_OVERRIDES = [
   // Conditional columns whose feature the service's cost data lacks: commitment discounts, regions, published unit
   // prices, pricing categories and tags.

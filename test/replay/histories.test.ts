@@ -1,6 +1,6 @@
 // Approvals wait for days, so runs started on older code meet today's workflow code: every recorded history
 // (test/fixtures/histories, from `npm run histories:record`) must replay on it. No Temporal server is needed.
-// A failure here means the change needs `patched()`: see "Changing a workflow safely" in the README.
+// A failure here means the change needs `patched()`: see "Changing a workflow safely" in docs/development.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';

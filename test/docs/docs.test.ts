@@ -1,0 +1,70 @@
+// The docs hold together: README.md and docs/**/*.md link only to files and headings that exist, show only commands
+// and options the CLI has, and name only environment variables the code reads; and docs/configuration.md lists every
+// variable the product reads. Each test fails with the whole list of what is wrong, file and line first.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { commandLines, problemsOf } from './cli-lines';
+import { productVariables, variablesDocumented, variablesNamed, variablesRead } from './env-vars';
+import { anchors, links, loadPages, ROOT, type Page } from './markdown';
+
+const pages = loadPages();
+const byPath = new Map(pages.map((p) => [p.path, p]));
+
+/** Fails with one line per problem, so that the report reads as a to-do list. */
+function expectNone(problems: string[]): void {
+  expect(problems.join('\n')).toBe('');
+}
+
+test('the pages are the README and the docs tree, with the runbooks and operations pages', () => {
+  const paths = pages.map((p) => p.path);
+  expect(paths).toEqual(expect.arrayContaining(['README.md', 'docs/configuration.md', 'docs/cli.md']));
+  expect(paths.filter((p) => p.startsWith('docs/runbooks/')).length).toBeGreaterThanOrEqual(7);
+});
+
+test('every relative link resolves to a file, and every #anchor to a heading of it', () => {
+  const problems: string[] = [];
+  for (const page of pages) {
+    for (const { target, line } of links(page)) {
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target === '') continue;
+      const [path = '', anchor] = target.split('#') as [string, string | undefined];
+      const file = path === '' ? page.path : join(dirname(page.path), decodeURI(path)).split('\\').join('/');
+      const where = `${page.path}:${line}: ${target}`;
+      if (!existsSync(join(ROOT, file))) {
+        problems.push(`${where}: no file ${file}`);
+        continue;
+      }
+      if (anchor === undefined) continue;
+      const linked: Page | undefined = byPath.get(file);
+      if (!linked || statSync(join(ROOT, file)).isDirectory()) {
+        problems.push(`${where}: an anchor into ${file}, which is not a page of the docs`);
+      } else if (!anchors(linked).has(anchor)) {
+        problems.push(`${where}: no heading '#${anchor}' in ${file}`);
+      }
+    }
+  }
+  expectNone(problems);
+});
+
+test('every runbooks command, subcommand and option the docs show is in the CLI command table', () => {
+  const lines = pages.flatMap(commandLines);
+  // The docs show the CLI at work: a check that finds nothing to check would prove nothing.
+  expect(lines.length).toBeGreaterThan(50);
+  expectNone(lines.flatMap((line) => problemsOf(line)));
+});
+
+test('every environment variable the docs name is read by the code', () => {
+  const { names, prefixes } = variablesRead();
+  const problems = pages
+    .flatMap(variablesNamed)
+    .filter((v) => (v.family ? ![...names, ...prefixes].some((n) => n.startsWith(v.name)) : !names.has(v.name)))
+    .map((v) => `${v.where}: ${v.name}${v.family ? '*' : ''} is read nowhere in the code`);
+  expectNone(problems);
+});
+
+test('docs/configuration.md documents every variable the worker, the CLI and the simulator read', () => {
+  const documented = variablesDocumented(byPath.get('docs/configuration.md')!);
+  const read = productVariables();
+  expect(read.size).toBeGreaterThan(30);
+  const missing = [...read].filter((name) => !documented.has(name)).sort();
+  expectNone(missing.map((name) => `docs/configuration.md: no row for ${name}, which the code reads`));
+});
