@@ -116,7 +116,7 @@ export interface ScheduleDescribeOutput {
   };
   paused: boolean;
   note?: string;
-  /** The next times it is due (none while paused). */
+  /** The next times it is due. */
   nextRuns: string[];
   /** The last runs it started (Temporal keeps the last 10), oldest first. */
   recentRuns: ScheduleRun[];
