@@ -18,7 +18,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 const POLL_MS = 500;
 
-interface BackfillRequest {
+export interface BackfillRequest {
   scheduleId: string;
   from: Date;
   /** Exclusive. */
@@ -29,11 +29,11 @@ interface BackfillRequest {
 }
 
 export async function backfillCommand(argv: string[]): Promise<void> {
-  const request = parseBackfill(argv, helpFor('schedule backfill'));
+  const request = parseBackfill(argv);
   await withTemporal(({ client, namespace }) => backfill(client, namespace, request));
 }
 
-function parseBackfill(argv: string[], help: Help): BackfillRequest {
+export function parseBackfill(argv: string[], help: Help = helpFor('schedule backfill')): BackfillRequest {
   const { values, positionals: args } = parseCommandLine(
     argv,
     {

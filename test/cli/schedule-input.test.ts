@@ -4,6 +4,7 @@
 import { OVERLAPS } from '../../cli/command-schedule';
 import { UsageError } from '../../cli/errors';
 import { RUNBOOK_NAMES } from '../../cli/runbooks';
+import { parseBackfill } from '../../cli/schedule-backfill';
 import { parseCreate } from '../../cli/schedule-create';
 import { formatDuration, OVERLAP_NAMES, parseDuration, SCHEDULE_DEFAULTS } from '../../cli/schedule-policies';
 
@@ -86,4 +87,38 @@ test('durations read and print in d, h, m and s', () => {
   for (const bad of ['', 'h', '1.5h', '-1h', '1 h', '1ms']) expect(parseDuration(bad)).toBeUndefined();
   expect(formatDuration(93_784_000)).toBe('1d2h3m4s');
   expect(formatDuration(0)).toBe('0s');
+});
+
+test.each([
+  ['no --from', ['--to', '2026-01-02'], /--from and --to are required/],
+  ['a date in words', ['--from', 'last monday', '--to', '2026-01-02'], /--from must be a date such as 2026-11-20/],
+  ['a time without its zone', ['--from', '2026-01-01T02:00', '--to', '2026-01-02'], /--from must be a date/],
+  ['--to before --from', ['--from', '2026-01-05', '--to', '2026-01-02'], /--to must be after --from/],
+  ['a range in the future', ['--from', '2999-01-01', '--to', '2999-01-02'], /--from 2999-01-01 is not in the past/],
+  ['an unknown policy', ['--from', '2026-01-01', '--to', '2026-01-02', '--overlap', 'all'], /--overlap must be/],
+])('backfill with %s is a usage error', (_, args, message) => {
+  expect(() => parseBackfill(['nightly', ...args])).toThrow(UsageError);
+  expect(() => parseBackfill(['nightly', ...args])).toThrow(message);
+});
+
+test("backfill's range: whole UTC days, --to's included; the runs go one after another unless told otherwise", () => {
+  const request = parseBackfill(['nightly', '--from', '2026-01-01', '--to', '2026-01-03']);
+  expect(request).toMatchObject({ overlap: 'buffer-all', wait: true, json: false });
+  expect([request.from.toISOString(), request.to.toISOString()]).toEqual([
+    '2026-01-01T00:00:00.000Z',
+    '2026-01-04T00:00:00.000Z',
+  ]);
+  const times = parseBackfill([
+    'nightly',
+    '--from',
+    '2026-01-01T02:00:00+01:00',
+    '--to',
+    '2026-01-01T03:00:00Z',
+    '--no-wait',
+  ]);
+  expect([times.from.toISOString(), times.to.toISOString(), times.wait]).toEqual([
+    '2026-01-01T01:00:00.000Z',
+    '2026-01-01T03:00:00.000Z',
+    false,
+  ]);
 });
