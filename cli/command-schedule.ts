@@ -1,8 +1,15 @@
 import { flag, output, text } from './command-options';
-import type { CommandSpec } from './command-table';
+import type { CommandSpec, OptionSpec } from './command-table';
 
 /** As cli/schedule-policies.ts names Temporal's overlap policies (a test keeps the two equal). */
 export const OVERLAPS = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'];
+
+const overlap = (description: string): OptionSpec => ({
+  name: 'overlap',
+  value: OVERLAPS,
+  placeholder: 'policy',
+  description: `${description}: ${OVERLAPS.join(', ')}`,
+});
 
 /** `runbooks schedule …`, a part of the command table (cli/command-table.ts). */
 export const SCHEDULE_COMMAND: CommandSpec = {
@@ -38,7 +45,7 @@ export const SCHEDULE_COMMAND: CommandSpec = {
         text('timezone', 'tz', 'the time zone of the cron expression (default UTC)'),
         text('jitter', 'duration', 'start each run up to this much late, to spread load (default per runbook)'),
         text('catchup-window', 'duration', 'how late a run missed in an outage may still start (default per runbook)'),
-        { name: 'overlap', value: OVERLAPS, description: 'what a run due while one runs does (default per runbook)' },
+        overlap('what a run due while one still runs does (default per runbook)'),
         flag('paused', 'create it paused'),
         text('note', 'text', 'a note the schedule shows (why it exists, who owns it)'),
       ],
@@ -88,9 +95,7 @@ export const SCHEDULE_COMMAND: CommandSpec = {
       usage: 'schedule trigger <scheduleId> [--overlap <policy>]',
       argument: 'text',
       details: ['A trigger while a drill runs is skipped, as a run due then would be; --overlap allow-all runs both.'],
-      options: [
-        { name: 'overlap', value: OVERLAPS, description: "this run's overlap policy (default the schedule's)" },
-      ],
+      options: [overlap("this run's overlap policy (default the schedule's)")],
       examples: [
         'runbooks schedule trigger nightly-cost-export',
         'runbooks schedule trigger weekly-drill --overlap allow-all',
@@ -109,11 +114,7 @@ export const SCHEDULE_COMMAND: CommandSpec = {
       options: [
         text('from', 'date', 'the first day (or time) of the range'),
         text('to', 'date', 'the last day of the range (or the time it ends)'),
-        {
-          name: 'overlap',
-          value: OVERLAPS,
-          description: 'the overlap policy of the backfilled runs (default buffer-all)',
-        },
+        overlap('the overlap policy of the backfilled runs (default buffer-all)'),
         flag('no-wait', 'return once the backfill is requested'),
         output,
       ],
