@@ -58,7 +58,7 @@ async function ok(...args: string[]): Promise<string> {
   return result.stdout;
 }
 
-async function describe(scheduleId: string): Promise<ScheduleDescribeOutput> {
+async function describeJson(scheduleId: string): Promise<ScheduleDescribeOutput> {
   return JSON.parse(await ok('schedule', 'describe', scheduleId, '-o', 'json')) as ScheduleDescribeOutput;
 }
 
@@ -103,7 +103,7 @@ test('a schedule triggers a drill that completes; a second trigger while it runs
     new RegExp(`^skipped: schedule ${scheduleId} still runs ${first[1]} and its overlap policy is skip`),
   );
 
-  const during = await describe(scheduleId);
+  const during = await describeJson(scheduleId);
   expect(during).toMatchObject({
     runbook: 'drDrill',
     spec: { cron: '0 3 1 1 *', jitterMs: 300_000 },
@@ -122,7 +122,7 @@ test('a schedule triggers a drill that completes; a second trigger while it runs
   expect(result.summary).toMatchObject({ verdict: 'PASS', total: 1, passed: 1 });
 
   const after = await eventually('describe to show the run completed', async () => {
-    const d = await describe(scheduleId);
+    const d = await describeJson(scheduleId);
     return d.running.length === 0 && d;
   });
   expect(after.recentRuns).toEqual([expect.objectContaining({ workflowId: first[1], state: 'COMPLETED' })]);
@@ -173,7 +173,7 @@ test('a backfill of 3 days writes 3 files; the same backfill again writes none a
   expect(kept.map((s) => [s.ino, s.mtimeMs])).toEqual(written.map((s) => [s.ino, s.mtimeMs]));
 
   // Six runs in all, each due on its night.
-  const d = await describe(scheduleId);
+  const d = await describeJson(scheduleId);
   expect(d.actions.taken).toBe(6);
   expect(d.recentRuns.map((r) => r.scheduledAt.slice(0, 10))).toEqual([...nights, ...nights].map(dateOf));
   await ok('schedule', 'delete', scheduleId);
@@ -201,7 +201,7 @@ test('a paused schedule starts nothing; unpaused, it starts runs', async () => {
   );
   // Three intervals and more pass while it is paused.
   await new Promise((resolve) => setTimeout(resolve, 7_000));
-  const paused = await describe(scheduleId);
+  const paused = await describeJson(scheduleId);
   // Nor does it count the times it did not run as missed: pausing is deliberate.
   expect(paused).toMatchObject({
     paused: true,
@@ -215,9 +215,9 @@ test('a paused schedule starts nothing; unpaused, it starts runs', async () => {
 
   // The same schedule unpaused does start runs: what the paused one did not do.
   expect(await ok('schedule', 'unpause', scheduleId)).toContain(`unpaused schedule ${scheduleId}`);
-  await eventually('a run of the unpaused schedule', async () => (await describe(scheduleId)).actions.taken > 0);
+  await eventually('a run of the unpaused schedule', async () => (await describeJson(scheduleId)).actions.taken > 0);
   expect(await ok('schedule', 'pause', scheduleId, '--note', 'done')).toContain(`paused schedule ${scheduleId}`);
-  expect(await describe(scheduleId)).toMatchObject({ paused: true, note: 'done' });
+  expect(await describeJson(scheduleId)).toMatchObject({ paused: true, note: 'done' });
   await ok('schedule', 'delete', scheduleId);
 }, 120_000);
 
