@@ -1,3 +1,6 @@
+import { flag, output, text } from './command-options';
+import { SCHEDULE_COMMAND } from './command-schedule';
+
 /**
  * What a shell completes for an option's value or a positional argument: a runbook name, the ID of a running
  * workflow (asked of Temporal), a file, a directory, one of fixed words, or free text (nothing to offer).
@@ -32,21 +35,7 @@ export interface CommandSpec {
 }
 
 const DIALECTS = ['neutral', 'public'];
-const text = (name: string, placeholder: string, description: string): OptionSpec => ({
-  name,
-  value: 'text',
-  placeholder,
-  description,
-});
-const flag = (name: string, description: string): OptionSpec => ({ name, description });
 const deployment = text('deployment', 'name', 'the Worker Deployment (default RUNBOOKS_DEPLOYMENT_NAME)');
-// As cli/output.ts parses it.
-const output: OptionSpec = {
-  name: 'output',
-  short: 'o',
-  value: ['text', 'json'],
-  description: 'text (the default) or json: one JSON document, for scripts',
-};
 
 /**
  * Every command, its subcommands and options, as their parseCommandLine calls accept them: the one source of the
@@ -161,57 +150,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     options: [text('limit', 'n', 'at most this many (default 100)'), output, flag('json', 'the same as --output json')],
     examples: ['runbooks approvals', 'runbooks approvals -o json'],
   },
-  {
-    name: 'schedule',
-    description: 'Manage the Temporal Schedules that start runbooks.',
-    subcommands: [
-      {
-        name: 'create',
-        description: 'Create a schedule that starts a runbook with an input.',
-        usage:
-          'schedule create <scheduleId> --runbook <name> --cron <expr> [--input <file|json>] [--timezone <tz>] [--paused]',
-        argument: 'text',
-        options: [
-          { name: 'runbook', value: 'runbook', placeholder: 'name', description: 'the runbook to start' },
-          text('cron', 'expr', "when, as a cron expression such as '0 2 * * *' or @daily"),
-          {
-            name: 'input',
-            value: 'file',
-            placeholder: 'file|json',
-            description: 'the input: a JSON file or inline JSON',
-          },
-          text('timezone', 'tz', 'the time zone of the cron expression (default UTC)'),
-          flag('paused', 'create it paused'),
-        ],
-        examples: [
-          `runbooks schedule create nightly-cost-export --runbook costExport --cron '0 2 * * *' --input '{"window":"previous-day"}'`,
-          "runbooks schedule create weekly-drill --runbook drDrill --cron '0 3 * * 1' --input drill.json",
-        ],
-      },
-      {
-        name: 'list',
-        description: 'List the schedules, with their runbook, spec and next run.',
-        usage: 'schedule list [-o text|json]',
-        options: [output],
-        examples: ['runbooks schedule list', 'runbooks schedule list -o json'],
-      },
-      {
-        name: 'delete',
-        description: 'Delete a schedule; runs it started go on.',
-        usage: 'schedule delete <scheduleId>',
-        argument: 'text',
-        examples: ['runbooks schedule delete weekly-drill'],
-      },
-      {
-        name: 'trigger',
-        description: 'Start the runbook of a schedule now.',
-        usage: 'schedule trigger <scheduleId>',
-        argument: 'text',
-        examples: ['runbooks schedule trigger nightly-cost-export'],
-      },
-    ],
-    examples: ['runbooks schedule list', 'runbooks schedule trigger nightly-cost-export'],
-  },
+  SCHEDULE_COMMAND,
   {
     name: 'deployment',
     description: "Show and route the Worker Deployment's versions (builds).",

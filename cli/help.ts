@@ -11,7 +11,11 @@ const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', description: 'print 
 function optionLabel(option: OptionSpec): string {
   const name = `${option.short ? `-${option.short}, ` : '    '}--${option.name}`;
   if (option.value === undefined) return name;
-  const shown = typeof option.value === 'string' ? `<${option.placeholder ?? 'value'}>` : option.value.join('|');
+  // Fixed words are shown as they are, unless they are too many for the column and have a placeholder.
+  const shown =
+    typeof option.value === 'string' || option.placeholder
+      ? `<${option.placeholder ?? 'value'}>`
+      : option.value.join('|');
   return `${name} ${shown}`;
 }
 

@@ -70,6 +70,8 @@ export interface ScheduleSummary {
   runbook?: string;
   /** The cron expression, for the schedules `runbooks schedule create` makes (from their memo). */
   cron?: string;
+  /** The interval between runs (`24h`), for the schedules `runbooks schedule create --interval` makes. */
+  interval?: string;
   paused: boolean;
   nextRunTime?: string;
   /** When it last started a run. */
@@ -79,6 +81,80 @@ export interface ScheduleSummary {
 /** `runbooks schedule list -o json`. */
 export interface ScheduleListOutput {
   schedules: ScheduleSummary[];
+}
+
+/** One run a schedule started, with what became of it. */
+export interface ScheduleRun {
+  workflowId: string;
+  runId: string;
+  /** The time the schedule was due to start it (a backfilled or caught-up run starts later). */
+  scheduledAt: string;
+  /** When the schedule started it. */
+  startedAt: string;
+  /** Temporal's status of the run now: RUNNING, COMPLETED, FAILED…; absent when the run is gone (retention). */
+  state?: WorkflowExecutionStatusName;
+}
+
+/** `runbooks schedule describe <scheduleId> -o json`. */
+export interface ScheduleDescribeOutput {
+  scheduleId: string;
+  /** The workflow type it starts. */
+  runbook?: string;
+  spec: {
+    /** As created with the CLI (from the memo); a schedule made otherwise has `calendars` or `intervals` only. */
+    cron?: string;
+    interval?: string;
+    timezone?: string;
+    /** Milliseconds each run may start after its time. */
+    jitterMs: number;
+  };
+  policies: {
+    /** As `--overlap` spells it: skip, buffer-one, buffer-all, cancel-other, terminate-other, allow-all. */
+    overlap: string;
+    catchupWindowMs: number;
+    pauseOnFailure: boolean;
+  };
+  paused: boolean;
+  note?: string;
+  /** The next times it is due. */
+  nextRuns: string[];
+  /** The last runs it started (Temporal keeps the last 10), oldest first. */
+  recentRuns: ScheduleRun[];
+  /** Runs it started that are still running. */
+  running: string[];
+  actions: {
+    /** Runs started since it was created. */
+    taken: number;
+    /** Times it was due, or triggered, while a run was still running, and did not start under its overlap policy. */
+    skippedOverlap: number;
+    /** Times it was due while Temporal could not start them, and that were later than the catch-up window. */
+    missedCatchupWindow: number;
+  };
+  createdAt: string;
+  updatedAt?: string;
+}
+
+/** One day of `runbooks schedule backfill`: a run and, for a cost export, whether it wrote its file. */
+export interface BackfillRun extends ScheduleRun {
+  /** A cost export's window label: the day (`2026-11-20`) or month it exported. */
+  window?: string;
+  /** A cost export's file. */
+  file?: string;
+  /** written: the file is new; already-present: it was there and was left as it was; failed: the run did not complete. */
+  outcome: 'written' | 'already-present' | 'completed' | 'failed';
+}
+
+/** `runbooks schedule backfill <scheduleId> --from <date> --to <date> -o json`. */
+export interface ScheduleBackfillOutput {
+  scheduleId: string;
+  runbook?: string;
+  from: string;
+  /** Exclusive. */
+  to: string;
+  /** The times in the range the schedule was due: one run each. */
+  scheduledTimes: string[];
+  /** Absent with --no-wait. */
+  runs?: BackfillRun[];
 }
 
 /** One version (build) of the Worker Deployment. */

@@ -1,25 +1,26 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { RunbookKindKey } from '../contracts';
-import { idArgument, otherSubcommand, parseCommandLine, positionals, readInput } from './args';
+import type { Client } from '@temporalio/client';
+import { idArgument, otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
-import { CliError, NotFoundError, UsageError } from './errors';
 import { helpFor } from './help';
 import { OUTPUT_OPTION, outputFormat, printJson, type OutputFormat } from './output';
 import type { ScheduleListOutput, ScheduleSummary } from './output-shapes';
-import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput } from './runbooks';
+import { backfillCommand } from './schedule-backfill';
+import { createCommand } from './schedule-create';
+import { describeCommand } from './schedule-describe';
+import { describeOrMissing, missing, specOf } from './schedule-lookup';
+import { OVERLAP_POLICIES, overlapArgument, overlapName, type OverlapName } from './schedule-policies';
 import { printTable } from './workflow-commands';
-
-const CREATE_HELP = helpFor('schedule create', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
-
-// Five to seven fields, or a macro such as @daily; the server checks the rest.
-const CRON = /^(@[a-z]+|(\S+\s+){4,6}\S+)$/;
 
 /** `runbooks schedule …`: Temporal Schedules that start runbooks, e.g. the nightly cost export or a weekly drill. */
 export async function scheduleCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   switch (sub) {
     case 'create':
-      return createSchedule(rest);
+      return createCommand(rest);
+    case 'describe':
+      return describeCommand(rest);
+    case 'backfill':
+      return backfillCommand(rest);
     case 'list': {
       const help = helpFor('schedule list');
       const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION }, help);
@@ -27,92 +28,38 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
       const format = outputFormat(values.output, help);
       return withTemporal(({ client }) => listSchedules(client, format));
     }
-    case 'delete':
-    case 'trigger': {
+    case 'pause':
+    case 'unpause': {
       const help = helpFor(`schedule ${sub}`);
+      const { values, positionals: args } = parseCommandLine(rest, { note: { type: 'string' } }, help);
+      const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
+      return withTemporal(({ client }) => setPaused(client, scheduleId, sub === 'pause', values.note));
+    }
+    case 'trigger': {
+      const help = helpFor('schedule trigger');
+      const { values, positionals: args } = parseCommandLine(rest, { overlap: { type: 'string' } }, help);
+      const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
+      const overlap = values.overlap === undefined ? undefined : overlapArgument(values.overlap, help.usage);
+      return withTemporal(({ client }) => triggerSchedule(client, scheduleId, overlap));
+    }
+    case 'delete': {
+      const help = helpFor('schedule delete');
       const { positionals: args } = parseCommandLine(rest, {}, help);
       const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
-      return withTemporal(({ client }) => (sub === 'delete' ? deleteSchedule : triggerSchedule)(client, scheduleId));
+      return withTemporal(({ client }) => deleteSchedule(client, scheduleId));
     }
     default:
       return otherSubcommand(sub, 'schedule');
   }
 }
 
-async function createSchedule(argv: string[]): Promise<void> {
-  const { values, positionals: args } = parseCommandLine(
-    argv,
-    {
-      runbook: { type: 'string' },
-      cron: { type: 'string' },
-      input: { type: 'string' },
-      timezone: { type: 'string' },
-      paused: { type: 'boolean', default: false },
-    },
-    CREATE_HELP,
-  );
-  const scheduleId = idArgument(positionals(args, ['scheduleId'], CREATE_HELP)[0] ?? '', '<scheduleId>', CREATE_HELP);
-  const runbook = runbookName(values.runbook, '--runbook');
-  if (!values.cron || !CRON.test(values.cron.trim())) {
-    throw new UsageError(`--cron must be a cron expression such as '0 2 * * *'\n${CREATE_HELP.usage}`);
-  }
-  if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
-    throw new UsageError(
-      `--input is required for ${runbook}: 'runbooks inputs ${runbook} --example' prints one\n${CREATE_HELP.usage}`,
-    );
-  }
-  if (values.timezone !== undefined && !knownTimeZone(values.timezone)) {
-    throw new UsageError(
-      `--timezone must be an IANA time zone such as 'Europe/Paris' or 'UTC', not '${values.timezone}'`,
-    );
-  }
-  const input = values.input === undefined ? undefined : readInput(values.input);
-  const { args: workflowArgs } = validateRunbookInput(runbook, input);
-  const cron = values.cron.trim();
-
-  await withTemporal(async ({ client, taskQueue }) => {
-    try {
-      await client.schedule.create({
-        scheduleId,
-        spec: { cronExpressions: [cron], timezone: values.timezone },
-        action: {
-          type: 'startWorkflow',
-          workflowType: runbook,
-          args: workflowArgs,
-          taskQueue,
-          // Temporal appends the fire time, so each run has its own deterministic ID.
-          workflowId: scheduleId,
-          typedSearchAttributes: [{ key: RunbookKindKey, value: runbook }],
-        },
-        // A drill or an export that is still running when the next is due is not doubled up.
-        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-        state: { paused: values.paused, note: `created by runbooks CLI` },
-        memo: { cron, runbook },
-      });
-    } catch (err) {
-      if (err instanceof ScheduleAlreadyRunning) {
-        throw new CliError(`schedule ${scheduleId} exists already; delete it first to change it`);
-      }
-      // The client raises the server's "invalid schedule spec" (a cron it cannot read) as a TypeError.
-      if (err instanceof TypeError) throw new UsageError(`the Temporal server refused the schedule: ${err.message}`);
-      throw err;
-    }
-    const description = await client.schedule.getHandle(scheduleId).describe();
-    const next = description.info.nextActionTimes[0]?.toISOString() ?? 'none';
-    console.log(
-      `created schedule ${scheduleId}: ${runbook} at '${cron}'${values.paused ? ' (paused)' : ''}; next run ${next}`,
-    );
-  });
-}
-
 async function listSchedules(client: Client, format: OutputFormat): Promise<void> {
   const schedules: ScheduleSummary[] = [];
   for await (const s of client.schedule.list()) {
-    const memo = s.memo ?? {};
     schedules.push({
       scheduleId: s.scheduleId,
       runbook: s.action?.workflowType,
-      cron: typeof memo.cron === 'string' ? memo.cron : undefined,
+      ...specOf(s.memo),
       paused: s.state.paused,
       nextRunTime: s.info.nextActionTimes[0]?.toISOString(),
       lastRunTime: s.info.recentActions.at(-1)?.takenAt.toISOString(),
@@ -125,7 +72,7 @@ async function listSchedules(client: Client, format: OutputFormat): Promise<void
   const rows = schedules.map((s) => [
     s.scheduleId,
     s.runbook ?? '',
-    s.cron ?? '',
+    s.cron ?? (s.interval ? `every ${s.interval}` : ''),
     s.paused ? 'paused' : 'active',
     s.nextRunTime ?? '',
     s.lastRunTime ?? '',
@@ -134,7 +81,63 @@ async function listSchedules(client: Client, format: OutputFormat): Promise<void
     console.log('no schedules');
     return;
   }
-  printTable([['SCHEDULE', 'RUNBOOK', 'CRON', 'STATE', 'NEXT RUN', 'LAST RUN'], ...rows]);
+  printTable([['SCHEDULE', 'RUNBOOK', 'SPEC', 'STATE', 'NEXT RUN', 'LAST RUN'], ...rows]);
+}
+
+async function setPaused(client: Client, scheduleId: string, pause: boolean, note: string | undefined): Promise<void> {
+  const handle = client.schedule.getHandle(scheduleId);
+  const text = note ?? `${pause ? 'paused' : 'unpaused'} with the runbooks CLI`;
+  await (pause ? handle.pause(text) : handle.unpause(text)).catch((err: unknown) => {
+    throw missing(err, scheduleId);
+  });
+  console.log(
+    pause
+      ? `paused schedule ${scheduleId}: it starts nothing until \`runbooks schedule unpause ${scheduleId}\`; runs going on are not affected`
+      : `unpaused schedule ${scheduleId}: it starts runs at its times again`,
+  );
+}
+
+/** How long `trigger` watches the schedule to tell whether its run started or was skipped. */
+const TRIGGER_WATCH_MS = 10_000;
+
+/**
+ * Starts the schedule's action now, under the schedule's own overlap policy unless `--overlap` says otherwise: a
+ * trigger while a drill runs is skipped like a scheduled one would be, and `--overlap allow-all` starts an extra run.
+ */
+async function triggerSchedule(client: Client, scheduleId: string, overlap: OverlapName | undefined): Promise<void> {
+  const before = await describeOrMissing(client, scheduleId);
+  const policy = overlap ?? overlapName(before.policies.overlap) ?? 'skip';
+  await client.schedule
+    .getHandle(scheduleId)
+    .trigger(OVERLAP_POLICIES[policy])
+    .catch((err: unknown) => {
+      throw missing(err, scheduleId);
+    });
+  // The schedule takes the trigger asynchronously; its counters say what became of it.
+  const deadline = Date.now() + TRIGGER_WATCH_MS;
+  while (Date.now() < deadline) {
+    const now = await describeOrMissing(client, scheduleId);
+    if (now.info.numActionsSkippedOverlap > before.info.numActionsSkippedOverlap) {
+      const running = now.info.runningActions.map((a) => a.workflow.workflowId).join(', ');
+      console.log(
+        `skipped: schedule ${scheduleId} still runs ${running || 'an earlier run'} and its overlap policy is ${policy}; ` +
+          `\`runbooks schedule trigger ${scheduleId} --overlap allow-all\` starts one beside it`,
+      );
+      return;
+    }
+    if (now.info.numActionsTaken > before.info.numActionsTaken) {
+      const started = now.info.recentActions.at(-1)?.action.workflow;
+      console.log(
+        `triggered schedule ${scheduleId}: started ${started ? `${started.workflowId} (run ${started.firstExecutionRunId})` : 'a run'}`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  console.log(
+    `triggered schedule ${scheduleId}; its overlap policy (${policy}) holds the run until the running one ends ` +
+      `(see \`runbooks schedule describe ${scheduleId}\`)`,
+  );
 }
 
 async function deleteSchedule(client: Client, scheduleId: string): Promise<void> {
@@ -145,30 +148,4 @@ async function deleteSchedule(client: Client, scheduleId: string): Promise<void>
       throw missing(err, scheduleId);
     });
   console.log(`deleted schedule ${scheduleId}; runs it started are not affected`);
-}
-
-async function triggerSchedule(client: Client, scheduleId: string): Promise<void> {
-  // A manual trigger is a deliberate extra run: allow it even while a scheduled one is running.
-  await client.schedule
-    .getHandle(scheduleId)
-    .trigger(ScheduleOverlapPolicy.ALLOW_ALL)
-    .catch((err: unknown) => {
-      throw missing(err, scheduleId);
-    });
-  console.log(`triggered schedule ${scheduleId}; see \`runbooks list\` for the run`);
-}
-
-function missing(err: unknown, scheduleId: string): unknown {
-  return err instanceof ScheduleNotFoundError
-    ? new NotFoundError(`no schedule '${scheduleId}' (see \`runbooks schedule list\`)`)
-    : err;
-}
-
-function knownTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return zone.trim() !== '';
-  } catch {
-    return false;
-  }
 }

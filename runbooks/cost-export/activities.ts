@@ -1,11 +1,12 @@
 import type { CostDataInput, CostDataRecord } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { csvRecord } from '../../runtime/csv';
-import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
+import { exportPath, exportServicePages, type ExportSummary } from '../../runtime/export-file';
 import type { Notified } from '../../contracts';
 import { exportDone } from '../../steps/notifications';
 import { FOCUS_COLUMNS, focusRows, type FocusContext } from './focus';
 import { FocusNames } from './focus-names';
+import { presentExport, type PresentExport } from './written-once';
 
 export const COST_COLUMNS = [
   'periodStart',
@@ -75,8 +76,18 @@ export function costExportActivities({ client, outputDir, webhooks }: ActivityDe
       format?: 'focus';
       /** Sends export.done once written (`lean-history`). */
       announce?: boolean;
-    }): Promise<ExportSummary & Notified> {
-      const summary = await writeCostData(input);
+      /**
+       * A scheduled run's: a file already under the name is left as it is, and the summary says it was present (no
+       * export.done: nothing new was exported). Absent: the file is written again, atomically.
+       */
+      writeOnce?: boolean;
+    }): Promise<(ExportSummary | PresentExport) & Notified> {
+      const present = input.writeOnce
+        ? await presentExport(exportPath(outputDir, 'cost-exports', input.fileName))
+        : undefined;
+      if (present && 'alreadyPresent' in present) return present;
+      // A file this run's earlier attempt finished is its own: it is announced like one written now.
+      const summary = present ?? (await writeCostData(input));
       return input.announce ? { ...summary, notified: await exportDone(webhooks, 'cost', summary) } : summary;
     },
   };

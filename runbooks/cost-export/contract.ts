@@ -43,7 +43,8 @@ export type CostExportInput = z.input<typeof CostExportInput>;
 
 export interface CostExportResult {
   window: CostWindow;
-  export: ExportSummary;
+  /** `alreadyPresent`: a scheduled run found the window's file there and left it as it was. */
+  export: ExportSummary & { alreadyPresent?: true };
 }
 
 export const costExportContract = defineRunbook({

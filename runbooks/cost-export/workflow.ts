@@ -15,17 +15,23 @@ const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime'
  * What `previous-day` and `previous-month` count back from: a schedule's due time, else the run's start. Runs started
  * before this was read (no marker in their history) keep their start, so that they replay as they ran.
  */
-function windowReference(): Date {
+function windowReference(): { reference: Date; scheduled: boolean } {
   const info = workflowInfo();
-  if (!patched('cost-window-scheduled-time')) return info.startTime;
-  return info.typedSearchAttributes.get(ScheduledStartTime) ?? info.startTime;
+  if (!patched('cost-window-scheduled-time')) return { reference: info.startTime, scheduled: false };
+  const due = info.typedSearchAttributes.get(ScheduledStartTime);
+  return { reference: due ?? info.startTime, scheduled: due !== undefined };
 }
 
-/** Exports a window's cost data to a CSV named for the window; a re-run replaces it atomically. */
+/**
+ * Exports a window's cost data to a CSV named for the window. A run a schedule started writes each window's file once:
+ * when the file is there (an earlier night's or backfill's run wrote it), it is left as it is and the result says
+ * `alreadyPresent`. A run started by hand replaces it atomically.
+ */
 export async function costExport(raw: CostExportInput): Promise<CostExportResult> {
   const input = parseInput(CostExportInput, raw);
   const tracker = new RunbookTracker('costExport');
-  const window = costWindow(input.window, windowReference());
+  const { reference, scheduled } = windowReference();
+  const window = costWindow(input.window, reference);
   const request = parseInput(CostDataInput, { ...input.options, timeFrame: window.timeFrame });
 
   tracker.phase('exporting cost data', { detail: `${window.timeFrame.startTime} to ${window.timeFrame.endTime}` });
@@ -39,8 +45,13 @@ export async function costExport(raw: CostExportInput): Promise<CostExportResult
     pageSize: input.pageSize,
     ...(focus ? { format: 'focus' as const } : {}),
     ...(inline ? { announce: true } : {}),
+    // Only the activity's input differs: the commands stay as they were, so no patch.
+    ...(scheduled ? { writeOnce: true } : {}),
   });
-  tracker.phase('completed', { detail: `${summary.rows} rows to ${summary.path}` });
+  const present = 'alreadyPresent' in summary;
+  tracker.phase('completed', {
+    detail: present ? `already present: ${summary.path}, left as it was` : `${summary.rows} rows to ${summary.path}`,
+  });
   const { path: file, rows, bytes, sha256 } = summary;
   if (inline) resend(notified);
   else notify({ event: 'export.done', data: { export: 'cost', file, rows, bytes, sha256 } });

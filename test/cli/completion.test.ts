@@ -37,7 +37,21 @@ test('bash completes runbook names after `runbooks start ` and --runbook', () =>
 });
 
 test('bash completes subcommands, options and fixed values, after the options already given', () => {
-  expect(bashCompletes(bash, ['runbooks', 'schedule', ''], env)).toEqual(['create', 'list', 'delete', 'trigger']);
+  expect(bashCompletes(bash, ['runbooks', 'schedule', ''], env)).toEqual([
+    'create',
+    'list',
+    'describe',
+    'pause',
+    'unpause',
+    'trigger',
+    'backfill',
+    'delete',
+  ]);
+  expect(bashCompletes(bash, ['runbooks', 'schedule', 'create', 'x', '--overlap', 'b'], env)).toEqual([
+    'buffer-one',
+    'buffer-all',
+  ]);
+  expect(bashCompletes(bash, ['runbooks', 'schedule', 'backfill', 'x', '--n'], env)).toEqual(['--no-wait']);
   expect(bashCompletes(bash, ['runbooks', 'start', 'drDrill', '--input', 'x.json', '--'], env)).toEqual([
     '--input',
     '--id',
@@ -232,10 +246,14 @@ const SOURCES: Record<string, string> = {
   inputs: 'cli/inputs-command.ts',
   'drill validate': 'cli/drill-command.ts',
   approvals: 'cli/approvals-command.ts',
-  'schedule create': 'cli/schedule-command.ts',
+  'schedule create': 'cli/schedule-create.ts',
   'schedule list': 'cli/schedule-command.ts',
-  'schedule delete': 'cli/schedule-command.ts',
+  'schedule describe': 'cli/schedule-describe.ts',
+  'schedule pause': 'cli/schedule-command.ts',
+  'schedule unpause': 'cli/schedule-command.ts',
   'schedule trigger': 'cli/schedule-command.ts',
+  'schedule backfill': 'cli/schedule-backfill.ts',
+  'schedule delete': 'cli/schedule-command.ts',
   'deployment status': 'cli/deployment-command.ts',
   'deployment promote': 'cli/deployment-command.ts',
   'deployment move': 'cli/deployment-command.ts',

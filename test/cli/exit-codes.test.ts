@@ -148,8 +148,15 @@ describe('notFound (5)', () => {
     expect(result.status).toBe(EXIT_CODES.notFound);
   });
 
-  test.each(['delete', 'trigger'])('schedule %s of an unknown schedule', (action) => {
-    const result = run(['schedule', action, 'exit-codes-no-schedule']);
+  test.each([
+    ['delete'],
+    ['trigger'],
+    ['describe'],
+    ['pause'],
+    ['unpause'],
+    ['backfill', '--from', '2026-01-01', '--to', '2026-01-02'],
+  ])('schedule %s of an unknown schedule', (action, ...options) => {
+    const result = run(['schedule', action, 'exit-codes-no-schedule', ...options]);
     expect(result.stderr).toMatch(/^no schedule 'exit-codes-no-schedule' \(see `runbooks schedule list`\)/);
     expect(result.status).toBe(EXIT_CODES.notFound);
   });

@@ -20,6 +20,8 @@ test.each([
   [['list', '--output', 'yaml']],
   [['approvals', '--json', '-o', 'yaml']],
   [['schedule', 'list', '-o', 'yaml']],
+  [['schedule', 'describe', 'nightly', '-o', 'yaml']],
+  [['schedule', 'backfill', 'nightly', '--from', '2026-01-01', '--to', '2026-01-02', '-o', 'yaml']],
   [['deployment', 'status', '--output=yaml']],
 ])('runbooks %j exits 2 naming yaml', (args) => {
   const { status, stdout, stderr } = runCliFromSource(args, env);

@@ -190,8 +190,8 @@ export const CLI_CASES: CliCase[] = [
   { name: 'schedule with no subcommand', args: () => ['schedule'], message: /usage: runbooks schedule <command>/ },
   {
     name: 'an unknown schedule subcommand',
-    args: () => ['schedule', 'pause', 'x'],
-    message: /unknown schedule command 'pause'/,
+    args: () => ['schedule', 'reschedule', 'x'],
+    message: /unknown schedule command 'reschedule'/,
   },
   {
     name: 'schedule create with a bad cron',

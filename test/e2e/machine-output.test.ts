@@ -209,6 +209,9 @@ test('schedule list: a schedule created with the CLI, with its runbook, cron and
     'costExport',
     '--cron',
     '0 2 1 1 *',
+    // No jitter: the next run is then exactly at its time.
+    '--jitter',
+    '0s',
     '--input',
     '{"window":"previous-day"}',
   ]);
