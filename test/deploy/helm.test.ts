@@ -3,6 +3,7 @@
 // Secrets mounted as Kubernetes mounts them, and the values that would break a deployment are refused.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { loadConfig, loadVersioningConfig } from '../../runtime/config';
@@ -200,6 +201,38 @@ describe.each([
       expect(monitors).toHaveLength(1);
       expect(monitors[0]?.spec?.endpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
       expect(service.metadata.labels).toMatchObject(monitors[0]?.spec?.selector?.matchLabels ?? { none: 'matched' });
+    }
+  });
+});
+
+describe('the helm the tests use', () => {
+  const { ensureHelm } = createRequire(__filename)(
+    '../../scripts/ensure-helm.js',
+  ) as typeof import('../../scripts/ensure-helm');
+
+  test('is helm 3.22, built from its Go module unless HELM_PATH names another', () => {
+    expect(runHelm(['version', '--template', '{{.Version}}']).stdout).toMatch(/^v3\.22(\.|$)/);
+  });
+
+  test('a HELM_PATH that is not helm is refused, not passed over', () => {
+    const saved = process.env.HELM_PATH;
+    process.env.HELM_PATH = process.execPath;
+    try {
+      const refusal = (() => {
+        try {
+          return ensureHelm();
+        } catch (err) {
+          return err as Error & { code?: string };
+        }
+      })();
+      expect(refusal).toBeInstanceOf(Error);
+      expect([(refusal as Error & { code?: string }).code, (refusal as Error).message]).toEqual([
+        'HELM_PATH_INVALID',
+        `HELM_PATH=${process.execPath} is not a helm executable.`,
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.HELM_PATH;
+      else process.env.HELM_PATH = saved;
     }
   });
 });
