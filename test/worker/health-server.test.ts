@@ -89,7 +89,7 @@ describe('the health server with the real heartbeat', () => {
     const answer = await probe(server.port, HEALTH_PATHS.live);
     expect(answer.code).toBe(503);
     expect(answer.body).toMatchObject({ status: 'unhealthy', state: 'RUNNING' });
-    expect(answer.body.reason).toMatch(/^the heartbeat at .*worker-heartbeat is 3\d s old$/);
+    expect(answer.body.reason).toMatch(/^the heartbeat at .*worker-heartbeat is \d+ s old$/);
   });
 
   test('no heartbeat file: not live', async () => {
