@@ -88,6 +88,8 @@ export interface Config {
   workflowBundle?: string;
   /** host:port of the Runtime's Prometheus endpoint (`/metrics`); unset: no endpoint. */
   metricsAddress?: string;
+  /** host:port of the worker's health endpoint (`/healthz`, `/readyz`: worker/health-server.ts); unset: none. */
+  healthAddress?: string;
   /** Runs kept in the worker's sticky cache; the others (mostly runs that only wait) are evicted and replay on wake. */
   maxCachedWorkflows?: number;
   /** How waits look (RUNBOOKS_WAIT_LOOKS, runtime/activity-deps.ts): inside one watch (the default), or one per attempt. */
@@ -201,6 +203,7 @@ const ProcessEnv = z.object({
     .default('info'),
   RUNBOOKS_WORKFLOW_BUNDLE: text.regex(/\.c?js$/, 'must name a .js file written by npm run build:bundle').optional(),
   RUNBOOKS_METRICS_ADDRESS: text.regex(HOST_PORT, 'must be host:port, e.g. 0.0.0.0:9464').optional(),
+  RUNBOOKS_HEALTH_ADDRESS: text.regex(HOST_PORT, 'must be host:port, e.g. 0.0.0.0:8080').optional(),
   RUNBOOKS_MAX_CACHED_WORKFLOWS: z
     .string()
     .regex(/^\d+$/, 'must be a whole number of runs')
@@ -519,6 +522,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: rest.LOG_LEVEL,
     workflowBundle: rest.RUNBOOKS_WORKFLOW_BUNDLE,
     metricsAddress: rest.RUNBOOKS_METRICS_ADDRESS,
+    healthAddress: rest.RUNBOOKS_HEALTH_ADDRESS,
     maxCachedWorkflows: rest.RUNBOOKS_MAX_CACHED_WORKFLOWS,
     waitLooks: rest.RUNBOOKS_WAIT_LOOKS,
     codecKeys: codec.keys,

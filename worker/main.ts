@@ -6,12 +6,14 @@
 // Every exit is explicit: Temporal's Runtime keeps the event loop alive (and takes SIGTERM) once it is installed, so a
 // process that only returned from main() would stay up, doing nothing, after a failure.
 import { join } from 'node:path';
+import type { State } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { redact } from '../api';
 import { ConfigError, DEFAULT_SHUTDOWN_GRACE_TIME_MS, loadConfig, type Config } from '../runtime/config';
 import { TemporalUnreachableError } from './connect-temporal';
 import { createLogger, installRuntime } from './logger';
 import { HEARTBEAT_FILE } from './heartbeat';
+import { startHealthServer, type HealthServer } from './health-server';
 import { startStack, type Stack } from './stack';
 
 /** After the grace time, closing connections and flushing traces gets this long before the process exits anyway. */
@@ -36,6 +38,24 @@ function fatalLine(err: unknown): string {
 /** Exits once what was written to stdout and stderr is out (both are synchronous for files and pipes on Linux). */
 function exit(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+/** The health endpoint when RUNBOOKS_HEALTH_ADDRESS asks for one; a port it cannot take is a setting at fault. */
+async function startHealth(
+  config: Config,
+  heartbeatFile: string,
+  workerState: () => State | undefined,
+): Promise<HealthServer | undefined> {
+  const address = config.healthAddress;
+  if (address === undefined) return undefined;
+  try {
+    return await startHealthServer({ address, heartbeatFile, workerState });
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError([
+      { variable: 'RUNBOOKS_HEALTH_ADDRESS', message: `cannot listen on ${address} (${reason})` },
+    ]);
+  }
 }
 
 function main(): void {
@@ -86,37 +106,36 @@ function main(): void {
   log = createLogger({ level: config.logLevel });
   installRuntime(log, config.logLevel, config.metricsAddress);
 
-  startStack(config, {
-    log,
-    writeAddressFiles: true,
-    heartbeatFile: join(config.dataDir, HEARTBEAT_FILE),
-    signal: stopping.signal,
-  }).then(
-    (started) => {
-      stack = started;
-      if (stopping.signal.aborted) {
-        void started.shutdown().then(() => exit(0));
-        return;
-      }
-      started.run.then(
-        // Stopped by a signal, onSignal exits once the stack is down; stopped otherwise, this does.
-        () => {
-          if (!stopping.signal.aborted) void started.shutdown().then(() => exit(0));
-        },
-        (err: unknown) => {
-          log?.fatal({ err }, 'the worker failed');
-          void started.shutdown().finally(() => fail(err));
-        },
-      );
-    },
-    (err: unknown) => {
-      // startStack stopped what it had started; a stop asked for by a signal is not a failure.
-      if (stopping.signal.aborted) {
-        log?.info('stopped before start-up completed');
-        exit(0);
-      } else fail(err);
-    },
-  );
+  const heartbeatFile = join(config.dataDir, HEARTBEAT_FILE);
+  // The health endpoint answers (503, starting) from here on, so probes see a worker that starts, not a closed port.
+  startHealth(config, heartbeatFile, () => stack?.worker.getState())
+    .then(() => startStack(config, { log, writeAddressFiles: true, heartbeatFile, signal: stopping.signal }))
+    .then(
+      (started) => {
+        stack = started;
+        if (stopping.signal.aborted) {
+          void started.shutdown().then(() => exit(0));
+          return;
+        }
+        started.run.then(
+          // Stopped by a signal, onSignal exits once the stack is down; stopped otherwise, this does.
+          () => {
+            if (!stopping.signal.aborted) void started.shutdown().then(() => exit(0));
+          },
+          (err: unknown) => {
+            log?.fatal({ err }, 'the worker failed');
+            void started.shutdown().finally(() => fail(err));
+          },
+        );
+      },
+      (err: unknown) => {
+        // startStack stopped what it had started; a stop asked for by a signal is not a failure.
+        if (stopping.signal.aborted) {
+          log?.info('stopped before start-up completed');
+          exit(0);
+        } else fail(err);
+      },
+    );
 }
 
 main();

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
@@ -253,8 +254,11 @@ export async function startStack(config: Config, options: StackOptions): Promise
   }
 }
 
-/** Every folder the worker writes to, with the variable that places it. */
-function foldersOf(config: Config, dataDir: string): WorkerFolder[] {
+/**
+ * Every folder the worker writes to, with the variable that places it. The evidence key's folder only when the key is
+ * still to be created: a key given as a mounted secret sits in a read-only folder (it then keeps no key history).
+ */
+export function foldersOf(config: Config, dataDir: string): WorkerFolder[] {
   const folders: WorkerFolder[] = [
     { variable: 'RUNBOOKS_DATA_DIR', path: dataDir },
     { variable: 'RUNBOOKS_OUTPUT_DIR', path: resolve(config.outputDir) },
@@ -262,7 +266,7 @@ function foldersOf(config: Config, dataDir: string): WorkerFolder[] {
   if (config.service.mode === 'remote' && config.service.credentialsFile) {
     folders.push({ variable: 'BACKUP_CREDENTIALS_FILE', path: dirname(resolve(config.service.credentialsFile)) });
   }
-  if (config.evidenceKeyFile) {
+  if (config.evidenceKeyFile && !existsSync(config.evidenceKeyFile)) {
     folders.push({ variable: 'RUNBOOKS_EVIDENCE_KEY_FILE', path: dirname(resolve(config.evidenceKeyFile)) });
   }
   return folders;

@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RunbookMetric, SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
-import { loadConfig, loadTemporalConfig } from '../../runtime/config';
+import { loadConfig } from '../../runtime/config';
 import { parseSimulatorFlags } from '../../simulator/command';
 import { startSimulator } from '../../simulator/server';
+import { CONFIG_NAMES, unread } from './config-names';
 import { ComposeRefusal, interpolate as interpolateValue } from './image-layout';
 
 const ROOT = join(__dirname, '..', '..');
@@ -39,25 +40,6 @@ function service(name: string): Service {
   if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
   return found;
 }
-
-/** The project's own variables runtime/config.ts reads: the keys of its zod schemas of the environment. */
-const CONFIG_NAMES = new Set(
-  [...read('runtime/config.ts').matchAll(/(?:^\s+|z\.object\(\{ )([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1]),
-);
-
-/** A Temporal variable counts as read when another value changes the connection, or is refused (envconfig reads them). */
-function temporalReads(name: string, env: Record<string, string>): boolean {
-  if (!name.startsWith('TEMPORAL_')) return false;
-  const other = { ...env, [name]: `${env[name] ?? ''}-other` };
-  try {
-    return JSON.stringify(loadTemporalConfig(env)) !== JSON.stringify(loadTemporalConfig(other));
-  } catch {
-    return true;
-  }
-}
-
-const unread = (names: string[], env: Record<string, string> = {}) =>
-  names.filter((n) => !CONFIG_NAMES.has(n) && !temporalReads(n, env));
 
 /** What compose makes of `${NAME:-default}` and `${NAME}` with the shell's `variables`. */
 function interpolate(env: Record<string, string>, variables: Record<string, string> = {}): Record<string, string> {

@@ -1,8 +1,8 @@
 // The built worker starts and stops like a service: it creates the folders it writes to, a fatal start-up error is
 // one line and a non-zero exit, an unreachable Temporal is retried for a bounded time, and SIGTERM stops it at once
 // wherever it is. Each case starts `node dist/worker/main.js` as a process.
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -62,6 +62,33 @@ describe('with Temporal up', () => {
     expect(await worker.exited).toBe(0);
     expect(worker.stdout.join('\n')).toContain('"msg":"stopped"');
     expect(worker.stderr).toEqual([]);
+  }, 90_000);
+
+  test('an evidence key in a folder it cannot write (a mounted secret): it runs, and keeps no key history', async () => {
+    const root = join(dir, 'secret-key');
+    const keys = join(root, 'keys');
+    await mkdir(keys, { recursive: true });
+    const key = join(keys, 'evidence-signing-key.pem');
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    await writeFile(key, pem, { mode: 0o600 });
+    // As root, permissions bind only another user: the worker runs as nobody, which owns the key but not its folder.
+    const asRoot = process.getuid?.() === 0;
+    const user = asRoot ? { uid: 65_534, gid: 65_534 } : {};
+    if (asRoot) {
+      await chmod(dir, 0o755);
+      await chmod(root, 0o777);
+      await chown(key, 65_534, 65_534);
+    }
+    await chmod(keys, 0o555);
+    const worker = startWorkerProcess(
+      { ...remoteEnv(root, env.address), RUNBOOKS_EVIDENCE_KEY_FILE: key },
+      60_000,
+      user,
+    );
+    await lineOf(worker, /"msg":"worker running"/);
+    worker.process.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(await readdir(keys)).toEqual(['evidence-signing-key.pem']);
   }, 90_000);
 });
 

@@ -28,12 +28,18 @@ export interface WorkerProcess {
 
 /**
  * Starts `node dist/worker/main.js` with exactly `env` (plus PATH); a guard kills it after `guardMs`, so that a
- * process that never exits fails its test instead of hanging the suite (it then ends with SIGKILL).
+ * process that never exits fails its test instead of hanging the suite (it then ends with SIGKILL). `user` runs it as
+ * another user (when the tests run as root), for files whose permissions must apply to it.
  */
-export function startWorkerProcess(env: Record<string, string>, guardMs = 60_000): WorkerProcess {
+export function startWorkerProcess(
+  env: Record<string, string>,
+  guardMs = 60_000,
+  user: { uid?: number; gid?: number } = {},
+): WorkerProcess {
   const child = spawn(process.execPath, [join(REPO, 'dist', 'worker', 'main.js')], {
     cwd: REPO,
     env: { PATH: process.env.PATH ?? '', ...env },
+    ...user,
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
