@@ -13,8 +13,11 @@ export interface CommandLine {
   where: string;
 }
 
-// `runbooks …`, `npx runbooks …`, `node dist/cli/main.js …`, and `npm run demo -- …` (the demo command).
-const INVOCATION = /(?<![\w./@-])(?:runbooks|dist\/cli\/main\.js)(?=\s)|\bnpm run demo(?:\s+--)?(?=\s|$)/g;
+// `runbooks …`, `npx runbooks …`, `node dist/cli/main.js …`, and `npm run demo -- …` (the demo command), where a
+// command starts: a line's start, a prompt, after a pipe or a list, or a variable set for it. `helm install runbooks
+// …` and `-n runbooks` name a release and a namespace, not the CLI.
+const INVOCATION =
+  /(?<=(?:^|[|;&(:]|\$|\bnpx|\bnode|\bexec|\w=\S*)\s*)(?:runbooks|dist\/cli\/main\.js)(?=\s)|\bnpm run demo(?:\s+--)?(?=\s|$)/gm;
 // Shell words that end a command: pipes, lists, redirections, a comment.
 const STOP = /^(?:\||\|\||&&|&|;|\)|\\|[0-9]?>.*|<|#.*)$/;
 
