@@ -56,6 +56,8 @@ function ensurePrometheus() {
       const how = go.status === null ? `signal ${go.signal}` : `exit code ${go.status}`;
       throw fail(`go install ${packages.join(' ')} failed (${how}); go's output is above.`, 'PROMETHEUS_BUILD_FAILED');
     }
+    // Two test files may build at once on a first run: the first to finish wins, and its binaries stay in place.
+    if (isExecutable(cached.prometheus) && isExecutable(cached.promtool)) return cached;
     rmSync(dir, { recursive: true, force: true });
     renameSync(scratch, dir);
   } finally {
