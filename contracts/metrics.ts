@@ -36,6 +36,21 @@ export const RunbookMetric = {
   serviceThrottled: 'runbooks_service_throttled_total',
   /** Counter {endpoint}: calls made by a retried activity attempt (attempt 2 and later). */
   serviceRetries: 'runbooks_service_retries_total',
+  /**
+   * Approval waits the worker is watching (worker/approval-gauges.ts), refreshed every 15 s. Gauges {runbook}: how many
+   * requests wait for reviewers, how long the oldest has waited, and the seconds left to the nearest approval deadline
+   * (NaN when none waits). Each worker reports the requests it looked at in the last ten minutes.
+   */
+  approvalsWaiting: 'runbooks_approvals_waiting',
+  approvalOldestWait: 'runbooks_approval_oldest_wait_seconds',
+  approvalDeadlineLeft: 'runbooks_approval_deadline_seconds_left',
+  /**
+   * Schedules that start runs on the worker's task queue, as Temporal counts them (worker/schedule-gauges.ts), read
+   * every minute. Gauges {schedule, runbook}: runs missed for the catch-up window, and runs skipped because the
+   * previous one still ran (the overlap policy). Both only grow.
+   */
+  scheduleMissed: 'runbooks_schedule_missed_catchup_window',
+  scheduleSkipped: 'runbooks_schedule_skipped_overlap',
 } as const;
 
 /** Seconds histograms get buckets from a second to days (approvals wait that long); the SDK's default is for ms. */

@@ -3,6 +3,18 @@ import type { CredentialsFile } from './credentials-file';
 import type { EvidenceKey } from './evidence-key';
 import type { WebhookTarget } from './webhooks';
 
+/** One look at an action request by an approval activity: the worker keeps the waits in flight (worker/approval-gauges.ts). */
+export interface ApprovalLook {
+  requestId: string;
+  /** The workflow type of the run that waits (a runbook name: a bounded label). */
+  runbook: string;
+  status: string;
+  createdTime?: string;
+  approvalExpirationTime?: string | null;
+  /** The service's clock at the look, in ms (the request's times are on it). */
+  serviceNowMs: number;
+}
+
 /** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
 export interface ActivityDeps {
   client: BackupServiceClient;
@@ -20,4 +32,6 @@ export interface ActivityDeps {
    * before watches (one activity task per look; kept to compare them in bench/waiting).
    */
   waitLooks?: 'watch' | 'attempts';
+  /** Told of every look at an action request (the worker's approval gauges); none: nobody is told. */
+  onApprovalLook?: (look: ApprovalLook) => void;
 }

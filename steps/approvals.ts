@@ -27,7 +27,19 @@ export interface Announce {
 
 const undecided = (status: string) => status === 'PENDING_APPROVAL' || status === 'CREATED';
 
-export function approvalActivities({ client, webhooks, waitLooks = 'watch' }: ActivityDeps) {
+export function approvalActivities({ client, webhooks, waitLooks = 'watch', onApprovalLook }: ActivityDeps) {
+  /** Tells the worker's approval gauges what a look saw. */
+  const looked = (state: ApprovalState): ApprovalState => {
+    onApprovalLook?.({
+      requestId: state.requestId,
+      runbook: activityInfo().workflowType ?? 'unknown',
+      status: state.status,
+      createdTime: state.requestedAt,
+      approvalExpirationTime: state.approvalExpirationTime,
+      serviceNowMs: client.serviceNow(),
+    });
+    return state;
+  };
   return {
     /**
      * Submits a CREATED request for approval (CONFIRM) with the user's comment; with `announce`, sends
@@ -46,7 +58,7 @@ export function approvalActivities({ client, webhooks, waitLooks = 'watch' }: Ac
         // restarts at attempt 1 after a worker crash). The runbook goes on from the request's state as it is now.
         if (!(err instanceof ConflictError)) throw toFailure(err, attempt);
       }
-      const state = stateOf(await calling(attempt, () => client.getActionRequest(input.requestId)));
+      const state = looked(stateOf(await calling(attempt, () => client.getActionRequest(input.requestId))));
       if (!input.announce || !undecided(state.status)) return state;
       const data = approvalNoticeOf(state, input.announce.resourceId);
       return { ...state, notified: await notifyFromActivity(webhooks, { event: 'approval.pending', data }) };
@@ -70,7 +82,7 @@ export function approvalActivities({ client, webhooks, waitLooks = 'watch' }: Ac
       if (watching && info.attempt === 1) await watchPause(MIN_APPROVAL_POLL_MS);
       for (;;) {
         const request = await calling(info.attempt, () => client.getActionRequest(requestId));
-        const state = stateOf(request);
+        const state = looked(stateOf(request));
         const pending = undecided(request.status);
         if (pending && (seenApprovals === undefined || state.approvals.current === seenApprovals)) {
           const now = client.serviceNow();
@@ -108,7 +120,7 @@ export function approvalActivities({ client, webhooks, waitLooks = 'watch' }: Ac
         // It moved on meanwhile (executed, expired): report where it is now.
         if (!(err instanceof ConflictError)) throw toFailure(err, attempt);
       }
-      return stateOf(await calling(attempt, () => client.getActionRequest(requestId)));
+      return looked(stateOf(await calling(attempt, () => client.getActionRequest(requestId))));
     },
   };
 }

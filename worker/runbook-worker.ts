@@ -18,7 +18,9 @@ import {
 import type { EvidenceKey } from '../runtime/evidence-key';
 import type { Tracing } from '../runtime/tracing';
 import type { WebhookTarget } from '../runtime/webhooks';
+import { recordApprovalLook } from './approval-gauges';
 import { recordServiceCall } from './metrics';
+import { watchSchedules } from './schedule-gauges';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
 
 export { DEFAULT_TASK_QUEUE };
@@ -83,6 +85,8 @@ export interface RunbookWorkerOptions {
   maxCachedWorkflows?: number;
   /** How waits look (RUNBOOKS_WAIT_LOOKS): inside one watch (the default), or one look per attempt. */
   waitLooks?: 'watch' | 'attempts';
+  /** How often the schedule gauges are read (worker/schedule-gauges.ts); a minute unless given. */
+  scheduleGaugesIntervalMs?: number;
 }
 
 /**
@@ -128,6 +132,7 @@ export async function createRunbookWorker(
     evidenceKey: options.evidenceKey,
     webhooks: options.webhooks,
     waitLooks: options.waitLooks,
+    onApprovalLook: recordApprovalLook,
   });
   boundHeapGrowth();
   const worker = await Worker.create({
@@ -167,6 +172,15 @@ export async function createRunbookWorker(
     tuner: runbookTuner(),
     // One V8 context per thread, shared by every cached run (the SDK's default; stated because memory depends on it).
     reuseV8Context: true,
+  });
+  // Missed and skipped schedule runs, for the alerts: read from Temporal while this worker runs.
+  const stopped = new Set(['STOPPING', 'DRAINING', 'DRAINED', 'STOPPED', 'FAILED']);
+  watchSchedules({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    intervalMs: options.scheduleGaugesIntervalMs,
+    running: () => !stopped.has(worker.getState()),
   });
   return { worker, client };
 }

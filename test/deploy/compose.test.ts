@@ -228,14 +228,18 @@ describe('docker-compose.yml', () => {
     expect(shared.some((dir) => (workerEnv.RUNBOOKS_DATA_DIR ?? '').startsWith(`${dir}/`))).toBe(false);
   });
 
-  it('has Prometheus scrape every worker replica on the metrics port', () => {
+  it('has Prometheus scrape every worker replica on the metrics port and load the alert rules', () => {
     const metricsPort = (workerEnv.RUNBOOKS_METRICS_ADDRESS ?? '').split(':')[1];
     expect(metricsPort).toBe('9464');
-    const mount = (service('prometheus').volumes ?? []).find((v) => v.endsWith('/etc/prometheus/prometheus.yml:ro'));
-    expect(mount?.split(':')[0]).toBe('./deploy/prometheus.yml');
-    const prometheus = parse(read('deploy/prometheus.yml')) as {
+    // The folder holds the configuration and the rules it loads, at the image's default configuration path.
+    const mount = (service('prometheus').volumes ?? []).find((v) => v.endsWith(':/etc/prometheus:ro'));
+    expect(mount?.split(':')[0]).toBe('./deploy/prometheus');
+    const prometheus = parse(read('deploy/prometheus/prometheus.yml')) as {
+      rule_files?: string[];
       scrape_configs: { job_name: string; dns_sd_configs?: { names: string[]; type: string; port: number }[] }[];
     };
+    expect(prometheus.rule_files).toEqual(['rules.yml']);
+    expect(existsSync(join(ROOT, 'deploy/prometheus/rules.yml'))).toBe(true);
     const targets = prometheus.scrape_configs.flatMap((c) => c.dns_sd_configs ?? []);
     expect(targets).toContainEqual(
       expect.objectContaining({ names: ['worker'], type: 'A', port: Number(metricsPort) }),

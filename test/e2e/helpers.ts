@@ -332,6 +332,8 @@ export interface WorkerOverrides {
    * as two worker processes share none.
    */
   connection?: NativeConnection;
+  /** How often the worker reads the schedules for their gauges; a minute by default. */
+  scheduleGaugesIntervalMs?: number;
 }
 
 /** A runbook worker reaching the simulator through the proxy, running until `stop()`. */
@@ -360,6 +362,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     identity: overrides.identity,
     webhooks: overrides.webhooks,
     maxCachedWorkflows: overrides.maxCachedWorkflows,
+    scheduleGaugesIntervalMs: overrides.scheduleGaugesIntervalMs,
     workflowBundle: fx.bundle,
     shutdownGraceTimeMs: 1_000,
   });
