@@ -83,7 +83,7 @@ export interface Manifest {
     accessModes?: string[];
     maxUnavailable?: number | string;
     ports?: { name: string; port: number; targetPort: string | number }[];
-    endpoints?: { port: string; path: string }[];
+    endpoints?: { port: string; path: string; relabelings?: { targetLabel: string; replacement: string }[] }[];
     template?: {
       metadata: { labels: Record<string, string> };
       spec: {

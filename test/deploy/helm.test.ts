@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
+import { parse } from 'yaml';
 import { loadConfig, loadVersioningConfig } from '../../runtime/config';
 import { HEALTH_PATHS } from '../../worker/health-server';
 import { foldersOf } from '../../worker/stack';
@@ -25,6 +26,12 @@ import {
 import { rooted, runtimeImage } from './image-layout';
 
 const IMAGE = runtimeImage(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+/** The scrape job of the workers in the shipped Prometheus configuration, which the alert rules select. */
+const WORKERS_JOB = (
+  parse(readFileSync(join(ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+    scrape_configs: { job_name: string }[];
+  }
+).scrape_configs[0]?.job_name;
 /** Variables that hold secrets: never in a ConfigMap, only from a Secret. */
 const SECRET_VARIABLES = [
   'BACKUP_CLIENT_ID',
@@ -199,7 +206,14 @@ describe.each([
       expect(monitors).toEqual([]);
     } else {
       expect(monitors).toHaveLength(1);
-      expect(monitors[0]?.spec?.endpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+      expect(monitors[0]?.spec?.endpoints).toEqual([
+        expect.objectContaining({
+          port: 'metrics',
+          path: '/metrics',
+          // The job the alert rules select the workers by.
+          relabelings: [{ targetLabel: 'job', replacement: WORKERS_JOB }],
+        }),
+      ]);
       expect(service.metadata.labels).toMatchObject(monitors[0]?.spec?.selector?.matchLabels ?? { none: 'matched' });
     }
   });
