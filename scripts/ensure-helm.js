@@ -4,9 +4,8 @@
 'use strict';
 
 const { spawnSync } = require('node:child_process');
-const { mkdtempSync, renameSync, rmSync, mkdirSync } = require('node:fs');
 const path = require('node:path');
-const { TOOLS, isExecutable, onPath, fail } = require('./wheel');
+const { TOOLS, isExecutable, onPath, fail, goInstall } = require('./wheel');
 
 const VERSION = '3.22.0';
 const PACKAGE = `helm.sh/helm/v3/cmd/helm@v${VERSION}`;
@@ -43,29 +42,17 @@ function ensureHelm() {
       'HELM_NOT_FOUND',
     );
   }
-  process.stderr.write(`Building ${PACKAGE} into ${dir} (the first build takes several minutes)...\n`);
-  mkdirSync(TOOLS, { recursive: true });
-  // Built into a scratch folder and renamed, so that an interrupted build never leaves a half-filled cache.
-  const scratch = mkdtempSync(path.join(TOOLS, '.helm-'));
-  try {
-    const go = spawnSync('go', ['install', PACKAGE], {
-      env: { ...process.env, GOBIN: scratch },
-      stdio: ['ignore', process.stderr, process.stderr],
-    });
-    if (go.error) throw fail(`Could not run go: ${go.error.message}`, 'HELM_BUILD_FAILED');
-    if (go.status !== 0) {
-      const how = go.status === null ? `signal ${go.signal}` : `exit code ${go.status}`;
-      throw fail(`go install ${PACKAGE} failed (${how}); go's output is above.`, 'HELM_BUILD_FAILED');
-    }
-    const built = reportedVersion(path.join(scratch, 'helm'));
-    if (!built || !`${VERSION}.`.startsWith(`${built.replace(/^v/, '')}.`)) {
-      throw fail(`the helm built by go install reports ${built ?? 'no version'}, not ${VERSION}.`, 'HELM_BUILD_FAILED');
-    }
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(scratch, dir);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  goInstall([PACKAGE], dir, 'HELM', {
+    prepare: (scratch) => {
+      const built = reportedVersion(path.join(scratch, 'helm'));
+      if (!built || !`${VERSION}.`.startsWith(`${built.replace(/^v/, '')}.`)) {
+        throw fail(
+          `the helm built by go install reports ${built ?? 'no version'}, not ${VERSION}.`,
+          'HELM_BUILD_FAILED',
+        );
+      }
+    },
+  });
   return cached;
 }
 

@@ -3,10 +3,8 @@
 // tests and the live panel test. Prints their absolute paths on stdout, one per line (prometheus first).
 'use strict';
 
-const { spawnSync } = require('node:child_process');
-const { mkdtempSync, renameSync, rmSync, mkdirSync } = require('node:fs');
 const path = require('node:path');
-const { TOOLS, isExecutable, onPath, fail } = require('./wheel');
+const { TOOLS, isExecutable, onPath, fail, goInstall } = require('./wheel');
 
 const MODULE = 'github.com/prometheus/prometheus';
 const VERSION = '0.316.0';
@@ -42,27 +40,9 @@ function ensurePrometheus() {
     );
   }
   const packages = COMMANDS.map((cmd) => `${MODULE}/${cmd}@v${VERSION}`);
-  process.stderr.write(`Building ${packages.join(' ')} into ${dir} (the first build takes several minutes)...\n`);
-  mkdirSync(TOOLS, { recursive: true });
-  // Built into a scratch folder and renamed, so that an interrupted build never leaves a half-filled cache.
-  const scratch = mkdtempSync(path.join(TOOLS, '.prometheus-'));
-  try {
-    const go = spawnSync('go', ['install', ...packages], {
-      env: { ...process.env, GOBIN: scratch },
-      stdio: ['ignore', process.stderr, process.stderr],
-    });
-    if (go.error) throw fail(`Could not run go: ${go.error.message}`, 'PROMETHEUS_BUILD_FAILED');
-    if (go.status !== 0) {
-      const how = go.status === null ? `signal ${go.signal}` : `exit code ${go.status}`;
-      throw fail(`go install ${packages.join(' ')} failed (${how}); go's output is above.`, 'PROMETHEUS_BUILD_FAILED');
-    }
-    // Two test files may build at once on a first run: the first to finish wins, and its binaries stay in place.
-    if (isExecutable(cached.prometheus) && isExecutable(cached.promtool)) return cached;
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(scratch, dir);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  goInstall(packages, dir, 'PROMETHEUS', {
+    done: () => isExecutable(cached.prometheus) && isExecutable(cached.promtool),
+  });
   return cached;
 }
 

@@ -4,9 +4,9 @@
 'use strict';
 
 const { spawnSync } = require('node:child_process');
-const { mkdtempSync, renameSync, rmSync, mkdirSync } = require('node:fs');
+const { renameSync } = require('node:fs');
 const path = require('node:path');
-const { TOOLS, isExecutable, onPath, fail } = require('./wheel');
+const { TOOLS, isExecutable, onPath, fail, goInstall } = require('./wheel');
 const { ensureTemporal } = require('./ensure-temporal');
 
 const MODULE = 'go.temporal.io/server';
@@ -56,30 +56,12 @@ function ensureTemporalServer() {
     );
   }
   const packages = Object.values(COMMANDS).map((cmd) => `${MODULE}/${cmd}@v${version}`);
-  process.stderr.write(`Building ${packages.join(' ')} into ${dir} (the first build takes several minutes)...\n`);
-  mkdirSync(TOOLS, { recursive: true });
-  // Built into a scratch folder and renamed, so that an interrupted build never leaves a half-filled cache.
-  const scratch = mkdtempSync(path.join(TOOLS, '.temporal-server-'));
-  try {
-    const go = spawnSync('go', ['install', ...packages], {
-      env: { ...process.env, GOBIN: scratch },
-      stdio: ['ignore', process.stderr, process.stderr],
-    });
-    if (go.error) throw fail(`Could not run go: ${go.error.message}`, 'TEMPORAL_SERVER_BUILD_FAILED');
-    if (go.status !== 0) {
-      const how = go.status === null ? `signal ${go.signal}` : `exit code ${go.status}`;
-      throw fail(
-        `go install ${packages.join(' ')} failed (${how}); go's output is above.`,
-        'TEMPORAL_SERVER_BUILD_FAILED',
-      );
-    }
-    renameSync(path.join(scratch, 'server'), path.join(scratch, 'temporal-server'));
-    renameSync(path.join(scratch, 'sql'), path.join(scratch, 'temporal-sql-tool'));
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(scratch, dir);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  goInstall(packages, dir, 'TEMPORAL_SERVER', {
+    prepare: (scratch) => {
+      renameSync(path.join(scratch, 'server'), path.join(scratch, 'temporal-server'));
+      renameSync(path.join(scratch, 'sql'), path.join(scratch, 'temporal-sql-tool'));
+    },
+  });
   return cached;
 }
 

