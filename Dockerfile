@@ -15,6 +15,7 @@ COPY steps ./steps
 COPY runtime ./runtime
 COPY worker ./worker
 COPY cli ./cli
+COPY console ./console
 COPY demo ./demo
 COPY simulator ./simulator
 COPY bench ./bench

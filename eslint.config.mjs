@@ -7,7 +7,7 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 // Data flows one way: cli → Temporal → workflows → activities → api → service. Each zone forbids a back edge.
-const ours = 'contracts api runbooks steps runtime worker cli demo simulator test bench scripts'.split(' ');
+const ours = 'contracts api runbooks steps runtime worker cli console demo simulator test bench scripts'.split(' ');
 const except = (...dirs) => ours.filter((d) => !dirs.includes(d)).map((d) => `./${d}`);
 const zones = [
   {
@@ -28,14 +28,31 @@ const zones = [
   },
   {
     target: ['./runtime', './steps'],
-    from: ['./runbooks', './cli', './worker', './demo', './simulator'],
+    from: ['./runbooks', './cli', './console', './worker', './demo', './simulator'],
     message:
-      'runtime/ and steps/ are shared below the runbooks: they import no runbook, CLI, worker, demo or simulator.',
+      'runtime/ and steps/ are shared below the runbooks: they import no runbook, CLI, console, worker, demo or simulator.',
   },
   {
     target: './cli',
-    from: ['./worker', './simulator', './demo'],
-    message: 'The CLI loads the worker, the simulator and the demo lazily (requireHere), never by a static import.',
+    from: ['./worker', './simulator', './demo', './console'],
+    message:
+      'The CLI loads the worker, the simulator, the demo and the console lazily (requireHere), never by a static import.',
+  },
+  {
+    // The console reads Temporal (through the CLI's connection and views) and the output folder; it runs no worker.
+    target: './console',
+    from: ['./worker', './simulator', './demo', './test', './bench', './scripts'],
+    message: 'console/ reads Temporal and the reports: it imports no worker, simulator, demo or test code.',
+  },
+  {
+    target: './console',
+    from: './runbooks/{*/workflow,workflows}.ts',
+    message: 'console/ reads Temporal and the reports: it imports no workflow code.',
+  },
+  {
+    target: ['./runbooks', './worker', './simulator', './demo'],
+    from: './console',
+    message: 'Nothing below the CLI imports the console: `runbooks serve` loads it lazily.',
   },
 ];
 

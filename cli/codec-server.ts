@@ -112,7 +112,7 @@ function hostPort(host: string, port: number): string {
 }
 
 /** A Host header (or host[:port]) as `host:port`; no port means http's default, 80. Unparsable: ''. */
-function normalizeHostHeader(header: string): string {
+export function normalizeHostHeader(header: string): string {
   const match = /^(\[[0-9a-f:.]+\]|[^[\]:\s]+)(?::(\d{1,5}))?$/.exec(header.trim().toLowerCase());
   return match ? `${match[1] ?? ''}:${match[2] ?? '80'}` : '';
 }

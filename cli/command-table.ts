@@ -236,6 +236,28 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     examples: ['runbooks codec-server', 'runbooks codec-server --allow-origin https://temporal.example.com'],
   },
   {
+    name: 'serve',
+    description: 'Serve the web console: runs, approvals waiting for reviewers (with a nudge), on 127.0.0.1.',
+    usage: 'serve [--port <port>] [--host <address>] [--token-file <file>] [--behind-proxy] [--temporal-ui <url>]',
+    details: [
+      'Off localhost it needs a token (--token-file, RUNBOOKS_CONSOLE_TOKEN_FILE) or --behind-proxy, when your proxy',
+      'authenticates every request. Also RUNBOOKS_CONSOLE_HOST, RUNBOOKS_CONSOLE_PORT. See docs/console.md.',
+    ],
+    options: [
+      text('port', 'port', 'the port (default 8090)'),
+      text('host', 'address', 'the address to listen on (default 127.0.0.1)'),
+      {
+        name: 'token-file',
+        value: 'file',
+        placeholder: 'file',
+        description: 'a file holding the bearer token every request needs',
+      },
+      flag('behind-proxy', 'a proxy in front authenticates every request: no token needed off localhost'),
+      text('temporal-ui', 'url', "the Temporal Web UI to link runs to (default the dev server's, when known)"),
+    ],
+    examples: ['runbooks serve', 'runbooks serve --host 0.0.0.0 --token-file /run/secrets/console-token'],
+  },
+  {
     name: 'evidence',
     description: 'Verify signed drill reports, and manage the key that signs them.',
     subcommands: [

@@ -21,6 +21,8 @@ const approvalsCommands = () => requireHere('./approvals-command') as typeof imp
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
 const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
+// The console (fastify and its pages) loads only for `runbooks serve`.
+const consoleCommands = () => requireHere('../console/serve-command') as typeof import('../console/serve-command');
 const completionCommands = () => requireHere('./completion-command') as typeof import('./completion-command');
 
 // Their help, and the order `runbooks --help` lists them in, are in cli/command-table.ts.
@@ -37,6 +39,7 @@ const COMMANDS: Record<string, () => Command> = {
   deployment: () => deploymentCommands().deploymentCommand,
   simulator: () => simulatorCommands().simulatorCommand,
   'codec-server': () => codecServer().codecServerCommand,
+  serve: () => consoleCommands().serveCommand,
   evidence: () => evidenceCommands().evidenceCommand,
   demo: () => demoCommands().demoCommand,
   doctor: () => doctorCommands().doctorCommand,

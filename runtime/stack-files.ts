@@ -2,3 +2,4 @@
 export const ADDRESS_FILE = 'temporal-address';
 export const SIMULATOR_URL_FILE = 'simulator-url';
 export const EMBEDDED_CREDENTIALS_FILE = 'simulator-credentials.json';
+export const TEMPORAL_UI_URL_FILE = 'temporal-ui-url';

@@ -12,7 +12,12 @@ import type { Config } from '../runtime/config';
 import { resolveCredentials } from './credentials';
 import { startDevServer, type DevServer } from './dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
-import { ADDRESS_FILE, EMBEDDED_CREDENTIALS_FILE, SIMULATOR_URL_FILE } from '../runtime/stack-files';
+import {
+  ADDRESS_FILE,
+  EMBEDDED_CREDENTIALS_FILE,
+  SIMULATOR_URL_FILE,
+  TEMPORAL_UI_URL_FILE,
+} from '../runtime/stack-files';
 import { PinoTemporalLogger } from './logger';
 import { createRunbookWorker, prebuiltWorkflowBundle, runbookBundleOptions } from './runbook-worker';
 import { startHeartbeat } from './heartbeat';
@@ -163,6 +168,11 @@ export async function startStack(config: Config, options: StackOptions): Promise
       if (!config.temporal.address) {
         await writeFile(join(dataDir, ADDRESS_FILE), `${temporalAddress}\n`);
         cleanups.push(() => rm(join(dataDir, ADDRESS_FILE), { force: true }));
+      }
+      // The console links runs to the dev server's Web UI when it runs one.
+      if (uiUrl) {
+        await writeFile(join(dataDir, TEMPORAL_UI_URL_FILE), `${uiUrl}\n`);
+        cleanups.push(() => rm(join(dataDir, TEMPORAL_UI_URL_FILE), { force: true }));
       }
       if (simulator) {
         await writeFile(join(dataDir, SIMULATOR_URL_FILE), `${simulator.baseUrl}\n`);

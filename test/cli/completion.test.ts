@@ -259,6 +259,7 @@ const SOURCES: Record<string, string> = {
   'deployment move': 'cli/deployment-command.ts',
   simulator: 'simulator/command.ts',
   'codec-server': 'cli/codec-server.ts',
+  serve: 'console/serve-command.ts',
   'evidence verify': 'cli/evidence-command.ts',
   'evidence key': 'cli/evidence-key-command.ts',
   demo: 'demo/demo-command.ts',

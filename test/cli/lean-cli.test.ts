@@ -33,6 +33,7 @@ const FORBIDDEN: [string, string][] = [
   ['the simulator', join(ROOT, 'simulator') + sep],
   ['the worker', join(ROOT, 'worker') + sep],
   ['the demo', join(ROOT, 'demo') + sep],
+  ['the console', join(ROOT, 'console') + sep],
   // Tracing loads only when a command connects with OTEL_* set.
   ['OpenTelemetry', `${sep}node_modules${sep}@opentelemetry${sep}`],
   ['the tracing interceptors', `${sep}node_modules${sep}@temporalio${sep}interceptors-opentelemetry${sep}`],

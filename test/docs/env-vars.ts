@@ -14,14 +14,14 @@ import { ROOT, type Page } from './markdown';
  * (scripts, bench, tests, compose, the image), plus the two libraries the worker and the CLI hand their environment
  * to: @temporalio/envconfig (the TEMPORAL_* connection settings) and OpenTelemetry (the OTEL_* exporter settings).
  *
- * Must be in docs/configuration.md (the reverse): what the product reads, meaning the worker, the CLI, the simulator
- * and the demo (worker/, cli/, runtime/, simulator/, demo/, api/, steps/, runbooks/, contracts/, tests excluded): the
- * keys of runtime/config.ts's schemas, every `env.NAME` or `env['NAME']` read, and every quoted variable name of our
- * prefixes (config.ts names the TEMPORAL_* it checks that way). Variables of the tools (scripts/, the benchmarks and
- * the tests) configure the development machine, not a deployment: the docs that mention them are checked the first
- * way, not required in the reference. HOME, XDG_CONFIG_HOME and APPDATA only locate Temporal's default config file,
- * as every Temporal tool does; configuration.md says so at TEMPORAL_CONFIG_FILE rather than listing the platform's
- * variables.
+ * Must be in docs/configuration.md (the reverse): what the product reads, meaning the worker, the CLI and its
+ * console, the simulator and the demo (worker/, cli/, console/, runtime/, simulator/, demo/, api/, steps/, runbooks/,
+ * contracts/, tests excluded): the keys of runtime/config.ts's schemas, every `env.NAME` or `env['NAME']` read, and
+ * every quoted variable name of our prefixes (config.ts names the TEMPORAL_* it checks that way). Variables of the
+ * tools (scripts/, the benchmarks and the tests) configure the development machine, not a deployment: the docs that
+ * mention them are checked the first way, not required in the reference. HOME, XDG_CONFIG_HOME and APPDATA only
+ * locate Temporal's default config file, as every Temporal tool does; configuration.md says so at TEMPORAL_CONFIG_FILE
+ * rather than listing the platform's variables.
  */
 
 const PREFIXED = /\b((?:RUNBOOKS|BACKUP|TEMPORAL|OTEL|SIMULATOR|BENCH)_[A-Z0-9_]*)(\*|<[A-Za-z_]+>)?/g;
@@ -88,7 +88,7 @@ const OUR_LITERALS = /['"`]((?:RUNBOOKS|BACKUP|TEMPORAL|OTEL|SIMULATOR)_[A-Z0-9_
 export function productVariables(): Set<string> {
   // scripts/ensure-temporal.js is loaded by the worker for its embedded dev server.
   const product =
-    /^(?:(?:worker|cli|runtime|simulator|demo|api|steps|runbooks|contracts)\/.*\.ts|scripts\/ensure-temporal\.js)$/;
+    /^(?:(?:worker|cli|console|runtime|simulator|demo|api|steps|runbooks|contracts)\/.*\.ts|scripts\/ensure-temporal\.js)$/;
   const names = new Set<string>();
   for (const file of trackedFiles().filter((f) => product.test(f) && !f.endsWith('.test.ts'))) {
     const text = read(file);

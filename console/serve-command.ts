@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
+import { acceptedHosts } from '../cli/codec-server';
+import { connectTemporal } from '../cli/connection';
+import { UsageError } from '../cli/errors';
+import { helpFor } from '../cli/help';
+import { ConfigError, dataDirOf, loadConsoleSettings, loadConsoleToken, type ConsoleSettings } from '../runtime/config';
+import { ADDRESS_FILE, TEMPORAL_UI_URL_FILE } from '../runtime/stack-files';
+import { temporalData } from './data';
+import { buildConsole } from './server';
+import { ConsoleGuard } from './security';
+
+export const DEFAULT_CONSOLE_PORT = 8090;
+
+export interface StartConsoleOptions {
+  client: Client;
+  namespace: string;
+  host?: string;
+  port?: number;
+  token?: string;
+  behindProxy?: boolean;
+  temporalUiUrl?: string;
+}
+
+export interface RunningConsole {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Loopback addresses: the console answers there without a token. */
+export function isLoopback(host: string): boolean {
+  return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
+}
+
+/**
+ * Off localhost, the console needs a token, or the operator's word that a proxy in front of it decides who gets in;
+ * refused otherwise, before anything listens.
+ */
+export function checkExposure(host: string, token: string | undefined, behindProxy: boolean): void {
+  if (isLoopback(host) || token !== undefined || behindProxy) return;
+  throw new UsageError(
+    `the console would listen on ${host} with no token: anyone who reaches it could read the runs and nudge them.\n` +
+      'Give it a token (--token-file or RUNBOOKS_CONSOLE_TOKEN_FILE), or, when your proxy authenticates every ' +
+      'request, say so with --behind-proxy (RUNBOOKS_CONSOLE_BEHIND_PROXY=true). See docs/console.md.',
+  );
+}
+
+export async function startConsole(options: StartConsoleOptions): Promise<RunningConsole> {
+  const host = options.host ?? '127.0.0.1';
+  const behindProxy = options.behindProxy === true;
+  checkExposure(host, options.token, behindProxy);
+  const guard = new ConsoleGuard({ token: options.token });
+  const app = buildConsole({
+    data: temporalData(options.client),
+    guard,
+    namespace: options.namespace,
+    temporalUiUrl: options.temporalUiUrl,
+    behindProxy,
+  });
+  await app.listen({ host, port: options.port ?? DEFAULT_CONSOLE_PORT });
+  const { address, port } = app.server.address() as AddressInfo;
+  // Without a token, only the names of its own address reach it: a rebound DNS name does not (docs/console.md).
+  if (options.token === undefined && !behindProxy) guard.hosts = acceptedHosts(host, port, '*');
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return { url: `http://${shown}:${port}`, close: () => app.close() };
+}
+
+/**
+ * The dev server's Web UI, when the worker started one (it writes its URL beside the Temporal address) and the
+ * console talks to that same server.
+ */
+function embeddedUiUrl(address: string): string | undefined {
+  const dir = resolve(dataDirOf());
+  try {
+    if (readFileSync(join(dir, ADDRESS_FILE), 'utf8').trim() !== address) return undefined;
+    return readFileSync(join(dir, TEMPORAL_UI_URL_FILE), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const HELP = helpFor('serve');
+
+/** `runbooks serve`: the web console, until SIGINT or SIGTERM. */
+export async function serveCommand(argv: string[]): Promise<void> {
+  const { values, positionals: extra } = parseCommandLine(
+    argv,
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'token-file': { type: 'string' },
+      'behind-proxy': { type: 'boolean', default: false },
+      'temporal-ui': { type: 'string' },
+    },
+    HELP,
+  );
+  positionals(extra, [], HELP);
+  let settings: ConsoleSettings;
+  let token: string | undefined;
+  try {
+    settings = loadConsoleSettings();
+    const tokenFile = values['token-file'] ?? settings.tokenFile;
+    const variable = values['token-file'] !== undefined ? '--token-file' : 'RUNBOOKS_CONSOLE_TOKEN_FILE';
+    token = tokenFile === undefined ? undefined : loadConsoleToken(tokenFile, variable);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const port = values.port === undefined ? settings.port : wholeNumber(values.port, '--port', 0, 65535, HELP);
+  const host = values.host ?? settings.host ?? '127.0.0.1';
+  const behindProxy = values['behind-proxy'] || settings.behindProxy === true;
+  const ui = values['temporal-ui'];
+  if (ui !== undefined && !/^https?:\/\/\S+$/.test(ui)) {
+    throw new UsageError(`--temporal-ui must be an http(s) URL, not '${ui}'\n${HELP.usage}`);
+  }
+  // Refused before connecting: an exposed console without a token never starts.
+  checkExposure(host, token, behindProxy);
+  const session = await connectTemporal();
+  try {
+    const running = await startConsole({
+      client: session.client,
+      namespace: session.namespace,
+      host,
+      port,
+      token,
+      behindProxy,
+      temporalUiUrl: ui ?? settings.temporalUiUrl ?? embeddedUiUrl(session.address),
+    });
+    console.log(
+      `console at ${running.url} (Temporal ${session.address}, namespace ${session.namespace}; ` +
+        `token: ${token ? 'required' : 'none'}${behindProxy ? '; behind a proxy' : ''})`,
+    );
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    await running.close();
+  } finally {
+    await session.close();
+  }
+}
