@@ -260,6 +260,7 @@ const SOURCES: Record<string, string> = {
   simulator: 'simulator/command.ts',
   'codec-server': 'cli/codec-server.ts',
   'evidence verify': 'cli/evidence-command.ts',
+  'evidence pack': 'cli/evidence-pack-command.ts',
   'evidence key': 'cli/evidence-key-command.ts',
   demo: 'demo/demo-command.ts',
   doctor: 'cli/doctor-command.ts',
