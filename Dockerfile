@@ -13,6 +13,7 @@ COPY api ./api
 COPY runbooks ./runbooks
 COPY steps ./steps
 COPY runtime ./runtime
+COPY history ./history
 COPY worker ./worker
 COPY cli ./cli
 COPY console ./console

@@ -7,7 +7,9 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 // Data flows one way: cli → Temporal → workflows → activities → api → service. Each zone forbids a back edge.
-const ours = 'contracts api runbooks steps runtime worker cli console demo simulator test bench scripts'.split(' ');
+const ours = 'contracts api runbooks steps runtime history worker cli console demo simulator test bench scripts'.split(
+  ' ',
+);
 const except = (...dirs) => ours.filter((d) => !dirs.includes(d)).map((d) => `./${d}`);
 const zones = [
   {
@@ -28,9 +30,20 @@ const zones = [
   },
   {
     target: ['./runtime', './steps'],
-    from: ['./runbooks', './cli', './console', './worker', './demo', './simulator'],
+    from: ['./runbooks', './history', './cli', './console', './worker', './demo', './simulator'],
     message:
-      'runtime/ and steps/ are shared below the runbooks: they import no runbook, CLI, console, worker, demo or simulator.',
+      'runtime/ and steps/ are shared below the runbooks: they import no runbook, history, CLI, console, worker, demo or simulator.',
+  },
+  {
+    target: './history',
+    from: ['./api', './steps', './worker', './cli', './console', './demo', './simulator', './bench'],
+    message:
+      'history/ reads what runs left on disk: it imports contracts/, runtime/ and the report types of runbooks/ (see below); the CLI and the console import it.',
+  },
+  {
+    target: './runbooks',
+    from: './history',
+    message: 'The runbooks write the evidence; history/ reads it, never the reverse.',
   },
   {
     target: './cli',
@@ -108,6 +121,24 @@ export default tseslint.config(
               ]),
               allowTypeImports: true,
               message: workflowMessage,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The history reads reports: it takes their types from runbooks/, never their code (no activity, no renderer).
+    files: ['history/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: String.raw`^(?:\.\./)+runbooks/`,
+              allowTypeImports: true,
+              message: 'history/ imports only the report types of runbooks/ (import type).',
             },
           ],
         },

@@ -259,16 +259,18 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   },
   {
     name: 'evidence',
-    description: 'Verify signed drill reports, and manage the key that signs them.',
+    description: 'Verify signed drill reports, pack them for an auditor, and manage the key that signs them.',
     subcommands: [
       {
         name: 'verify',
-        description: 'Check the seals and the chain of the drill reports in a folder.',
-        usage: 'evidence verify <dir> --public-key <file>... | --trust-folder-keys',
-        argument: 'dir',
+        description: 'Check the seals and the chain of the drill reports in a folder, or an evidence pack.',
+        usage: 'evidence verify <dir|pack.tar.gz> --public-key <file>... | --trust-folder-keys',
+        argument: 'file',
         details: [
           '<dir> holds the drill reports, or is the output directory above drill-reports/. Without --public-key, verify',
           'refuses (exit 2): whoever can edit a report can replace the public key beside it.',
+          'A pack (evidence pack) is checked file by file against its manifest, and each report against its seal;',
+          'any change refuses it (exit 1), naming the file. --trust-folder-keys then trusts the keys inside the pack.',
         ],
         options: [
           {
@@ -279,7 +281,47 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
           },
           flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
         ],
-        examples: ['runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json'],
+        examples: [
+          'runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json',
+          'runbooks evidence verify evidence-2026-q1.tar.gz --public-key evidence-signing-key.history.json',
+        ],
+      },
+      {
+        name: 'pack',
+        description:
+          'Bundle the drill reports of a period, their seals and a summary page into one file for an auditor.',
+        usage:
+          'evidence pack --from <date> --to <date> [--out <file.tar.gz>] [--dir <output dir>] [--public-key <file>...]',
+        details: [
+          'Dates are days (2026-01-01, UTC; --to counts whole) or ISO times with a zone. The pack holds the reports that',
+          'finished in the period with their seals, the public keys, verification.json, index.html (summary and trend',
+          'charts) and manifest.json (the sha256 of every file). --dir defaults to RUNBOOKS_OUTPUT_DIR. A report that',
+          'does not verify is packed all the same, and the command exits 1. See docs/evidence-packs.md.',
+        ],
+        options: [
+          text('from', 'date', 'the first day (or time) of the period'),
+          text('to', 'date', 'the last day (or the end time) of the period'),
+          {
+            name: 'out',
+            value: 'file',
+            placeholder: 'file.tar.gz',
+            description: 'the pack to write (default evidence-pack-<from>-to-<to>.tar.gz)',
+          },
+          {
+            name: 'dir',
+            value: 'dir',
+            placeholder: 'output dir',
+            description: 'the output directory (default RUNBOOKS_OUTPUT_DIR)',
+          },
+          {
+            name: 'public-key',
+            value: 'file',
+            placeholder: 'file',
+            description:
+              'the key history or PEM public key to check the seals with (default: the keys beside the reports)',
+          },
+        ],
+        examples: ['runbooks evidence pack --from 2026-01-01 --to 2026-03-31 --out evidence-2026-q1.tar.gz'],
       },
       {
         name: 'key',

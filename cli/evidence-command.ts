@@ -8,6 +8,7 @@ import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { otherSubcommand, parseCommandLine, positionals } from './args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from './errors';
 import { describeHistoryEntry, evidenceKeyCommand } from './evidence-key-command';
+import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
 import { helpFor } from './help';
 
 const VERIFY_HELP = helpFor('evidence verify');
@@ -37,6 +38,11 @@ export class EvidenceCheckFailedError extends CliError {
 export async function evidenceCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'key') return evidenceKeyCommand(rest);
+  if (sub === 'pack') {
+    return evidencePackCommand(rest, async (files) =>
+      (await Promise.all(files.map(readPublicKeys))).flat().map((k) => k.key),
+    );
+  }
   if (sub !== 'verify') return otherSubcommand(sub, 'evidence');
   const { values, positionals: given } = parseCommandLine(
     rest,
@@ -47,12 +53,14 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
     VERIFY_HELP,
   );
   const [dirArg = ''] = positionals(given, ['dir'], VERIFY_HELP);
-  const dir = await reportsDir(dirArg);
   const keyFiles = values['public-key'] ?? [];
   const trustFolder = values['trust-folder-keys'];
   if (keyFiles.length > 0 && trustFolder) {
     throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${VERIFY_HELP.usage}`);
   }
+  const packFile = await isPackFile(dirArg);
+  if (packFile) return verifyPackFile(packFile, keyFiles, trustFolder);
+  const dir = await reportsDir(dirArg);
   const files =
     keyFiles.length > 0
       ? keyFiles
@@ -92,6 +100,42 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
     for (const p of chain.problems) console.log(`  ${p.kind}: ${p.report}: ${p.detail}`);
   }
   if (first) throw new EvidenceCheckFailedError(first);
+}
+
+/** The path when it names a file (a pack made by `evidence pack`), else undefined. */
+async function isPackFile(arg: string): Promise<string | undefined> {
+  const path = resolve(arg);
+  const file = await stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  return file ? path : undefined;
+}
+
+/** `evidence verify <pack.tar.gz>`: the same trust rule as for a folder, with the keys inside the pack. */
+async function verifyPackFile(path: string, keyFiles: string[], trustPack: boolean): Promise<void> {
+  const entries = await readPackFile(path);
+  let keys: KeyObject[];
+  if (keyFiles.length > 0) {
+    const trusted = (await Promise.all(keyFiles.map(readPublicKeys))).flat();
+    console.log('public keys given:');
+    for (const k of trusted) console.log(`  ${k.line}`);
+    keys = trusted.map((k) => k.key);
+  } else {
+    const inPack = packKeyLines(entries);
+    console.log(`public keys inside the pack ${path}:`);
+    for (const line of inPack.lines) console.log(`  ${line}`);
+    if (!trustPack) {
+      throw new UntrustedKeysError(
+        `not verified: whoever can edit the pack can replace the keys inside it. Give --public-key <the key history ` +
+          `obtained out of band>, or --trust-folder-keys to trust the pack's keys all the same`,
+      );
+    }
+    if (inPack.keys.length === 0) throw new PublicKeyFileError(`no public key in ${path}: give --public-key`);
+    console.log('trusting them (--trust-folder-keys): this shows the pack matches those keys, not who signed it');
+    keys = inPack.keys;
+  }
+  await checkPack(path, entries, keys);
 }
 
 /** `<dir>`, or its `drill-reports/` when given the output directory. */

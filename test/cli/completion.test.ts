@@ -261,6 +261,7 @@ const SOURCES: Record<string, string> = {
   'codec-server': 'cli/codec-server.ts',
   serve: 'console/serve-command.ts',
   'evidence verify': 'cli/evidence-command.ts',
+  'evidence pack': 'cli/evidence-pack-command.ts',
   'evidence key': 'cli/evidence-key-command.ts',
   demo: 'demo/demo-command.ts',
   doctor: 'cli/doctor-command.ts',

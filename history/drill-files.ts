@@ -1,0 +1,143 @@
+// One drill report file read into what the history shows of it; other versions and unreadable files are skipped.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { DrillVerdict } from '../runbooks/dr-drill/report';
+
+/** The version of the drill report the history reads (runbooks/dr-drill/report.ts DRILL_REPORT_SCHEMA_VERSION). */
+export const HISTORY_SCHEMA_VERSION = 3;
+
+const Verdict = z.enum(['PASS', 'PARTIAL', 'FAIL']) satisfies z.ZodType<DrillVerdict>;
+const seconds = z.number().nonnegative().optional();
+
+/** The fields the history reads; the report holds more, and they are left as they are. */
+const ReportFields = z.object({
+  schemaVersion: z.literal(HISTORY_SCHEMA_VERSION),
+  name: z.string().min(1),
+  workflowId: z.string().min(1),
+  runId: z.string().min(1),
+  startedAt: z.string().min(1),
+  finishedAt: z.string().min(1),
+  targets: z.object({ rpoSeconds: z.number().nonnegative(), rtoSeconds: z.number().nonnegative() }),
+  resources: z.array(
+    z.object({
+      resourceId: z.string(),
+      resourceName: z.string(),
+      resourceType: z.string(),
+      rpoSeconds: seconds,
+      rtoSeconds: seconds,
+      rpoMet: z.boolean().optional(),
+      rtoMet: z.boolean().optional(),
+      verdict: Verdict,
+    }),
+  ),
+  summary: z.object({
+    total: z.number().int().nonnegative(),
+    passed: z.number().int().nonnegative(),
+    partial: z.number().int().nonnegative().optional(),
+    failed: z.number().int().nonnegative(),
+    verdict: Verdict,
+    worstRpoSeconds: seconds,
+    worstRtoSeconds: seconds,
+  }),
+});
+
+export interface DrillResourceEntry {
+  resourceId: string;
+  resourceName: string;
+  resourceType: string;
+  verdict: DrillVerdict;
+  rpoSeconds?: number;
+  rtoSeconds?: number;
+  rpoMet?: boolean;
+  rtoMet?: boolean;
+}
+
+/** A drill report as the history lists it. */
+export interface DrillReportEntry {
+  /** The base name of the report's files in drill-reports/ (`<workflowId>--<runId>`). */
+  file: string;
+  name: string;
+  workflowId: string;
+  runId: string;
+  startedAt: string;
+  finishedAt: string;
+  /** `finishedAt` in milliseconds, for sorting and periods. */
+  finishedMs: number;
+  verdict: DrillVerdict;
+  total: number;
+  passed: number;
+  partial: number;
+  failed: number;
+  worstRpoSeconds?: number;
+  worstRtoSeconds?: number;
+  targets: { rpoSeconds: number; rtoSeconds: number };
+  resources: DrillResourceEntry[];
+}
+
+/** A file in drill-reports/ that looks like a report and is not listed, and why. */
+export interface SkippedReport {
+  file: string;
+  reason: string;
+  /** The drill's name, when the file says: its seal check still counts in that drill's chain. */
+  name?: string;
+}
+
+export type ReadReport = { ok: true; report: DrillReportEntry } | { ok: false; skipped: SkippedReport };
+
+/** Reads `<file>.json` at `path`. Never throws for the file's content: a report the history cannot read is skipped. */
+export async function readDrillReport(path: string, file: string): Promise<ReadReport> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, skipped: { file, reason: code ? `cannot be read (${code})` : 'is not JSON' } };
+  }
+  const version = json !== null && typeof json === 'object' && 'schemaVersion' in json ? json.schemaVersion : undefined;
+  const named = json !== null && typeof json === 'object' && 'name' in json ? json.name : undefined;
+  const name = typeof named === 'string' ? named : undefined;
+  if (version !== HISTORY_SCHEMA_VERSION) {
+    const given = version === undefined ? 'no schemaVersion' : `schemaVersion ${JSON.stringify(version)}`;
+    return { ok: false, skipped: { file, reason: `${given}: only version ${HISTORY_SCHEMA_VERSION} is read`, name } };
+  }
+  const parsed = ReportFields.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'unknown';
+    return { ok: false, skipped: { file, reason: `not a drill report of version 3 (${where})`, name } };
+  }
+  const r = parsed.data;
+  const finishedMs = Date.parse(r.finishedAt);
+  if (Number.isNaN(finishedMs))
+    return { ok: false, skipped: { file, reason: `finishedAt ${r.finishedAt} is not a date` } };
+  return {
+    ok: true,
+    report: {
+      file,
+      name: r.name,
+      workflowId: r.workflowId,
+      runId: r.runId,
+      startedAt: r.startedAt,
+      finishedAt: r.finishedAt,
+      finishedMs,
+      verdict: r.summary.verdict,
+      total: r.summary.total,
+      passed: r.summary.passed,
+      partial: r.summary.partial ?? 0,
+      failed: r.summary.failed,
+      worstRpoSeconds: r.summary.worstRpoSeconds,
+      worstRtoSeconds: r.summary.worstRtoSeconds,
+      targets: r.targets,
+      resources: r.resources.map((x) => ({
+        resourceId: x.resourceId,
+        resourceName: x.resourceName,
+        resourceType: x.resourceType,
+        verdict: x.verdict,
+        rpoSeconds: x.rpoSeconds,
+        rtoSeconds: x.rtoSeconds,
+        rpoMet: x.rpoMet,
+        rtoMet: x.rtoMet,
+      })),
+    },
+  };
+}

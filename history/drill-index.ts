@@ -1,0 +1,185 @@
+// The drill reports of an output folder with each report's seal verified, read incrementally: a report is parsed
+// again only when its file changed, and a chain is verified again only when one of its files changed.
+import type { KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { Seal, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal';
+import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
+import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
+import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
+
+export const DRILL_REPORTS_FOLDER = 'drill-reports';
+
+/**
+ * What the check of a report's seal found: `verified` when its seal holds and its chain has no problem; `chainFailed`
+ * when its own seal holds but another report of its chain has a problem (one removed, say); `failed` when its files
+ * or its seal are at fault; `unsealed` when it has no seal.
+ */
+export type SealStatus = 'verified' | 'chainFailed' | 'failed' | 'unsealed';
+
+export interface SealCheck {
+  status: SealStatus;
+  /** The problems naming this report, and, when it is fine itself, those of its chain. */
+  problems: Problem[];
+}
+
+export interface DrillEntry extends DrillReportEntry {
+  seal: SealCheck;
+}
+
+/** Where the public keys the seals were checked against came from. */
+export type KeySource = 'given' | 'folder';
+
+export interface DrillIndex {
+  /** Newest first. */
+  drills: DrillEntry[];
+  skipped: SkippedReport[];
+  chains: ChainResult[];
+  keySource: KeySource;
+  /** The IDs of the keys checked against. */
+  keyIds: string[];
+}
+
+export interface DrillIndexOptions {
+  /** The output folder (RUNBOOKS_OUTPUT_DIR); reports are read from its drill-reports/. */
+  outputDir: string;
+  /**
+   * Keys obtained out of band (the key history). Without them the keys published beside the reports are used, which
+   * shows the reports match those keys, not who signed them (`keySource: 'folder'`).
+   */
+  publicKeys?: KeyObject[];
+}
+
+const isKeyFile = (n: string) => n.startsWith('evidence-public-key') && n.endsWith('.pem');
+
+/** Reads the drill reports of one output folder; keep one per folder and call `read` for each answer. */
+export class DrillReader {
+  readonly dir: string;
+  private readonly reports = new StampCache<ReadReport>();
+  private readonly seals = new StampCache<Seal | undefined>();
+  private readonly keyFiles = new StampCache<KeyObject[]>();
+  /** Each chain's last result, with the fingerprint of the files it was computed from. */
+  private readonly chainResults = new Map<string, { fingerprint: string; result: ChainResult }>();
+  /** How many chains the last `read` verified (the rest came from the cache): for tests and the bench. */
+  lastVerified: string[] = [];
+
+  constructor(private readonly options: DrillIndexOptions) {
+    this.dir = join(options.outputDir, DRILL_REPORTS_FOLDER);
+  }
+
+  async read(): Promise<DrillIndex> {
+    const files = await listFiles(this.dir);
+    const { keys, source } = await this.keys(files);
+    const keyIds = keys.map(keyIdOf).sort();
+
+    const parsed = new Map<string, ReadReport>();
+    const sealsByFile = new Map<string, Seal | undefined>();
+    for (const [name, stamp] of files) {
+      if (name.endsWith(SEAL_SUFFIX)) {
+        const file = name.slice(0, -SEAL_SUFFIX.length);
+        sealsByFile.set(file, await this.seals.get(name, stamp, () => readSeal(join(this.dir, name))));
+      } else if (name.endsWith('.json')) {
+        const file = name.slice(0, -'.json'.length);
+        parsed.set(file, await this.reports.get(name, stamp, () => readDrillReport(join(this.dir, name), file)));
+      }
+    }
+    this.reports.keepOnly(files);
+    this.seals.keepOnly(files);
+
+    // The chains each report's files count in: its seal's, and its JSON's drill name (where an unsealed report or
+    // an unreadable seal is listed).
+    const chainsOf = new Map<string, Set<string>>();
+    const add = (file: string, chain: string | undefined) => {
+      if (chain === undefined) return;
+      const set = chainsOf.get(file) ?? new Set<string>();
+      set.add(chain);
+      chainsOf.set(file, set);
+    };
+    for (const [file, seal] of sealsByFile) add(file, seal?.chain);
+    for (const [file, r] of parsed) add(file, r.ok ? r.report.name : r.skipped.name);
+
+    const fingerprints = new Map<string, string[]>();
+    for (const [file, chains] of chainsOf) {
+      const parts = [SEAL_SUFFIX, ...SEALED_RENDERINGS.map((e) => `.${e}`)].map((suffix) => {
+        const stamp: FileStamp | undefined = files.get(`${file}${suffix}`);
+        return `${file}${suffix}=${stamp ? stampKey(stamp) : '-'}`;
+      });
+      for (const chain of chains) {
+        const list = fingerprints.get(chain) ?? [];
+        list.push(...parts);
+        fingerprints.set(chain, list);
+      }
+    }
+    const fingerprintOf = (chain: string) => `${keyIds.join(',')}|${(fingerprints.get(chain) ?? []).sort().join('|')}`;
+
+    const changed = new Set(
+      [...fingerprints.keys()].filter((c) => this.chainResults.get(c)?.fingerprint !== fingerprintOf(c)),
+    );
+    this.lastVerified = [...changed].sort();
+    if (changed.size > 0) {
+      const { chains } = await verifyEvidence(this.dir, keys, { chains: changed });
+      for (const result of chains) {
+        this.chainResults.set(result.chain, { fingerprint: fingerprintOf(result.chain), result });
+      }
+      // A chain that had files and has none to check now (they vanished meanwhile) is checked again next time.
+      for (const c of changed) if (!chains.some((r) => r.chain === c)) this.chainResults.delete(c);
+    }
+    for (const chain of this.chainResults.keys()) if (!fingerprints.has(chain)) this.chainResults.delete(chain);
+    const chains = [...this.chainResults.values()].map((c) => c.result).sort((a, b) => a.chain.localeCompare(b.chain));
+
+    const drills: DrillEntry[] = [];
+    const skipped: SkippedReport[] = [];
+    for (const r of parsed.values()) {
+      if (!r.ok) {
+        skipped.push(r.skipped);
+        continue;
+      }
+      drills.push({ ...r.report, seal: sealCheck(r.report.file, sealsByFile.get(r.report.file), chains) });
+    }
+    drills.sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));
+    return { drills, skipped, chains, keySource: source, keyIds };
+  }
+
+  private async keys(files: Map<string, FileStamp>): Promise<{ keys: KeyObject[]; source: KeySource }> {
+    if (this.options.publicKeys) return { keys: this.options.publicKeys, source: 'given' };
+    const keys: KeyObject[] = [];
+    for (const [name, stamp] of files) {
+      if (!isKeyFile(name)) continue;
+      const path = join(this.dir, name);
+      keys.push(
+        ...(await this.keyFiles.get(name, stamp, async () => {
+          try {
+            return parsePublicKeys(await readFile(path, 'utf8'), path);
+          } catch {
+            return [];
+          }
+        })),
+      );
+    }
+    this.keyFiles.keepOnly(files);
+    return { keys, source: 'folder' };
+  }
+}
+
+async function readSeal(path: string): Promise<Seal | undefined> {
+  try {
+    const parsed = Seal.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sealCheck(file: string, seal: Seal | undefined, chains: ChainResult[]): SealCheck {
+  const own = chains.flatMap((c) => c.problems.filter((p) => p.report === file));
+  if (own.some((p) => p.kind === 'unsealed')) return { status: 'unsealed', problems: own };
+  if (own.length > 0) return { status: 'failed', problems: own };
+  const chain = seal ? chains.find((c) => c.chain === seal.chain && c.reports.includes(file)) : undefined;
+  if (!chain) {
+    return { status: 'unsealed', problems: [{ kind: 'unsealed', report: file, detail: 'no readable seal' }] };
+  }
+  return chain.problems.length === 0
+    ? { status: 'verified', problems: [] }
+    : { status: 'chainFailed', problems: chain.problems };
+}

@@ -1,0 +1,146 @@
+// Checks an evidence pack: every file against the manifest (none changed, missing or added), the manifest against its
+// sum, and every drill report against its seal and its chain's links within the pack.
+import type { KeyObject } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EvidenceKeyError, keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { sha256 } from '../runtime/evidence-seal';
+import { verifyEvidence, type ChainResult } from '../runtime/evidence-verify';
+import { MANIFEST, MANIFEST_SUM, PACK_FORMAT, PACK_KEYS, PACK_REPORTS, type PackManifest } from './pack';
+import { readTarGz, TarFormatError, type TarEntry } from './tar';
+
+export type PackProblemKind =
+  /** Not a gzipped tar, or no readable manifest. */
+  | 'unreadable'
+  /** A file whose bytes differ from the manifest's sha256 (or the manifest from its sum). */
+  | 'changed'
+  /** A file the manifest lists and the pack lacks. */
+  | 'missing'
+  /** A file in the pack the manifest does not list. */
+  | 'extra'
+  /** A drill report whose seal or chain does not hold. */
+  | 'seal';
+
+export interface PackProblem {
+  kind: PackProblemKind;
+  /** The path inside the pack at fault. */
+  file: string;
+  detail: string;
+}
+
+export interface PackVerification {
+  manifest?: PackManifest;
+  /** The IDs of the keys the seals were checked against. */
+  keyIds: string[];
+  chains: ChainResult[];
+  /** Empty when the pack holds. */
+  problems: PackProblem[];
+}
+
+/** The public keys a pack carries (keys/*.pem): usable only when the caller chooses to trust them. */
+export function packKeys(entries: readonly TarEntry[]): KeyObject[] {
+  return entries
+    .filter((e) => e.path.startsWith(`${PACK_KEYS}/`) && e.path.endsWith('.pem'))
+    .flatMap((e) => {
+      try {
+        return parsePublicKeys(e.data.toString('utf8'), e.path);
+      } catch (err) {
+        if (err instanceof EvidenceKeyError) return [];
+        throw err;
+      }
+    });
+}
+
+export function readPack(gz: Buffer): TarEntry[] | PackProblem {
+  try {
+    return readTarGz(gz);
+  } catch (err) {
+    if (err instanceof TarFormatError) return { kind: 'unreadable', file: '(the pack)', detail: err.message };
+    throw err;
+  }
+}
+
+/** Checks a pack read with `readPack` against `publicKeys` (`packKeys` of it when the caller trusts them). */
+export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyObject[]): Promise<PackVerification> {
+  const keyIds = publicKeys.map(keyIdOf).sort();
+  const byPath = new Map(entries.map((e) => [e.path, e.data]));
+  const fail = (problem: PackProblem): PackVerification => ({ keyIds, chains: [], problems: [problem] });
+
+  const manifestBytes = byPath.get(MANIFEST);
+  if (!manifestBytes) return fail({ kind: 'missing', file: MANIFEST, detail: 'the pack has no manifest' });
+  const sum = byPath.get(MANIFEST_SUM)?.toString('utf8');
+  if (sum === undefined) return fail({ kind: 'missing', file: MANIFEST_SUM, detail: "the manifest's sum is missing" });
+  if (sum !== `${sha256(manifestBytes)}  ${MANIFEST}\n`) {
+    return fail({
+      kind: 'changed',
+      file: MANIFEST,
+      detail: `${MANIFEST} (sha256 ${sha256(manifestBytes)}) does not match ${MANIFEST_SUM}`,
+    });
+  }
+  const manifest = parseManifest(manifestBytes);
+  if (!manifest) return fail({ kind: 'unreadable', file: MANIFEST, detail: `not a ${PACK_FORMAT} manifest` });
+
+  const problems: PackProblem[] = [];
+  const listed = new Set(manifest.files.map((f) => f.path));
+  for (const f of manifest.files) {
+    const data = byPath.get(f.path);
+    if (!data)
+      problems.push({ kind: 'missing', file: f.path, detail: `${f.path} is listed in ${MANIFEST} but missing` });
+    else if (sha256(data) !== f.sha256 || data.length !== f.bytes) {
+      problems.push({
+        kind: 'changed',
+        file: f.path,
+        detail: `${f.path} does not match ${MANIFEST} (sha256 ${sha256(data)}, expected ${f.sha256})`,
+      });
+    }
+  }
+  for (const path of byPath.keys()) {
+    if (path === MANIFEST || path === MANIFEST_SUM || listed.has(path)) continue;
+    problems.push({ kind: 'extra', file: path, detail: `${path} is in the pack but not in ${MANIFEST}` });
+  }
+
+  const chains = await verifyReports(entries, publicKeys);
+  for (const chain of chains) {
+    // The period starts mid-chain: the first report's predecessor is outside the pack, on purpose.
+    const head = chain.reports[0];
+    for (const p of chain.problems) {
+      if (p.kind === 'removed' && p.report === head) continue;
+      problems.push({ kind: 'seal', file: `${PACK_REPORTS}/${p.report}`, detail: `${p.kind}: ${p.detail}` });
+    }
+  }
+  return { manifest, keyIds, chains, problems };
+}
+
+/** The pack's reports written to a scratch folder and checked there, as `evidence verify <dir>` checks a folder. */
+async function verifyReports(entries: readonly TarEntry[], keys: KeyObject[]): Promise<ChainResult[]> {
+  const reports = entries.filter((e) => e.path.startsWith(`${PACK_REPORTS}/`));
+  if (reports.length === 0) return [];
+  const scratch = await mkdtemp(join(tmpdir(), 'runbooks-pack-'));
+  try {
+    const dir = join(scratch, PACK_REPORTS);
+    await mkdir(dir);
+    for (const e of reports) {
+      const name = e.path.slice(PACK_REPORTS.length + 1);
+      // A path that climbs out or nests is not a report file of the pack.
+      if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) continue;
+      await writeFile(join(dir, name), e.data);
+    }
+    return (await verifyEvidence(dir, keys)).chains;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+function parseManifest(bytes: Buffer): PackManifest | undefined {
+  try {
+    const value = JSON.parse(bytes.toString('utf8')) as Partial<PackManifest>;
+    if (value.format !== PACK_FORMAT || !Array.isArray(value.files)) return undefined;
+    const ok = value.files.every(
+      (f) => typeof f?.path === 'string' && typeof f.sha256 === 'string' && typeof f.bytes === 'number',
+    );
+    return ok ? (value as PackManifest) : undefined;
+  } catch {
+    return undefined;
+  }
+}

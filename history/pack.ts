@@ -1,0 +1,158 @@
+// An evidence pack: the drill reports of a period with their seals, the public keys, the chains' verification, a
+// summary page with the trend charts, and a manifest with the sha256 of every file, in one tar.gz.
+import type { KeyObject } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { sha256, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal';
+import type { ChainResult } from '../runtime/evidence-verify';
+import { DrillReader, type DrillEntry, type KeySource } from './drill-index';
+import type { SkippedReport } from './drill-files';
+import { renderPackPage } from './pack-html';
+import type { PackPeriod } from './pack-period';
+import { PostureReader } from './posture';
+import { writeTarGz, type TarEntry } from './tar';
+
+export const PACK_FORMAT = 'runbooks-evidence-pack/1';
+export const MANIFEST = 'manifest.json';
+/** The manifest's own sha256, as `sha256sum` writes it. */
+export const MANIFEST_SUM = 'manifest.sha256';
+export const VERIFICATION = 'verification.json';
+export const PACK_REPORTS = 'drill-reports';
+export const PACK_KEYS = 'keys';
+
+export interface PackFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface PackedDrill {
+  file: string;
+  name: string;
+  finishedAt: string;
+  verdict: string;
+  /** The seal's check when the pack was made, against the keys named in the manifest. */
+  seal: string;
+}
+
+export interface PackManifest {
+  format: typeof PACK_FORMAT;
+  createdAt: string;
+  period: { from: string; to: string; start: string; end: string };
+  keySource: KeySource;
+  keyIds: string[];
+  drills: PackedDrill[];
+  /** Reports in the folder the pack does not hold, and why (other schema versions, unreadable files). */
+  skipped: SkippedReport[];
+  /** Every file of the pack but the manifest and its sum. */
+  files: PackFile[];
+}
+
+export interface Verification {
+  checkedAt: string;
+  keySource: KeySource;
+  keyIds: string[];
+  /** The chains of the packed drills, as verified in the output folder (all their reports, not only the period's). */
+  chains: ChainResult[];
+  drills: { file: string; status: string; problems: DrillEntry['seal']['problems'] }[];
+}
+
+export interface BuiltPack {
+  tarGz: Buffer;
+  manifest: PackManifest;
+  verification: Verification;
+}
+
+export interface PackOptions {
+  outputDir: string;
+  period: PackPeriod;
+  /** Keys obtained out of band; without them, the keys beside the reports (the manifest says which). */
+  publicKeys?: KeyObject[];
+  now?: Date;
+}
+
+/** Builds the pack in memory (reports are small; a year of daily drills is a few megabytes). */
+export async function buildPack(options: PackOptions): Promise<BuiltPack> {
+  const now = options.now ?? new Date();
+  const reader = new DrillReader({ outputDir: options.outputDir, publicKeys: options.publicKeys });
+  const index = await reader.read();
+  const { startMs, endMs } = options.period;
+  const drills = index.drills.filter((d) => d.finishedMs >= startMs && d.finishedMs < endMs);
+  const chainNames = new Set(drills.map((d) => d.name));
+  const verification: Verification = {
+    checkedAt: now.toISOString(),
+    keySource: index.keySource,
+    keyIds: index.keyIds,
+    chains: index.chains.filter((c) => chainNames.has(c.chain)),
+    drills: drills.map((d) => ({ file: d.file, status: d.seal.status, problems: d.seal.problems })),
+  };
+
+  const entries: TarEntry[] = [];
+  for (const d of [...drills].sort((a, b) => a.file.localeCompare(b.file))) {
+    for (const suffix of [...SEALED_RENDERINGS.map((e) => `.${e}`), SEAL_SUFFIX]) {
+      const data = await readFile(join(reader.dir, `${d.file}${suffix}`)).catch(() => undefined);
+      if (data) entries.push({ path: `${PACK_REPORTS}/${d.file}${suffix}`, data });
+    }
+  }
+  for (const key of await keysOf(reader.dir, options.publicKeys)) {
+    entries.push({ path: `${PACK_KEYS}/${keyIdOf(key)}.pem`, data: Buffer.from(pem(key)) });
+  }
+  entries.push({ path: VERIFICATION, data: json(verification) });
+  const posture = (await new PostureReader(options.outputDir).read()).filter(
+    (p) => p.asOfMs >= startMs && p.asOfMs < endMs,
+  );
+  const page = renderPackPage({ period: options.period, createdAt: now, drills, verification, posture });
+  entries.push({ path: 'index.html', data: Buffer.from(page, 'utf8') });
+
+  const manifest: PackManifest = {
+    format: PACK_FORMAT,
+    createdAt: now.toISOString(),
+    period: {
+      from: options.period.from,
+      to: options.period.to,
+      start: new Date(startMs).toISOString(),
+      end: new Date(endMs).toISOString(),
+    },
+    keySource: index.keySource,
+    keyIds: index.keyIds,
+    drills: drills.map((d) => ({
+      file: d.file,
+      name: d.name,
+      finishedAt: d.finishedAt,
+      verdict: d.verdict,
+      seal: d.seal.status,
+    })),
+    skipped: index.skipped,
+    files: entries.map((e) => ({ path: e.path, bytes: e.data.length, sha256: sha256(e.data) })),
+  };
+  const manifestBytes = json(manifest);
+  const all = [
+    { path: MANIFEST, data: manifestBytes },
+    { path: MANIFEST_SUM, data: Buffer.from(`${sha256(manifestBytes)}  ${MANIFEST}\n`) },
+    ...entries,
+  ];
+  return { tarGz: writeTarGz(all, now), manifest, verification };
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2) + '\n', 'utf8');
+const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }).toString();
+
+/** The keys the pack carries: those given, else every public key file beside the reports. */
+async function keysOf(dir: string, given: KeyObject[] | undefined): Promise<KeyObject[]> {
+  if (given) return dedupe(given);
+  const names = (await readdir(dir).catch(() => [] as string[])).filter(
+    (n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'),
+  );
+  const keys: KeyObject[] = [];
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    keys.push(...parsePublicKeys(await readFile(path, 'utf8'), path));
+  }
+  return dedupe(keys);
+}
+
+function dedupe(keys: KeyObject[]): KeyObject[] {
+  const byId = new Map(keys.map((k) => [keyIdOf(k), k]));
+  return [...byId.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, k]) => k);
+}
