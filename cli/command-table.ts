@@ -237,11 +237,13 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   },
   {
     name: 'serve',
-    description: 'Serve the web console: runs, approvals waiting for reviewers (with a nudge), on 127.0.0.1.',
-    usage: 'serve [--port <port>] [--host <address>] [--token-file <file>] [--behind-proxy] [--temporal-ui <url>]',
+    description: 'Serve the web console: runs, approvals (with a nudge), drills, posture and exports, on 127.0.0.1.',
+    usage:
+      'serve [--port <port>] [--host <address>] [--token-file <file>] [--behind-proxy] [--temporal-ui <url>] [--dir <dir>] [--public-key <file>]...',
     details: [
       'Off localhost it needs a token (--token-file, RUNBOOKS_CONSOLE_TOKEN_FILE) or --behind-proxy, when your proxy',
-      'authenticates every request. Also RUNBOOKS_CONSOLE_HOST, RUNBOOKS_CONSOLE_PORT. See docs/console.md.',
+      'authenticates every request. Also RUNBOOKS_CONSOLE_HOST, RUNBOOKS_CONSOLE_PORT. Reports: --dir, else',
+      'RUNBOOKS_OUTPUT_DIR, else $RUNBOOKS_DATA_DIR/output. See docs/console.md.',
     ],
     options: [
       text('port', 'port', 'the port (default 8090)'),
@@ -254,6 +256,13 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       },
       flag('behind-proxy', 'a proxy in front authenticates every request: no token needed off localhost'),
       text('temporal-ui', 'url', "the Temporal Web UI to link runs to (default the dev server's, when known)"),
+      { name: 'dir', value: 'dir', placeholder: 'dir', description: 'the output folder the reports are read from' },
+      {
+        name: 'public-key',
+        value: 'file',
+        placeholder: 'file',
+        description: "the key history or PEM public key to check the drills' seals against (repeatable)",
+      },
     ],
     examples: ['runbooks serve', 'runbooks serve --host 0.0.0.0 --token-file /run/secrets/console-token'],
   },

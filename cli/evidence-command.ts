@@ -155,7 +155,7 @@ async function reportsDir(arg: string): Promise<string> {
 }
 
 /** The keys of a PEM file (one key or several) or of a key history, each with its fingerprint. */
-async function readPublicKeys(path: string): Promise<TrustedKey[]> {
+export async function readPublicKeys(path: string): Promise<TrustedKey[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -32,6 +32,10 @@ button { font: inherit; padding: .2rem .7rem; border: 1px solid var(--line); bor
   color: var(--fg); cursor: pointer; }
 button:hover { border-color: var(--accent); }
 form.inline { margin: 0; }
+h2 { font-size: 1.1rem; margin: 2rem 0 .75rem; } h3 { font-size: 1rem; margin: 1.25rem 0 .25rem; }
+.verdict-PASS { color: var(--ok); } .verdict-PARTIAL { color: var(--warn); } .verdict-FAIL { color: var(--bad); }
+svg.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1rem; background: #fff; }
+code.hash { font-size: .8em; word-break: break-all; }
 code { font-size: .92em; }
 `;
 
@@ -45,6 +49,9 @@ export interface NavItem {
 export const NAV: NavItem[] = [
   { path: '/runs', label: 'Runs' },
   { path: '/approvals', label: 'Approvals' },
+  { path: '/drills', label: 'Drills' },
+  { path: '/posture', label: 'Posture' },
+  { path: '/exports', label: 'Exports' },
 ];
 
 export function page(title: string, current: string, body: Html): Html {

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import type { KeyObject } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { readPublicKeys } from '../cli/evidence-command';
+import { HistoryIndex } from '../history';
 import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
 import { acceptedHosts } from '../cli/codec-server';
 import { connectTemporal } from '../cli/connection';
@@ -17,6 +20,10 @@ export const DEFAULT_CONSOLE_PORT = 8090;
 
 export interface StartConsoleOptions {
   client: Client;
+  /** The output folder the workers write their reports to (RUNBOOKS_OUTPUT_DIR). */
+  outputDir: string;
+  /** Keys obtained out of band to check the drills' seals against; else the keys beside the reports. */
+  publicKeys?: KeyObject[];
   namespace: string;
   host?: string;
   port?: number;
@@ -56,6 +63,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   const app = buildConsole({
     data: temporalData(options.client),
     guard,
+    history: new HistoryIndex({ outputDir: options.outputDir, publicKeys: options.publicKeys }),
     namespace: options.namespace,
     temporalUiUrl: options.temporalUiUrl,
     behindProxy,
@@ -94,6 +102,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       'token-file': { type: 'string' },
       'behind-proxy': { type: 'boolean', default: false },
       'temporal-ui': { type: 'string' },
+      dir: { type: 'string' },
+      'public-key': { type: 'string', multiple: true },
     },
     HELP,
   );
@@ -118,10 +128,17 @@ export async function serveCommand(argv: string[]): Promise<void> {
   }
   // Refused before connecting: an exposed console without a token never starts.
   checkExposure(host, token, behindProxy);
+  // Where the workers write their reports, as `runbooks evidence pack` reads it.
+  const outputDir = resolve(values.dir ?? (process.env.RUNBOOKS_OUTPUT_DIR?.trim() || join(dataDirOf(), 'output')));
+  const keyFiles = values['public-key'] ?? [];
+  const publicKeys =
+    keyFiles.length > 0 ? (await Promise.all(keyFiles.map(readPublicKeys))).flat().map((k) => k.key) : undefined;
   const session = await connectTemporal();
   try {
     const running = await startConsole({
       client: session.client,
+      outputDir,
+      publicKeys,
       namespace: session.namespace,
       host,
       port,
@@ -131,7 +148,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     });
     console.log(
       `console at ${running.url} (Temporal ${session.address}, namespace ${session.namespace}; ` +
-        `token: ${token ? 'required' : 'none'}${behindProxy ? '; behind a proxy' : ''})`,
+        `token: ${token ? 'required' : 'none'}${behindProxy ? '; behind a proxy' : ''}; reports: ${outputDir})`,
     );
     await new Promise<void>((done) => {
       process.once('SIGINT', done);

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { approvalsBody } from './approvals-page';
+import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../history';
 import { NudgeRefused, type ConsoleData } from './data';
+import { drillsBody, exportsBody, postureBody } from './history-pages';
 import { markup, type Html } from './html';
 import { page, STYLE_HASH } from './layout';
 import { runsBody } from './runs-page';
@@ -9,6 +11,8 @@ import { ConsoleGuard, foreignOrigin, securityHeaders, SESSION_COOKIE } from './
 export interface ConsoleOptions {
   data: ConsoleData;
   guard: ConsoleGuard;
+  /** The output folder's history (history/HistoryIndex): the drills, posture and exports pages. */
+  history: { read(): Promise<History> };
   namespace: string;
   /** The Temporal Web UI, to link each run to. */
   temporalUiUrl?: string;
@@ -119,6 +123,21 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
     return reply.redirect(`/approvals?nudged=${encodeURIComponent(workflowId)}`, 303);
   });
 
+  app.get<{ Querystring: { period?: string; last?: string } }>('/drills', async (req, reply) => {
+    const periodDays = whole(req.query.period, 1, 3650) ?? DEFAULT_PERIOD_DAYS;
+    const lastN = whole(req.query.last, 1, 100) ?? DEFAULT_TREND_DRILLS;
+    const history = await options.history.read();
+    return send(reply, 200, 'Drills', '/drills', drillsBody({ history, periodDays, lastN }));
+  });
+
+  app.get('/posture', async (_req, reply) =>
+    send(reply, 200, 'Posture', '/posture', postureBody(await options.history.read())),
+  );
+
+  app.get('/exports', async (_req, reply) =>
+    send(reply, 200, 'Exports', '/exports', exportsBody((await options.history.read()).exports)),
+  );
+
   app.get('/login', async (_req, reply) => {
     if (!guard.needsToken) return reply.redirect('/runs', 303);
     return send(reply, 200, 'Sign in', '', loginForm());
@@ -144,6 +163,12 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/** A whole number from a query string within [min, max], or undefined for anything else. */
+function whole(value: string | undefined, min: number, max: number): number | undefined {
+  const n = value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  return n >= min && n <= max ? n : undefined;
 }
 
 function loginForm(): Html {

@@ -3,6 +3,9 @@
 // `<script>` is shown escaped. The data is a fixed list (the e2e test reads a real Temporal); the nudges it would send
 // are recorded, so that "no nudge sent" is observed.
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
@@ -12,6 +15,9 @@ import { STYLE_HASH } from '../../console/layout';
 import { checkExposure } from '../../console/serve-command';
 import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
+import { HistoryIndex } from '../../history';
+import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { measured, writeDrill } from '../history/fixtures';
 
 const TOKEN = 'a-console-token-of-32-characters';
 const EVIL = '<script>alert(1)</script>';
@@ -47,6 +53,19 @@ const waiting: WaitingApproval = {
   answered: true,
 };
 
+// An output folder holding one sealed drill report whose resource is named with a script.
+let outputDir: string;
+beforeAll(async () => {
+  outputDir = await mkdtemp(join(tmpdir(), 'console-security-'));
+  const key = await loadOrCreateEvidenceKey(join(outputDir, 'evidence-signing-key.pem'));
+  await writeDrill(outputDir, key, {
+    runId: 'run-1',
+    finishedAt: '2026-11-01T03:00:00.000Z',
+    resources: [measured('res-1', 600, 3600, `db-${EVIL}`)],
+  });
+});
+afterAll(() => rm(outputDir, { recursive: true, force: true }));
+
 function fixture(token?: string) {
   const nudged: string[] = [];
   const data: ConsoleData = {
@@ -57,7 +76,9 @@ function fixture(token?: string) {
     },
   };
   const guard = new ConsoleGuard({ token });
-  const app = buildConsole({ data, guard, namespace: 'default', temporalUiUrl: 'http://127.0.0.1:8233' });
+  // Read lazily: the folder is written in beforeAll.
+  const history = { read: () => new HistoryIndex({ outputDir }).read() };
+  const app = buildConsole({ data, guard, history, namespace: 'default', temporalUiUrl: 'http://127.0.0.1:8233' });
   return { app, guard, nudged };
 }
 
@@ -119,7 +140,7 @@ describe('with a token', () => {
   afterAll(() => app.close());
 
   test('no token: 401, with the strict headers and nothing of the runs', async () => {
-    for (const url of ['/runs', '/approvals']) {
+    for (const url of ['/runs', '/approvals', '/drills', '/posture', '/exports']) {
       const res = await ask({ method: 'GET', url });
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -218,7 +239,7 @@ describe('on localhost without a token', () => {
   });
 
   test('a name holding <script> is shown escaped on every page', async () => {
-    for (const url of ['/runs', '/approvals']) {
+    for (const url of ['/runs', '/approvals', '/drills']) {
       const res = await ask({ method: 'GET', url });
       expect(res.statusCode).toBe(200);
       expectStrictHeaders(res);
@@ -249,7 +270,8 @@ describe('on localhost without a token', () => {
 test('without a token, a Host header naming another server is refused (a rebound DNS name)', async () => {
   const guard = new ConsoleGuard({ hosts: new Set(['127.0.0.1:8090', 'localhost:8090']) });
   const data: ConsoleData = { runs: async () => [run], approvals: async () => [], nudge: async () => undefined };
-  const app = buildConsole({ data, guard, namespace: 'default' });
+  const history = new HistoryIndex({ outputDir });
+  const app = buildConsole({ data, guard, history, namespace: 'default' });
   const ask = await serve(app);
   const rebound = await ask({ method: 'GET', url: '/runs', headers: { host: 'evil.example:8090' } });
   expect(rebound.statusCode).toBe(421);

@@ -29,6 +29,7 @@ restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
 beforeAll(async () => {
   web = await startConsole({
     client: fx.env.client,
+    outputDir: fx.outputDir,
     namespace: fx.env.namespace ?? 'default',
     port: 0,
     temporalUiUrl: 'http://127.0.0.1:8233',

@@ -1,0 +1,152 @@
+// The Drills, Posture and Exports pages over an output folder written as the runs write it (sealed drill reports,
+// posture lists, export files), through the console's routes over real HTTP: the drills with verdict, worst RPO and
+// RTO and seal check; per resource RTO and RPO charts with one point per drill; resources never drilled or not within
+// the period asked for; posture charts; exports with rows, bytes and sha256. A tampered report shows its seal failed.
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { request } from 'undici';
+import { buildConsole } from '../../console/server';
+import { ConsoleGuard } from '../../console/security';
+import { HistoryIndex } from '../../history';
+import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { measured, writeDrill, writePosture } from '../history/fixtures';
+
+let root: string;
+let app: FastifyInstance;
+let base: string;
+const CSV = 'id,name\n1,a\n2,b\n3,c\n';
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'console-history-'));
+  const key = await loadOrCreateEvidenceKey(join(root, 'evidence-signing-key.pem'));
+  const now = Date.now();
+  const day = (daysAgo: number) => new Date(now - daysAgo * 86_400_000).toISOString();
+  for (const [i, daysAgo] of [30, 20, 10].entries()) {
+    await writeDrill(root, key, {
+      runId: `run-${i}`,
+      finishedAt: day(daysAgo),
+      resources: [measured('db-1', 100 + i * 10, 600 * (i + 1), 'orders-db')],
+      targets: { rpoSeconds: 1500, rtoSeconds: 3600 },
+    });
+  }
+  // Drilled once, 200 days ago: not within 90 days, within 365.
+  await writeDrill(root, key, {
+    name: 'yearly',
+    runId: 'run-old',
+    finishedAt: day(200),
+    resources: [measured('bucket-old', 50, 60, 'archive-bucket')],
+  });
+  const r = (id: string) => ({ id, type: 'VM', provider: 'AWS', env: 'PROD' });
+  await writePosture(root, 'posture-1', day(40), [r('never-1'), r('never-2')], [r('db-1')]);
+  await writePosture(root, 'posture-2', day(5), [r('never-1')], []);
+  await mkdir(join(root, 'query-exports'), { recursive: true });
+  await writeFile(join(root, 'query-exports', 'q-1.csv'), CSV);
+
+  app = buildConsole({
+    data: { runs: async () => [], approvals: async () => [], nudge: async () => undefined },
+    guard: new ConsoleGuard({}),
+    history: new HistoryIndex({ outputDir: root }),
+    namespace: 'default',
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function get(path: string): Promise<string> {
+  const res = await request(`${base}${path}`);
+  expect(res.statusCode).toBe(200);
+  return res.body.text();
+}
+
+/** The rows of the page's first table, as the text of their cells. */
+function rows(page: string): string[][] {
+  const table = /<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? '';
+  return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...(row[1] ?? '').matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((c) =>
+      (c[1] ?? '')
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ),
+  );
+}
+
+test('Drills: every drill with its verdict, worst RPO and RTO against the targets, and its seal verified', async () => {
+  const page = await get('/drills');
+  const drills = rows(page);
+  expect(drills).toHaveLength(4);
+  // Newest first: the last nightly drill, then the two before it, then the yearly one.
+  expect(drills.map((d) => [d[2], d[3], d[6]])).toEqual([
+    ['PASS', '1/1', 'verified'],
+    ['PASS', '1/1', 'verified'],
+    ['PASS', '1/1', 'verified'],
+    ['PASS', '1/1', 'verified'],
+  ]);
+  // The worst figures as the report's summary gives them, against the drill's targets.
+  expect(drills[0]?.[4]).toMatch(/^[\d.]+ (s|min|h|d) \/ 25 min$/);
+  expect(drills[0]?.[5]).toMatch(/^[\d.]+ (s|min|h|d) \/ 60 min$/);
+});
+
+test('Drills: per resource RTO and RPO charts with one point per drill, and who was not drilled in the period', async () => {
+  const page = await get('/drills');
+  const charts = [...page.matchAll(/<svg[^>]*data-chart="(rto|rpo)-trend"[\s\S]*?<\/svg>/g)];
+  // Two resources, two charts each.
+  expect(charts.map((c) => c[1])).toEqual(['rto', 'rpo', 'rto', 'rpo']);
+  const points = (svg: string) =>
+    [...svg.matchAll(/<circle class="point"[^>]*data-value="([\d.]+)"/g)].map((m) => Number(m[1]));
+  expect(points(charts[0]?.[0] ?? '')).toEqual([100, 110, 120]);
+  expect(points(charts[1]?.[0] ?? '')).toEqual([600, 1200, 1800]);
+
+  const section = (p: string) => p.slice(p.indexOf('<h2>Not drilled'), p.indexOf('<h2>RTO and RPO'));
+  const within90 = section(page);
+  expect(within90).toContain('archive-bucket');
+  expect(within90).toContain('never-1-name');
+  expect(within90).not.toContain('orders-db');
+  const within365 = section(await get('/drills?period=365'));
+  expect(within365).toContain('Not drilled within 365 days');
+  expect(within365).not.toContain('archive-bucket');
+  expect(within365).toContain('never-1-name');
+});
+
+test('Posture: unprotected and stale counts over the reports, as charts by provider, type and environment', async () => {
+  const page = await get('/posture');
+  const charts = [...page.matchAll(/<svg[^>]*data-chart="(posture-[a-z]+-[a-z]+)"/g)].map((m) => m[1]);
+  expect(charts).toEqual([
+    'posture-unprotected-total',
+    'posture-unprotected-provider',
+    'posture-unprotected-type',
+    'posture-unprotected-environment',
+    'posture-stale-total',
+    'posture-stale-provider',
+    'posture-stale-type',
+    'posture-stale-environment',
+  ]);
+  const total = /<svg[^>]*data-chart="posture-unprotected-total"[\s\S]*?<\/svg>/.exec(page)?.[0] ?? '';
+  expect([...total.matchAll(/data-value="(\d+)"/g)].map((m) => Number(m[1]))).toEqual([2, 1]);
+});
+
+test('Exports: each finished export with its rows, bytes and sha256', async () => {
+  const [row] = rows(await get('/exports'));
+  const sha = createHash('sha256')
+    .update(await readFile(join(root, 'query-exports', 'q-1.csv')))
+    .digest('hex');
+  expect(row?.slice(0, 5)).toEqual(['query', 'q-1.csv', '3', String(Buffer.byteLength(CSV)), sha]);
+});
+
+test('a drill report changed after it was sealed shows its seal failed', async () => {
+  const dir = join(root, 'drill-reports');
+  const json = (await readdir(dir)).find((f) => f.includes('run-old') && f.endsWith('.json')) ?? '';
+  const text = await readFile(join(dir, json), 'utf8');
+  await writeFile(join(dir, json), text.replace('"archive-bucket"', '"archive-bucket-x"'));
+  const yearly = rows(await get('/drills')).find((d) => d[0]?.includes('yearly'));
+  expect(yearly?.[6]).toMatch(/^FAILED/);
+});
