@@ -1,16 +1,18 @@
 // `runbooks serve` on a real dev server, simulator and worker, over real HTTP: a restore waiting for its second
 // approval is listed on the Runs and Approvals pages (its workflow ID, holding `<script>`, escaped); a forged nudge is
 // refused and sends no signal; the page's own form, posted with its CSRF token, nudges the run, which then sees the
-// first approval at once and shows 1/2 in its status.
+// first approval at once and shows 1/2 in its status. A real drill's sealed report shows on the Drills page, verified.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../../contracts';
 import { startConsole, type RunningConsole } from '../../console/serve-command';
-import { approvalGatedRestore } from '../../runbooks/workflows';
+import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
 import {
   APPROVAL,
   bucketDestination,
+  drillVaultAndAccount,
   eventually,
+  keepNudging,
   restoreSuite,
   waitingRequestId,
   type E2E,
@@ -114,4 +116,46 @@ test('a waiting restore is listed, escaped; a forged nudge is refused; the page 
   );
   const late = await postNudge({ workflowId, csrf }, { origin: web.url });
   expect(late.status).toBe(409);
+});
+
+test('a real drill shows on the Drills page with its verdict, its seal verified and one point per chart', async () => {
+  const { vault, account } = drillVaultAndAccount(fx);
+  const state = fx.sim.ctx.state;
+  const resource = Object.values(state.resources)
+    .map((r) => r.resource)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .find((r) => r.resourceType === 'PA_VM' && Object.values(state.snapshots).some((s) => s.resourceId === r.id));
+  if (!resource) throw new Error('the seeded simulator has no VM with a snapshot');
+  const name = `console-${randomUUID().slice(0, 8)}`;
+  const handle = await fx.env.client.workflow.start(drDrill, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `drill-${name}`,
+    args: [
+      {
+        name,
+        resources: { ids: [resource.id] },
+        vaultId: vault.id,
+        restoreAccountId: account.id,
+        destination: bucketDestination('dr-drill-restores', 'console/'),
+        targets: { rpoSeconds: 400 * 86400, rtoSeconds: 600 },
+        retentionDays: 3,
+      },
+    ],
+  });
+  const stop = keepNudging(handle);
+  const result = await handle.result().finally(stop);
+
+  const page = await (await get('/drills')).text();
+  const row = [...page.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
+    .map((m) => m[1] ?? '')
+    .find((r) => r.includes(handle.workflowId));
+  expect(row).toBeDefined();
+  expect(row).toContain(`verdict-${result.summary.verdict}`);
+  expect(row).toContain('verified');
+  const chart = new RegExp(`<svg[^>]*data-chart="rto-trend"[\\s\\S]*?<\\/svg>`, 'g');
+  const charts = [...page.matchAll(chart)]
+    .map((m) => m[0])
+    .filter((svg) => svg.includes(handle.workflowId) || svg.includes(name));
+  expect(charts).toHaveLength(1);
+  expect(charts[0]?.match(/<circle class="point"/g)).toHaveLength(1);
 });
