@@ -39,6 +39,16 @@ export interface ConsoleData {
 
 /** Open runs are asked for their status this many at a time. */
 const QUERY_CONCURRENCY = 8;
+/** A run whose worker does not answer this soon is shown without its status: the page does not wait for it. */
+const QUERY_TIMEOUT_MS = 5_000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 export function temporalData(client: Client): ConsoleData {
   return {
@@ -55,7 +65,8 @@ export function temporalData(client: Client): ConsoleData {
       for (let i = 0; i < open.length; i += QUERY_CONCURRENCY) {
         await Promise.all(
           open.slice(i, i + QUERY_CONCURRENCY).map(async (run) => {
-            run.status = await queryStatus(client.workflow.getHandle(run.workflowId, run.runId)).catch(() => undefined);
+            const query = queryStatus(client.workflow.getHandle(run.workflowId, run.runId));
+            run.status = await within(query, QUERY_TIMEOUT_MS).catch(() => undefined);
           }),
         );
       }
