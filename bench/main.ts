@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   drill: () => import('./drill/benchmark.js').then((m) => m.drillBenchmark),
   throttle: () => import('./throttle/benchmark.js').then((m) => m.throttleBenchmark),
   scale: () => import('./scale/benchmark.js').then((m) => m.scaleBenchmark),
+  history: () => import('./history/benchmark.js').then((m) => m.historyBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));

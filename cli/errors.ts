@@ -4,8 +4,9 @@ import { NamespaceNotFoundError } from '@temporalio/common';
 /**
  * The exit codes of every command, one table (docs/cli.md "Exit codes" shows it, and a test keeps the two equal):
  * - `ok` 0: done (`--help` too; `status` of a failed run reports it and exits 0).
- * - `failed` 1: the command ran and could not do what was asked: a check failed (`doctor`, `evidence verify`), the
- *   target refused (a verdict the drill does not take, a workflow already running), or an unexpected error.
+ * - `failed` 1: the command ran and could not do what was asked: a check failed (`doctor`, `evidence verify`, a pack
+ *   written with a report that does not verify), the target refused (a verdict the drill does not take, a workflow
+ *   already running), or an unexpected error.
  * - `usage` 2: a wrong command line, input or configuration, or what the Temporal server refuses as invalid.
  * - `unreachable` 3: Temporal or the Backup Management Service is not configured, or does not answer.
  * - `runFailed` 4: a run that was waited for failed, timed out or, for a drill, ended without `PASS`.

@@ -118,7 +118,7 @@ export class DrillReader {
     );
     this.lastVerified = [...changed].sort();
     if (changed.size > 0) {
-      const { chains } = await verifyEvidence(this.dir, keys, { chains: changed });
+      const { chains } = await verifyEvidence(this.dir, keys, { chains: changed, seals: sealsByFile });
       for (const result of chains) {
         this.chainResults.set(result.chain, { fingerprint: fingerprintOf(result.chain), result });
       }

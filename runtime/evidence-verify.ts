@@ -51,6 +51,11 @@ export interface VerifyOptions {
    * checks only the others. Every seal is still read, so that files moved between chains are still found.
    */
   chains?: ReadonlySet<string>;
+  /**
+   * Seals the caller already read and parsed, by the base name of their report (undefined: not a readable seal), so
+   * that they are not read again; a seal file not in the map is read from the folder.
+   */
+  seals?: ReadonlyMap<string, Seal | undefined>;
 }
 
 export async function verifyEvidence(
@@ -74,7 +79,8 @@ export async function verifyEvidence(
   for (const name of sealFiles) {
     const file = name.slice(0, -SEAL_SUFFIX.length);
     sealed.add(file);
-    const parsed = Seal.safeParse(await readJson(join(dir, name)));
+    const known = options.seals?.has(file) ? options.seals.get(file) : await readJson(join(dir, name));
+    const parsed = Seal.safeParse(known);
     if (!parsed.success) {
       const chain = await drillNameOf(dir, file);
       chainOf(chain).problems.push({ kind: 'edited', report: file, detail: `${name} is not a readable seal` });

@@ -8,10 +8,17 @@ import { join } from 'node:path';
 import type { InventoryResource } from '../../api';
 import { drDrill } from '../../runbooks/workflows';
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
-import { DEFAULT_EVIDENCE_KEY_FILE, fingerprintOf, loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import {
+  DEFAULT_EVIDENCE_KEY_FILE,
+  fingerprintOf,
+  loadOrCreateEvidenceKey,
+  parsePublicKeys,
+} from '../../runtime/evidence-key';
 import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import { PUBLIC_KEY_FILE, Seal, SEAL_SUFFIX } from '../../runtime/evidence-seal';
 import { runCliFromSource } from '../helpers/cli-from-source';
+import { HistoryIndex } from '../../history';
+import { readTarGz, writeTarGz } from '../../history/tar';
 import { backedUp, nudge, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
 
 let fx: E2E;
@@ -87,6 +94,12 @@ afterAll(async () => {
 
 const verifyCli = (dir: string, ...args: string[]) => runCliFromSource(['evidence', 'verify', dir, ...args]);
 
+const auditorKey = async () => {
+  const [key] = parsePublicKeys(await readFile(publicKey, 'utf8'), publicKey);
+  if (!key) throw new Error('no public key in the auditor copy');
+  return key;
+};
+
 /** A copy of the reports to tamper with. */
 async function copyOfReports(name: string): Promise<string> {
   const dir = join(scratch, name);
@@ -100,6 +113,39 @@ test('the reports of the drills verify against the public key obtained out of ba
   expect(result.stdout).toContain(`chain ${drill}: ok, 3 reports: ${chain.join(', ')}`);
   expect(result.stdout).toContain(`chain ${otherDrill}: ok, 1 report`);
   expect(result.status).toBe(0);
+});
+
+test('the history reads the real drills with their seals verified; a pack of them verifies, and a tampered pack is refused', async () => {
+  const history = await new HistoryIndex({ outputDir: fx.outputDir, publicKeys: [await auditorKey()] }).read();
+  const ours = history.drills.drills.filter((d) => d.name === drill);
+  expect(ours.map((d) => [d.file, d.verdict, d.seal.status]).sort()).toEqual(
+    chain.map((file) => [file, 'PASS', 'verified']).sort(),
+  );
+
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const pack = join(scratch, 'pack.tar.gz');
+  const made = runCliFromSource(
+    ['evidence', 'pack', '--from', day(-1), '--to', day(1), '--dir', fx.outputDir, '--out', pack],
+    { ...process.env, RUNBOOKS_OUTPUT_DIR: undefined },
+  );
+  expect(made.stderr).toBe('');
+  expect(made.status).toBe(0);
+  const ok = verifyCli(pack, '--public-key', publicKey);
+  expect(ok.stderr).toBe('');
+  expect(ok.stdout).toContain(`pack ${pack}: ok`);
+  expect(ok.stdout).toContain(`chain ${drill}: ok, ${chain.join(', ')}`);
+  expect(ok.status).toBe(0);
+
+  const entries = readTarGz(await readFile(pack));
+  const target = `drill-reports/${chain[1]}.md`;
+  const tampered = entries.map((e) =>
+    e.path === target ? { path: e.path, data: Buffer.concat([e.data, Buffer.from(' ')]) } : e,
+  );
+  const bad = join(scratch, 'tampered.tar.gz');
+  await writeFile(bad, writeTarGz(tampered, new Date()));
+  const refused = verifyCli(bad, '--public-key', publicKey);
+  expect(refused.status).toBe(1);
+  expect(refused.stderr).toContain(`evidence pack check failed: changed ${target}`);
 });
 
 test('without --public-key verify refuses (exit code 2) and shows the folder keys; --trust-folder-keys trusts them', async () => {

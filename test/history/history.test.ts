@@ -1,5 +1,5 @@
 // The history index on real files: drill reports written and sealed by the drill's activity, posture and export files.
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { coverageOf, HistoryIndex, trendsOf } from '../../history';
@@ -190,4 +190,25 @@ test('exports: each finished query and cost export with its rows, bytes and sha2
   // A file rewritten is counted again.
   await appendFile(join(query, 'q.csv'), csvRecord(['4', 'd']));
   expect((await index.read()).exports.find((e) => e.file === 'q.csv')?.rows).toBe(4);
+});
+
+test('a shared folder mid-write: a report not sealed yet shows unsealed, then verified once its seal lands', async () => {
+  const base = await writeDrill(output(), key, { runId: 'run-1', finishedAt: '2026-10-01T03:00:00.000Z' });
+  const seal = join(output(), 'drill-reports', `${base}.seal.json`);
+  const held = join(root, 'held.seal.json');
+  await rename(seal, held);
+  // Another worker's report being written: not JSON yet.
+  const other = join(output(), 'drill-reports', 'drill-x--run-9.json');
+  await writeFile(other, '{"schemaVersion": 3, "na');
+  const index = new HistoryIndex({ outputDir: output(), publicKeys: [key.publicKey] });
+  const before = await index.read();
+  expect(before.drills.drills.map((d) => d.seal.status)).toEqual(['unsealed']);
+  expect(before.drills.skipped).toEqual([{ file: 'drill-x--run-9', reason: 'is not JSON' }]);
+
+  await rename(held, seal);
+  await rm(other);
+  const after = await index.read();
+  expect(after.drills.drills.map((d) => d.seal.status)).toEqual(['verified']);
+  expect(after.drills.skipped).toEqual([]);
+  expect(index.lastVerifiedChains).toEqual(['nightly']);
 });
