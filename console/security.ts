@@ -123,7 +123,8 @@ export function securityHeaders(styleHash: string): Record<string, string> {
       `default-src 'none'; style-src '${styleHash}'; img-src data:; form-action 'self'; ` +
       "frame-ancestors 'none'; base-uri 'none'",
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: under it a browser sends `Origin: null` with the page's own form, which foreignOrigin refuses.
+    'Referrer-Policy': 'same-origin',
     'X-Frame-Options': 'DENY',
     'Cache-Control': 'no-store',
   };

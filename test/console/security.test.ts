@@ -128,7 +128,7 @@ function expectStrictHeaders(res: Answer): void {
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).not.toMatch(/script-src|unsafe-inline|unsafe-eval/);
   expect(res.headers['x-content-type-options']).toBe('nosniff');
-  expect(res.headers['referrer-policy']).toBe('no-referrer');
+  expect(res.headers['referrer-policy']).toBe('same-origin');
 }
 
 describe('with a token', () => {

@@ -1,14 +1,12 @@
 // The drill's evidence as an auditor meets it: JSON valid against its published schema, Markdown, and the HTML page
 // rendered by a real headless Chromium; RPO measured on the recovery point restored; every run of a drill kept, sealed
 // and verifiable, a rerun under the same workflow ID included.
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Ajv from 'ajv';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { drDrill } from '../../runbooks/workflows';
 import { DrDrillInput, drDrillContract } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
@@ -27,21 +25,10 @@ import {
   type E2E,
   drillVaultAndAccount,
 } from './helpers';
-
-const REPO = resolve(__dirname, '..', '..');
-// Chromium's background connections fail on a closed network; these keep it to the page.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium, type Chromium } from './chromium';
 
 let fx: E2E;
+let chrome: Chromium;
 let browser: BrowserContext;
 let profile: string;
 let vaultId: string;
@@ -49,23 +36,17 @@ let restoreAccountId: string;
 const validate = new Ajv({ allErrors: true, strict: true }).compile<DrillReport>(schema);
 
 beforeAll(async () => {
-  const executablePath = execFileSync(process.execPath, [join(REPO, 'scripts', 'ensure-chromium.js')], {
-    encoding: 'utf8',
-  }).trim();
-  profile = await mkdtemp(join(tmpdir(), 'runbooks-chromium-'));
-  [fx, browser] = await Promise.all([
-    setupE2E(),
-    chromium.launchPersistentContext(profile, { executablePath, headless: true, args: CHROMIUM_ARGS }),
-  ]);
+  [fx, chrome] = await Promise.all([setupE2E(), launchChromium()]);
+  browser = chrome.context;
+  profile = chrome.profile;
   const { vault, account } = drillVaultAndAccount(fx);
   vaultId = vault.id;
   restoreAccountId = account.id;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   await teardownE2E(fx);
-  if (profile) await rm(profile, { recursive: true, force: true });
 }, 60_000);
 
 const snapshotsOf = (id: string) => Object.values(fx.sim.ctx.state.snapshots).filter((s) => s.resourceId === id);

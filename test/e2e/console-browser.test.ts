@@ -1,0 +1,233 @@
+// The console in a real headless Chromium, on a real dev server, simulator and worker: two drills of one resource with
+// sealed reports, a posture report, a query and a cost export, and a restore waiting for its approvals. Every page
+// renders what those runs left, the charts hold one point per drill and per posture report, the Approvals page's
+// button nudges the run, and axe-core finds no serious or critical accessibility violation on any page.
+// CONSOLE_SCREENSHOTS=<folder> saves a screenshot of each page there (docs/ holds the ones the docs show).
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { Page } from 'playwright-core';
+import type { InventoryResource } from '../../api';
+import { startConsole, type RunningConsole } from '../../console/serve-command';
+import { approvalGatedRestore, costExport, drDrill, postureReport, queryExport } from '../../runbooks/workflows';
+import { launchChromium, type Chromium } from './chromium';
+import {
+  bucketDestination,
+  drillVaultAndAccount,
+  eventually,
+  keepNudging,
+  queryExportInput,
+  queryTarget,
+  restoreSuite,
+  waitingRequestId,
+  type E2E,
+  type RestoreTarget,
+} from './helpers';
+
+const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports'] as const;
+const DRILLS = 2;
+const AXE = require.resolve('axe-core/axe.min.js');
+
+let fx: E2E;
+let target: RestoreTarget;
+let web: RunningConsole;
+let chrome: Chromium;
+
+restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
+  fx = ready;
+  target = readyTarget;
+});
+
+beforeAll(async () => {
+  chrome = await launchChromium({ bypassCSP: true });
+  web = await startConsole({
+    client: fx.env.client,
+    outputDir: fx.outputDir,
+    namespace: fx.env.namespace ?? 'default',
+    port: 0,
+    temporalUiUrl: 'http://127.0.0.1:8233',
+  });
+}, 120_000);
+afterAll(async () => {
+  await web?.close();
+  await chrome?.close();
+});
+
+/** What the runs of the first test left, for the tests after it. */
+const runs = {
+  resource: undefined as InventoryResource | undefined,
+  drillIds: [] as string[],
+  waiting: undefined as WorkflowHandle | undefined,
+  exportSha256: [] as string[],
+};
+
+async function open(path: string): Promise<Page> {
+  const page = await chrome.context.newPage();
+  const response = await page.goto(`${web.url}${path}`);
+  expect(response?.status()).toBe(200);
+  return page;
+}
+
+/** The nudge signals the run received, from its history. */
+async function nudgesOf(handle: WorkflowHandle): Promise<number> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'nudge').length;
+}
+
+test('real runs: two drills of one resource, a posture report, a query and a cost export, a waiting restore', async () => {
+  const { vault, account } = drillVaultAndAccount(fx);
+  const state = fx.sim.ctx.state;
+  const resource = Object.values(state.resources)
+    .map((r) => r.resource)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .find((r) => r.resourceType === 'PA_VM' && Object.values(state.snapshots).some((s) => s.resourceId === r.id));
+  if (!resource) throw new Error('the seeded simulator has no VM with a snapshot');
+  runs.resource = resource;
+  for (let i = 0; i < DRILLS; i++) {
+    const name = `browser-${randomUUID().slice(0, 8)}`;
+    const handle = await fx.env.client.workflow.start(drDrill, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `drill-${name}`,
+      args: [
+        {
+          name,
+          resources: { ids: [resource.id] },
+          vaultId: vault.id,
+          restoreAccountId: account.id,
+          destination: bucketDestination('dr-drill-restores', 'browser/'),
+          targets: { rpoSeconds: 400 * 86400, rtoSeconds: 600 },
+          retentionDays: 3,
+        },
+      ],
+    });
+    const stop = keepNudging(handle);
+    await handle.result().finally(stop);
+    runs.drillIds.push(handle.workflowId);
+  }
+
+  const db = await queryTarget(fx, 'events');
+  const [posture, query, cost] = await Promise.all([
+    fx.env.client.workflow.execute(postureReport, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `posture-report-${randomUUID()}`,
+      args: [{ maxSnapshotAgeHours: 72, pageSize: 40 }],
+    }),
+    fx.env.client.workflow.execute(queryExport, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `query-export-${randomUUID()}`,
+      args: [{ ...queryExportInput(db, 'SELECT id, name FROM customers ORDER BY id'), fileName: 'browser.csv' }],
+    }),
+    fx.env.client.workflow.execute(costExport, {
+      taskQueue: fx.worker.taskQueue,
+      workflowId: `cost-export-${randomUUID()}`,
+      args: [{ window: 'previous-day', options: { groupBy: 'CLOUD_PROVIDER' } }],
+    }),
+  ]);
+  expect(posture.resources).toBeGreaterThan(0);
+  runs.exportSha256 = [query.export.sha256, cost.export.sha256];
+
+  await fx.control.addPolicy({ requiredApprovals: 2, approvalWindowHours: 24, executionWindowHours: 6 });
+  runs.waiting = await fx.env.client.workflow.start(approvalGatedRestore, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `console-browser-${randomUUID()}`,
+    args: [{ ...target, kind: 'bucket', destination: bucketDestination('restored-objects', 'browser/') }],
+  });
+  await waitingRequestId(runs.waiting);
+});
+
+test('every page renders the runs, with one chart point per drill and per posture report', async () => {
+  const waiting = runs.waiting?.workflowId ?? '(no waiting restore)';
+  // Visibility catches up with the search attributes shortly after they are set.
+  const runsPage = await eventually('the waiting restore on the Runs page', async () => {
+    const page = await open('/runs');
+    if ((await page.locator('tr', { hasText: waiting }).count()) === 1) return page;
+    await page.close();
+    return undefined;
+  });
+  await expect(runsPage.locator('tr', { hasText: waiting }).innerText()).resolves.toContain('waiting for approval');
+  for (const id of runs.drillIds) await expect(runsPage.locator('tr', { hasText: id }).count()).resolves.toBe(1);
+
+  const approvals = await open('/approvals');
+  const row = approvals.locator('tr', { hasText: waiting });
+  await expect(row.innerText()).resolves.toContain('0/2 approvals');
+  await expect(row.getByRole('button', { name: `Nudge ${waiting}` }).count()).resolves.toBe(1);
+
+  const drills = await open('/drills');
+  for (const id of runs.drillIds) {
+    const drill = drills.locator('tr', { hasText: id });
+    await expect(drill.count()).resolves.toBe(1);
+    await expect(drill.innerText()).resolves.toContain('verified');
+  }
+  const trend = drills.locator('section.trend', {
+    has: drills.locator('h3', { hasText: runs.resource?.resourceName ?? '(no resource)' }),
+  });
+  await expect(trend.count()).resolves.toBe(1);
+  for (const metric of ['rto', 'rpo']) {
+    const chart = trend.locator(`svg[data-chart="${metric}-trend"]`);
+    await expect(chart.locator(`circle.point[data-series="${metric}"]`).count()).resolves.toBe(DRILLS);
+    // The target is a dashed line, without points.
+    await expect(chart.locator(`g.series.target[data-series="${metric}-target"] path`).count()).resolves.toBe(1);
+  }
+
+  const posture = await open('/posture');
+  for (const list of ['unprotected', 'stale']) {
+    const chart = posture.locator(`svg[data-chart="posture-${list}-total"]`);
+    // One posture report: one point on each line.
+    const lines = await chart.locator('g.series').count();
+    expect(lines).toBeGreaterThan(0);
+    await expect(chart.locator('circle.point').count()).resolves.toBe(lines);
+  }
+
+  const exports = await open('/exports');
+  const text = await exports.locator('main').innerText();
+  for (const sha of runs.exportSha256) expect(text).toContain(sha);
+
+  const shots = process.env.CONSOLE_SCREENSHOTS;
+  const pages = [runsPage, approvals, drills, posture, exports];
+  if (shots) {
+    for (const [i, name] of PAGES.entries()) {
+      await pages[i]?.screenshot({ path: join(shots, `console-${name}.png`), fullPage: true });
+    }
+  }
+  await Promise.all(pages.map((p) => p.close()));
+});
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: number;
+}
+
+test('axe-core finds no serious or critical violation on any page', async () => {
+  const found: string[] = [];
+  for (const name of PAGES) {
+    const page = await open(`/${name}`);
+    await page.addScriptTag({ path: AXE });
+    const violations = await page.evaluate<Violation[]>(
+      'axe.run(document).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length })))',
+    );
+    for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) {
+      found.push(`/${name}: ${v.id} (${v.impact}, ${v.nodes} elements): ${v.help}`);
+    }
+    await page.close();
+  }
+  expect(found).toEqual([]);
+});
+
+test("the Approvals page's Nudge button sends the run one nudge signal", async () => {
+  const handle = runs.waiting;
+  if (!handle) throw new Error('no waiting restore');
+  expect(await nudgesOf(handle)).toBe(0);
+  const page = await open('/approvals');
+  const [posted] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name: `Nudge ${handle.workflowId}` }).click(),
+  ]);
+  const origin = await posted.request().headerValue('origin');
+  expect([posted.status(), origin, posted.status() === 303 ? '' : await posted.text()]).toEqual([303, web.url, '']);
+  await page.waitForURL(/\/approvals\?nudged=/);
+  await eventually("the nudge in the run's history", async () => (await nudgesOf(handle)) === 1);
+  await page.close();
+  await handle.terminate('the test is over');
+});
