@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative } from 'node:path';
+import { shellWord } from '../cli/drill-runs';
 import { formatDuration } from '../cli/progress';
 import { printTable } from '../cli/workflow-commands';
 import type { ExportSummary } from '../runtime/export-file';
@@ -53,6 +54,21 @@ export function printSummary(steps: StepReport[], outputDir: string, totalMs: nu
   console.log(`\nFiles written under ${outputDir}:`);
   for (const file of files) console.log(`  ${describeFile(file, outputDir)}`);
   console.log(`\nThe demo took ${formatDuration(totalMs)} in all.`);
+  for (const line of consoleLines(outputDir)) console.log(line);
+}
+
+/**
+ * The demo's last lines: the console over its output folder. The demo's Temporal server stops with it, so its drills,
+ * posture report and exports show from their files; Runs and Approvals show what the Temporal server it reaches holds.
+ */
+export function consoleLines(outputDir: string): string[] {
+  return [
+    '',
+    'To look at these reports over time (drills with their seals, RTO and RPO charts, posture, exports), run:',
+    `  runbooks serve --dir ${shellWord(outputDir)}`,
+    'and open http://127.0.0.1:8090/drills (docs/console.md). Its Runs and Approvals pages read the Temporal server',
+    'that `npm start` runs, or TEMPORAL_ADDRESS.',
+  ];
 }
 
 /** Size of a file the runbook reported, read back to show it is really there. */
