@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   throttle: () => import('./throttle/benchmark.js').then((m) => m.throttleBenchmark),
   scale: () => import('./scale/benchmark.js').then((m) => m.scaleBenchmark),
   history: () => import('./history/benchmark.js').then((m) => m.historyBenchmark),
+  console: () => import('./console/benchmark.js').then((m) => m.consoleBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));

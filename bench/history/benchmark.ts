@@ -18,7 +18,7 @@ const CHAINS = 20;
  * Writes `count` reports over `CHAINS` drills, sealed as runtime/evidence-seal.ts seals them (its code reads every seal
  * of the folder per report, which would make writing 1,000 of them quadratic; the checks below verify each one).
  */
-async function writeReports(dir: string, key: EvidenceKey, count: number, from = 0): Promise<void> {
+export async function writeReports(dir: string, key: EvidenceKey, count: number, from = 0): Promise<void> {
   const heads = new Map<string, Seal>();
   for (let i = from; i < from + count; i++) {
     const chain = `drill-${i % CHAINS}`;
