@@ -49,8 +49,9 @@ beforeAll(async () => {
   });
 }, 120_000);
 afterAll(async () => {
-  await web?.close();
+  // Chromium first: the console's close waits for the connections it keeps alive.
   await chrome?.close();
+  await web?.close();
 });
 
 /** What the runs of the first test left, for the tests after it. */
