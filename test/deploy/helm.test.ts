@@ -69,7 +69,8 @@ function layOutPod(dir: string, manifests: Manifest[]): { env: Record<string, st
   const mounts = new Map<string, boolean>();
   for (const mount of container.volumeMounts ?? []) {
     const volume = pod.spec.volumes?.find((v) => v.name === mount.name);
-    expect([mount.name, volume]).toEqual([mount.name, expect.anything()]);
+    // Every mount names a volume of the pod.
+    expect([mount.name, volume?.name]).toEqual([mount.name, mount.name]);
     mounts.set(mount.mountPath, volume?.secret === undefined && mount.readOnly !== true);
     for (const item of volume?.secret?.items ?? []) {
       const file = join(dir, mount.mountPath, item.path);

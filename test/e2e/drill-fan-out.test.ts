@@ -23,6 +23,8 @@ import {
 /** The history length past which the server suggests continuing as new (Temporal's default is 4 Ki events). */
 const SUGGEST_CONTINUE_AS_NEW = 30;
 const RESOURCES = 100;
+/** Long enough that no restore ends on its own during a test. */
+const RESTORE_HELD_SECONDS = 3_600;
 
 let fx: E2E;
 
@@ -137,14 +139,23 @@ test('a drill of 100 resources runs in batches with bounded histories, continues
 });
 
 test('cancelling a drill cancels its batches: none is left running, and no restore starts after', async () => {
-  // Restores long enough that no batch (each drills all its resources at once) can end before the cancel reaches it.
-  await fx.control.jobsConfig({ restoreSeconds: 20 });
+  // Restores that cannot end before the cancel reaches every batch, however slow the machine: they end only when the
+  // test moves the simulator's clock past them, after the stop.
+  await fx.control.jobsConfig({ restoreSeconds: RESTORE_HELD_SECONDS });
   const ids = await generatedResources(RESOURCES);
-  const handle = await start(drillInput(ids, 50));
+  const input = drillInput(ids, 50);
+  const parsed = DrDrillInput.parse(input);
+  const firstBatchLanes = Math.min(parsed.parallelism, batchSizeFor(parsed));
+  const drilled = new Set(ids);
+  const restores = async () =>
+    (await fx.control.jobs()).restoreJobs.filter((j) => drilled.has(j.resourceDetails?.id ?? ''));
+  const handle = await start(input);
   await phaseReached(handle, 'drilling');
+  // More restores than the first batch has lanes: the second batch has some under way too.
   await eventually('restores under way in several batches', async () => {
     const status = await handle.query(statusQuery);
-    return (status.drill?.batches.running ?? 0) >= 2 && (status.drill?.running ?? 0) > 0 && status;
+    const under = (await restores()).length;
+    return (status.drill?.batches.running ?? 0) >= 2 && under > firstBatchLanes && { status, under };
   });
 
   await handle.cancel();
@@ -163,13 +174,11 @@ test('cancelling a drill cancels its batches: none is left running, and no resto
   });
   expect(batches.length).toBeGreaterThanOrEqual(2);
   expect(batches.map((b) => b.status)).toEqual(batches.map(() => 'CANCELLED'));
-  const drilled = new Set(ids);
-  const restores = async () =>
-    (await fx.control.jobs()).restoreJobs.filter((j) => drilled.has(j.resourceDetails?.id ?? ''));
   const started = await restores();
   expect(started.length).toBeGreaterThan(0);
   expect(started.length).toBeLessThan(RESOURCES);
   // The restores under way finish on their own (the service has no cancel for a job); none started after the stop.
+  await fx.control.advanceClock(RESTORE_HELD_SECONDS);
   const ended = await eventually('every restore job ended', async () => {
     const now = await restores();
     return now.every((j) => !['JOB_PENDING', 'JOB_RUNNING'].includes(j.jobExecutionDetails.status)) && now;
