@@ -351,8 +351,12 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   {
     name: 'demo',
     description: 'Run every kind of runbook end to end against a simulator, and print what each did.',
-    usage: 'demo [--timeout <seconds>] [--dialect neutral|public]',
-    details: ['It starts what it needs that is not running: the Temporal dev server, the simulator and a worker.'],
+    usage: 'demo [--timeout <seconds>] [--dialect neutral|public] [--serve] [--port <port>]',
+    details: [
+      'It starts what it needs that is not running: the Temporal dev server, the simulator and a worker.',
+      'With --serve it keeps them up once the runbooks are done and serves the web console over their runs and',
+      'reports, on 127.0.0.1, until Ctrl-C.',
+    ],
     options: [
       text('timeout', 'seconds', 'the time the runbooks may take once the stack is up (default 270)'),
       {
@@ -360,8 +364,10 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
         value: DIALECTS,
         description: "the simulator's vocabulary (default neutral; public speaks as the real service does)",
       },
+      flag('serve', "then serve the console over the demo's runs until Ctrl-C"),
+      text('port', 'port', "the console's port with --serve (default 8090)"),
     ],
-    examples: ['runbooks demo', 'runbooks demo --dialect public'],
+    examples: ['runbooks demo', 'runbooks demo --dialect public', 'runbooks demo --serve'],
   },
   {
     name: 'doctor',

@@ -64,14 +64,14 @@ export function drillsBody({ history, periodDays, lastN, now = new Date() }: Dri
   const charts = trends.map(
     (
       t,
-    ) => markup`<section class="trend"><h3>${t.resourceName} <span class="muted">${t.resourceType}, ${t.drillCount} drills, last ${t.lastVerdict}</span></h3>
+    ) => markup`<section class="trend"><h3>${t.resourceName} <span class="muted">${t.resourceType}, ${t.drillCount} drill${t.drillCount === 1 ? '' : 's'}, last ${t.lastVerdict}</span></h3>
 ${trusted(renderTrendChart(t, 'rto'))}
 ${trusted(renderTrendChart(t, 'rpo'))}</section>`,
   );
   const skipped = history.drills.skipped.length
     ? markup`<p class="muted">${history.drills.skipped.length} file(s) skipped: ${history.drills.skipped.map((s) => `${s.file} ${s.reason}`).join('; ')}</p>`
     : '';
-  return markup`<p class="muted">${drills.length} drill reports in the output folder, newest first. ${keys}</p>
+  return markup`<p class="muted">${drills.length} drill report${drills.length === 1 ? '' : 's'} in the output folder, newest first. ${keys}</p>
 ${skipped}
 <table>
 <thead><tr><th scope="col">Drill</th><th scope="col">Finished</th><th scope="col">Verdict</th><th scope="col">Passed</th><th scope="col">Worst RPO / target</th><th scope="col">Worst RTO / target</th><th scope="col">Seal</th></tr></thead>
@@ -103,7 +103,7 @@ export function postureBody(history: History): Html {
   const charts = (['unprotected', 'stale'] as const).flatMap((list) =>
     DIMENSIONS.map((d) => trusted(renderPostureChart(reports, list, d))),
   );
-  return markup`<p class="muted">${reports.length} posture reports; the newest, as of ${time(latest?.asOf)}: ${latest?.unprotected.total ?? 0} unprotected, ${latest?.stale.total ?? 0} stale.</p>
+  return markup`<p class="muted">${reports.length} posture report${reports.length === 1 ? '' : 's'}; the newest, as of ${time(latest?.asOf)}: ${latest?.unprotected.total ?? 0} unprotected, ${latest?.stale.total ?? 0} stale.</p>
 ${charts}`;
 }
 

@@ -16,6 +16,7 @@ import { SimulatorControlClient } from '../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import { DIALECTS, type Dialect } from '../api/dialect';
 import { helpFor } from '../cli/help';
+import { DEFAULT_CONSOLE_PORT, startConsole } from '../console/serve-command';
 
 const HELP = helpFor('demo');
 
@@ -29,13 +30,24 @@ const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
 export async function demoCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(
     argv,
-    { timeout: { type: 'string', default: '270' }, dialect: { type: 'string', default: 'neutral' } },
+    {
+      timeout: { type: 'string', default: '270' },
+      dialect: { type: 'string', default: 'neutral' },
+      serve: { type: 'boolean', default: false },
+      port: { type: 'string' },
+    },
     HELP,
   );
   positionals(rest, [], HELP);
   // A day at most: longer waits would overflow timers, and a demo never needs them.
   const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, HELP);
   const dialect = dialectOption(values.dialect);
+  const serve = values.serve;
+  if (values.port !== undefined && !serve) {
+    throw new UsageError(`--port is the console's port: it goes with --serve\n${HELP.usage}`);
+  }
+  const consolePort =
+    values.port === undefined ? DEFAULT_CONSOLE_PORT : wholeNumber(values.port, '--port', 0, 65535, HELP);
   const began = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
   const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();
@@ -71,7 +83,8 @@ export async function demoCommand(argv: string[]): Promise<void> {
     outputDir: join(dir, 'output'),
     logLevel,
   };
-  const stack = await startStack(config, { log, persistTemporal: false, ui: false, shutdownGraceTimeMs: 3_000 }).catch(
+  // The dev server's Web UI only when the console stays up to link each run to it.
+  const stack = await startStack(config, { log, persistTemporal: false, ui: serve, shutdownGraceTimeMs: 3_000 }).catch(
     async (err: unknown) => {
       await simulator.close();
       throw err;
@@ -98,7 +111,13 @@ export async function demoCommand(argv: string[]): Promise<void> {
     const workerStopped = stack.run.then(() => {
       throw new RunFailedError('the worker stopped before the demo finished');
     });
-    await Promise.race([runScenarios(stack, simulator, deadline, config.outputDir, began), workerStopped]);
+    await Promise.race([runScenarios(stack, simulator, deadline, config.outputDir, began, serve), workerStopped]);
+    if (serve) {
+      // Ctrl-C now ends the demo as asked, not as an interruption.
+      process.removeListener('SIGINT', stopOnSignal);
+      process.removeListener('SIGTERM', stopOnSignal);
+      await serveConsole(stack, config.outputDir, consolePort);
+    }
   } finally {
     process.removeListener('SIGINT', stopOnSignal);
     process.removeListener('SIGTERM', stopOnSignal);
@@ -107,6 +126,27 @@ export async function demoCommand(argv: string[]): Promise<void> {
     await simulator.close();
     console.log('  worker, simulator and Temporal dev server stopped');
   }
+}
+
+/** The console over the demo's Temporal server and output folder, until Ctrl-C or SIGTERM. */
+async function serveConsole(stack: Stack, outputDir: string, port: number): Promise<void> {
+  const running = await startConsole({
+    client: stack.temporalClient,
+    outputDir,
+    namespace: stack.namespace,
+    port,
+    temporalUiUrl: stack.uiUrl,
+  }).catch((err: unknown) => {
+    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    throw inUse ? new CliError(`port ${port} is taken: give the console another with --port`) : err;
+  });
+  console.log(`\n== The console over this demo's runs and reports: ${running.url}/runs`);
+  console.log('  Runs, Approvals, Drills, Posture and Exports; Ctrl-C stops the console and the demo.');
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await running.close();
 }
 
 function dialectOption(value: string): Dialect {
@@ -121,6 +161,7 @@ async function runScenarios(
   deadline: Deadline,
   outputDir: string,
   began: number,
+  serving: boolean,
 ): Promise<void> {
   const sim = new SimulatorControlClient(simulator.baseUrl, (message) => new CliError(message));
   await sim.jobsConfig(JOB_SECONDS);
@@ -147,7 +188,7 @@ async function runScenarios(
   await run('3. Query export from a database snapshot', () => queryScenario(client, taskQueue, targets, deadline));
   await run('4. Cost export for the previous day', () => costScenario(client, taskQueue, deadline));
   await run('5. Backup posture of the inventory', () => postureScenario(client, taskQueue, deadline));
-  printSummary(steps, outputDir, Date.now() - began);
+  printSummary(steps, outputDir, Date.now() - began, serving);
   // As `runbooks start --wait`: a drill that completed without passing is a failed run (exit 4), after the summary.
   const failures = steps.flatMap((s) => s.failure ?? []);
   if (failures.length > 0) throw new RunFailedError(failures.join('\n'));

@@ -44,7 +44,7 @@ export function describeFile(file: WrittenFile, root: string): string {
   return parts.join(', ');
 }
 
-export function printSummary(steps: StepReport[], outputDir: string, totalMs: number): void {
+export function printSummary(steps: StepReport[], outputDir: string, totalMs: number, serving = false): void {
   console.log('\n== Summary');
   printTable([
     ['RUNBOOK', 'WORKFLOW ID', 'TOOK', 'OUTCOME'],
@@ -54,20 +54,21 @@ export function printSummary(steps: StepReport[], outputDir: string, totalMs: nu
   console.log(`\nFiles written under ${outputDir}:`);
   for (const file of files) console.log(`  ${describeFile(file, outputDir)}`);
   console.log(`\nThe demo took ${formatDuration(totalMs)} in all.`);
-  for (const line of consoleLines(outputDir)) console.log(line);
+  if (!serving) for (const line of consoleLines(outputDir)) console.log(line);
 }
 
 /**
- * The demo's last lines: the console over its output folder. The demo's Temporal server stops with it, so its drills,
- * posture report and exports show from their files; Runs and Approvals show what the Temporal server it reaches holds.
+ * The demo's last lines: the console. `--serve` keeps the demo's Temporal server up under it, runs and all; after the
+ * demo, `runbooks serve` still shows its drills, posture report and exports from their files.
  */
 export function consoleLines(outputDir: string): string[] {
   return [
     '',
-    'To look at these reports over time (drills with their seals, RTO and RPO charts, posture, exports), run:',
+    "To see this demo's runs, approvals, drills, posture and exports in the web console, run it with --serve:",
+    '  npm run demo -- --serve        (then open http://127.0.0.1:8090/runs; Ctrl-C stops it)',
+    'After the demo, the console still reads its reports (Runs and Approvals then show the Temporal server you reach):',
     `  runbooks serve --dir ${shellWord(outputDir)}`,
-    'and open http://127.0.0.1:8090/drills (docs/console.md). Its Runs and Approvals pages read the Temporal server',
-    'that `npm start` runs, or TEMPORAL_ADDRESS.',
+    'See docs/console.md.',
   ];
 }
 

@@ -1,6 +1,12 @@
-// The demo's last lines point at the console over the demo's own output folder, in a command the shell reads back.
+// The demo's last lines point at the console: `--serve` for its runs too, and `runbooks serve --dir` over its own
+// output folder, in a command the shell reads back.
 import { execFileSync } from 'node:child_process';
 import { consoleLines } from '../../demo/report';
+
+test('the demo ends with `npm run demo -- --serve`', () => {
+  const line = consoleLines('/tmp/out').find((l) => l.includes('npm run demo'));
+  expect(line?.trim()).toMatch(/^npm run demo -- --serve\s/);
+});
 
 test('the demo ends with `runbooks serve --dir` and its output folder, quoted for the shell when it must be', () => {
   for (const dir of ['/tmp/runbooks-demo-abc/output', "/tmp/it's a demo/output"]) {

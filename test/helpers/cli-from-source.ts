@@ -1,5 +1,11 @@
 // Runs the `runbooks` CLI from its sources in a child process (compiled on require by swc, as jest does): no build.
-import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import {
+  execFile,
+  spawn,
+  spawnSync,
+  type ChildProcessWithoutNullStreams,
+  type SpawnSyncReturns,
+} from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -50,6 +56,14 @@ export function runCliFromSourceAsync(
       },
     );
   });
+}
+
+/** `runbooks <args>` as a child that runs until it stops on its own or is signalled: for long-running commands. */
+export function spawnCliFromSource(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['-e', CHILD], { cwd: ROOT, env: { ...env, CLI_ARGS: JSON.stringify(args) } });
 }
 
 /**
