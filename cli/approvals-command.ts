@@ -1,10 +1,10 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { ApprovalStatusKey, type RunbookStatus } from '../contracts';
 import { parseCommandLine, positionals, wholeNumber } from './args';
 import { withTemporal } from './connection';
 import { OUTPUT_OPTION, outputFormat, printJson } from './output';
 import type { ApprovalsOutput, WaitingApproval } from './output-shapes';
-import { queryStatus } from './watch';
+import { statusesOf } from './watch';
 import { printTable } from './workflow-commands';
 import { helpFor } from './help';
 
@@ -15,18 +15,19 @@ export const WAITING_QUERY = `${ApprovalStatusKey.name} = 'PENDING_APPROVAL' AND
 
 /** The waiting runs, oldest first, each with the details its status query gives. */
 export async function waitingApprovals(client: Client, limit: number, now = new Date()): Promise<WaitingApproval[]> {
-  const out: WaitingApproval[] = [];
+  const runs: WorkflowExecutionInfo[] = [];
   for await (const run of client.workflow.list({ query: WAITING_QUERY })) {
-    const status = await queryStatus(client.workflow.getHandle(run.workflowId, run.runId)).catch(() => undefined);
-    out.push({
-      workflowId: run.workflowId,
-      runId: run.runId,
-      runbook: run.type,
-      startedAt: run.startTime.toISOString(),
-      ...details(status, now),
-    });
-    if (out.length >= limit) break;
+    runs.push(run);
+    if (runs.length >= limit) break;
   }
+  const statuses = await statusesOf(client, runs);
+  const out: WaitingApproval[] = runs.map((run, i) => ({
+    workflowId: run.workflowId,
+    runId: run.runId,
+    runbook: run.type,
+    startedAt: run.startTime.toISOString(),
+    ...details(statuses[i], now),
+  }));
   return out.sort((a, b) => (a.requestedAt ?? a.startedAt).localeCompare(b.requestedAt ?? b.startedAt));
 }
 

@@ -1,6 +1,7 @@
 import {
   WorkflowFailedError,
   WorkflowNotFoundError,
+  type Client,
   type WorkflowExecutionStatusName,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -16,6 +17,36 @@ export async function queryStatus(handle: WorkflowHandle): Promise<RunbookStatus
     if (err instanceof WorkflowNotFoundError) throw notFound(handle.workflowId);
     return undefined;
   }
+}
+
+/** Runs are asked for their status this many at a time. */
+const STATUS_CONCURRENCY = 8;
+/** A run whose worker does not answer this soon is shown without its status: a listing does not wait for it. */
+const STATUS_TIMEOUT_MS = 5_000;
+
+/** Each run's status, a few at a time; undefined for a run that did not answer in time or at all. */
+export async function statusesOf(
+  client: Client,
+  runs: readonly { workflowId: string; runId?: string }[],
+): Promise<(RunbookStatus | undefined)[]> {
+  const statuses = new Array<RunbookStatus | undefined>(runs.length);
+  for (let i = 0; i < runs.length; i += STATUS_CONCURRENCY) {
+    await Promise.all(
+      runs.slice(i, i + STATUS_CONCURRENCY).map(async (run, j) => {
+        const status = queryStatus(client.workflow.getHandle(run.workflowId, run.runId));
+        statuses[i + j] = await within(status, STATUS_TIMEOUT_MS).catch(() => undefined);
+      }),
+    );
+  }
+  return statuses;
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export function notFound(workflowId: string): NotFoundError {

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '
 import { ApprovalStatusKey, nudgeSignal, RunbookKindKey, RunbookResourceKey, type RunbookStatus } from '../contracts';
 import { waitingApprovals } from '../cli/approvals-command';
 import type { WaitingApproval } from '../cli/output-shapes';
-import { queryStatus } from '../cli/watch';
+import { statusesOf } from '../cli/watch';
 import { RUNBOOK_NAMES } from '../runbooks/registry';
 
 /** A run as the Runs page shows it: what visibility and the search attributes say, and the status of an open one. */
@@ -37,19 +37,6 @@ export interface ConsoleData {
   nudge(workflowId: string): Promise<void>;
 }
 
-/** Open runs are asked for their status this many at a time. */
-const QUERY_CONCURRENCY = 8;
-/** A run whose worker does not answer this soon is shown without its status: the page does not wait for it. */
-const QUERY_TIMEOUT_MS = 5_000;
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 export function temporalData(client: Client): ConsoleData {
   return {
     async runs(limit) {
@@ -62,14 +49,10 @@ export function temporalData(client: Client): ConsoleData {
       }
       const runs = infos.map(consoleRun);
       const open = runs.filter((r) => r.state === 'RUNNING');
-      for (let i = 0; i < open.length; i += QUERY_CONCURRENCY) {
-        await Promise.all(
-          open.slice(i, i + QUERY_CONCURRENCY).map(async (run) => {
-            const query = queryStatus(client.workflow.getHandle(run.workflowId, run.runId));
-            run.status = await within(query, QUERY_TIMEOUT_MS).catch(() => undefined);
-          }),
-        );
-      }
+      const statuses = await statusesOf(client, open);
+      open.forEach((run, i) => {
+        run.status = statuses[i];
+      });
       return runs;
     },
     approvals: (limit) => waitingApprovals(client, limit),

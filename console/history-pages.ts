@@ -60,6 +60,7 @@ export function drillsBody({ history, periodDays, lastN, now = new Date() }: Dri
 </tr>`,
   );
   const cov = coverageOf(history, { now, periodDays, lastN });
+  const known = cov.neverDrilled.length + cov.notWithinPeriod.length + cov.drilledWithinPeriod;
   const trends = trendsOf(history, lastN);
   const charts = trends.map(
     (
@@ -79,19 +80,20 @@ ${skipped}
 ${rows}
 </tbody>
 </table>
+<h2>RTO and RPO over the last ${lastN} drills, per resource</h2>
+${charts}
 <h2>Not drilled within ${periodDays} days</h2>
 <form method="get" action="/drills"><label>Period in days <input name="period" type="number" min="1" max="3650" value="${periodDays}"></label> <button type="submit">Show</button></form>
 ${
   cov.notWithinPeriod.length === 0 && cov.neverDrilled.length === 0
     ? markup`<p>Every known resource was drilled since ${time(cov.since)}.</p>`
-    : markup`<table><thead><tr><th scope="col">Resource</th><th scope="col">Type</th><th scope="col">Last drilled</th></tr></thead><tbody>
+    : markup`<p>${cov.neverDrilled.length + cov.notWithinPeriod.length} of ${known} known resources: ${cov.neverDrilled.length} never drilled, ${cov.notWithinPeriod.length} last drilled before ${time(cov.since)}.</p>
+<table><thead><tr><th scope="col">Resource</th><th scope="col">Type</th><th scope="col">Last drilled</th></tr></thead><tbody>
 ${cov.neverDrilled.map((r) => markup`<tr><td>${r.resourceName ?? r.resourceId}</td><td>${r.resourceType ?? ''}</td><td>never</td></tr>`)}
 ${cov.notWithinPeriod.map((t) => markup`<tr><td>${t.resourceName}</td><td>${t.resourceType}</td><td>${time(t.lastDrilledAt)}</td></tr>`)}
 </tbody></table>`
 }
-<p class="muted">Known resources: those the drills name${cov.knownFrom === 'posture-lists' ? ' and those the newest posture report lists' : ' and the inventory'}.</p>
-<h2>RTO and RPO over the last ${lastN} drills, per resource</h2>
-${charts}`;
+<p class="muted">Known resources: those the drills name${cov.knownFrom === 'posture-lists' ? ' and those the newest posture report lists' : ' and the inventory'}.</p>`;
 }
 
 const DIMENSIONS: PostureDimension[] = ['total', 'provider', 'type', 'environment'];

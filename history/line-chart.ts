@@ -38,6 +38,11 @@ const LEFT = 90;
 const RIGHT = 20;
 const TOP = 30;
 const BOTTOM = 44;
+/** The legend's items go in rows of slots this wide, so that none runs past the picture's edge. */
+const LEGEND_SLOT = 200;
+const LEGEND_PER_ROW = Math.floor((WIDTH - LEFT - RIGHT) / LEGEND_SLOT);
+const LEGEND_ROW = 16;
+const LEGEND_LABEL_MAX = 30;
 const fixed = (n: number) => n.toFixed(1);
 
 /** The chart as one <svg> element. */
@@ -55,11 +60,11 @@ export function renderLineChart(chart: LineChart): string {
     const v = max * f;
     return `<g class="tick"><line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${fixed(y(v))}" y2="${fixed(y(v))}" stroke="#e0e0e0"/><text x="${LEFT - 6}" y="${fixed(y(v) + 4)}" text-anchor="end" font-size="11">${esc(chart.format(v))}</text></g>`;
   });
-  // At most about ten x labels, so that they stay legible.
+  // At most about ten x labels, so that they stay legible; the last ends at the axis' end, inside the picture.
   const every = Math.max(1, Math.ceil(n / 10));
   const xLabels = chart.xLabels.map((label, i) =>
     i % every === 0 || i === n - 1
-      ? `<text class="x-label" x="${fixed(x(i))}" y="${height - BOTTOM + 16}" text-anchor="middle" font-size="11">${esc(label)}</text>`
+      ? `<text class="x-label" x="${fixed(x(i))}" y="${height - BOTTOM + 16}" text-anchor="${i === n - 1 && n > 1 ? 'end' : 'middle'}" font-size="11">${esc(label)}</text>`
       : '',
   );
   const series = chart.series.map((s) => {
@@ -90,12 +95,16 @@ export function renderLineChart(chart: LineChart): string {
     const missing = s.points.filter((p) => p.value === undefined).length;
     return `<g class="series${s.dashed ? ' target' : ''}" data-series="${esc(s.key)}" data-missing="${missing}">${line}${points}</g>`;
   });
-  const legend = chart.series.map(
-    (s, i) =>
-      `<g class="legend-item" transform="translate(${LEFT + i * 150},${height - 12})"><line x1="0" x2="18" y1="-4" y2="-4" stroke="${esc(s.color)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="24" y="0" font-size="11">${esc(s.label)}</text></g>`,
-  );
+  const legend = chart.series.map((s, i) => {
+    const left = LEFT + (i % LEGEND_PER_ROW) * LEGEND_SLOT;
+    const top = height - 12 + Math.floor(i / LEGEND_PER_ROW) * LEGEND_ROW;
+    const label = s.label.length > LEGEND_LABEL_MAX ? `${s.label.slice(0, LEGEND_LABEL_MAX - 1)}…` : s.label;
+    return `<g class="legend-item" transform="translate(${left},${top})"><title>${esc(s.label)}</title><line x1="0" x2="18" y1="-4" y2="-4" stroke="${esc(s.color)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="24" y="0" font-size="11">${esc(label)}</text></g>`;
+  });
+  // Rows of legend past the first add to the picture's height, below the plot.
+  const full = height + Math.max(0, Math.ceil(chart.series.length / LEGEND_PER_ROW) - 1) * LEGEND_ROW;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="chart line-chart" data-chart="${esc(chart.id)}" role="img" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart line-chart" data-chart="${esc(chart.id)}" role="img" viewBox="0 0 ${WIDTH} ${full}" width="${WIDTH}" height="${full}">`,
     `<title>${esc(chart.title)}</title>`,
     `<text x="${LEFT}" y="18" font-weight="bold" font-size="13">${esc(chart.title)}</text>`,
     ...ticks,

@@ -106,13 +106,19 @@ test('Drills: per resource RTO and RPO charts with one point per drill, and who 
   expect(points(charts[0]?.[0] ?? '')).toEqual([100, 110, 120]);
   expect(points(charts[1]?.[0] ?? '')).toEqual([600, 1200, 1800]);
 
-  const section = (p: string) => p.slice(p.indexOf('<h2>Not drilled'), p.indexOf('<h2>RTO and RPO'));
+  // After the charts: the known resources are the drills' two and the newest posture report's never-1.
+  const section = (p: string) => p.slice(p.indexOf('<h2>Not drilled'));
+  expect(page.indexOf('<h2>RTO and RPO')).toBeLessThan(page.indexOf('<h2>Not drilled'));
   const within90 = section(page);
+  expect(within90).toMatch(
+    /<p>2 of 3 known resources: 1 never drilled, 1 last drilled before <time [^>]+>[^<]+<\/time>\.<\/p>/,
+  );
   expect(within90).toContain('archive-bucket');
   expect(within90).toContain('never-1-name');
   expect(within90).not.toContain('orders-db');
   const within365 = section(await get('/drills?period=365'));
   expect(within365).toContain('Not drilled within 365 days');
+  expect(within365).toContain('<p>1 of 3 known resources: 1 never drilled, 0 last drilled before');
   expect(within365).not.toContain('archive-bucket');
   expect(within365).toContain('never-1-name');
 });

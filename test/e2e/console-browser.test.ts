@@ -9,16 +9,16 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Page } from 'playwright-core';
 import type { InventoryResource } from '../../api';
 import { startConsole, type RunningConsole } from '../../console/serve-command';
-import { approvalGatedRestore, costExport, drDrill, postureReport, queryExport } from '../../runbooks/workflows';
+import { approvalGatedRestore, costExport, postureReport, queryExport } from '../../runbooks/workflows';
 import { launchChromium, type Chromium } from './chromium';
 import {
   bucketDestination,
-  drillVaultAndAccount,
+  drillOfOne,
   eventually,
-  keepNudging,
   queryExportInput,
   queryTarget,
   restoreSuite,
+  seededVmWithSnapshot,
   waitingRequestId,
   type E2E,
   type RestoreTarget,
@@ -26,6 +26,7 @@ import {
 
 const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports'] as const;
 const DRILLS = 2;
+const SCREENSHOT_MAX_HEIGHT = 2_400;
 const AXE = require.resolve('axe-core/axe.min.js');
 
 let fx: E2E;
@@ -76,33 +77,10 @@ async function nudgesOf(handle: WorkflowHandle): Promise<number> {
 }
 
 test('real runs: two drills of one resource, a posture report, a query and a cost export, a waiting restore', async () => {
-  const { vault, account } = drillVaultAndAccount(fx);
-  const state = fx.sim.ctx.state;
-  const resource = Object.values(state.resources)
-    .map((r) => r.resource)
-    .sort((a, b) => a.id.localeCompare(b.id))
-    .find((r) => r.resourceType === 'PA_VM' && Object.values(state.snapshots).some((s) => s.resourceId === r.id));
-  if (!resource) throw new Error('the seeded simulator has no VM with a snapshot');
+  const resource = seededVmWithSnapshot(fx);
   runs.resource = resource;
   for (let i = 0; i < DRILLS; i++) {
-    const name = `browser-${randomUUID().slice(0, 8)}`;
-    const handle = await fx.env.client.workflow.start(drDrill, {
-      taskQueue: fx.worker.taskQueue,
-      workflowId: `drill-${name}`,
-      args: [
-        {
-          name,
-          resources: { ids: [resource.id] },
-          vaultId: vault.id,
-          restoreAccountId: account.id,
-          destination: bucketDestination('dr-drill-restores', 'browser/'),
-          targets: { rpoSeconds: 400 * 86400, rtoSeconds: 600 },
-          retentionDays: 3,
-        },
-      ],
-    });
-    const stop = keepNudging(handle);
-    await handle.result().finally(stop);
+    const { handle } = await drillOfOne(fx, resource.id, 'browser');
     runs.drillIds.push(handle.workflowId);
   }
 
@@ -187,7 +165,13 @@ test('every page renders the runs, with one chart point per drill and per postur
   const pages = [runsPage, approvals, drills, posture, exports];
   if (shots) {
     for (const [i, name] of PAGES.entries()) {
-      await pages[i]?.screenshot({ path: join(shots, `console-${name}.png`), fullPage: true });
+      const page = pages[i];
+      if (!page) continue;
+      // The whole page, up to a height that keeps the docs' images small (the Drills page lists every resource).
+      const height = Number(await page.evaluate<unknown>('document.documentElement.scrollHeight'));
+      const width = page.viewportSize()?.width ?? 1280;
+      const clip = { x: 0, y: 0, width, height: Math.min(height, SCREENSHOT_MAX_HEIGHT) };
+      await page.screenshot({ path: join(shots, `console-${name}.png`), fullPage: true, clip });
     }
   }
   await Promise.all(pages.map((p) => p.close()));

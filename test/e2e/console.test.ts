@@ -6,14 +6,14 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../../contracts';
 import { startConsole, type RunningConsole } from '../../console/serve-command';
-import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
+import { approvalGatedRestore } from '../../runbooks/workflows';
 import {
   APPROVAL,
   bucketDestination,
-  drillVaultAndAccount,
+  drillOfOne,
   eventually,
-  keepNudging,
   restoreSuite,
+  seededVmWithSnapshot,
   waitingRequestId,
   type E2E,
   type RestoreTarget,
@@ -119,31 +119,7 @@ test('a waiting restore is listed, escaped; a forged nudge is refused; the page 
 });
 
 test('a real drill shows on the Drills page with its verdict, its seal verified and one point per chart', async () => {
-  const { vault, account } = drillVaultAndAccount(fx);
-  const state = fx.sim.ctx.state;
-  const resource = Object.values(state.resources)
-    .map((r) => r.resource)
-    .sort((a, b) => a.id.localeCompare(b.id))
-    .find((r) => r.resourceType === 'PA_VM' && Object.values(state.snapshots).some((s) => s.resourceId === r.id));
-  if (!resource) throw new Error('the seeded simulator has no VM with a snapshot');
-  const name = `console-${randomUUID().slice(0, 8)}`;
-  const handle = await fx.env.client.workflow.start(drDrill, {
-    taskQueue: fx.worker.taskQueue,
-    workflowId: `drill-${name}`,
-    args: [
-      {
-        name,
-        resources: { ids: [resource.id] },
-        vaultId: vault.id,
-        restoreAccountId: account.id,
-        destination: bucketDestination('dr-drill-restores', 'console/'),
-        targets: { rpoSeconds: 400 * 86400, rtoSeconds: 600 },
-        retentionDays: 3,
-      },
-    ],
-  });
-  const stop = keepNudging(handle);
-  const result = await handle.result().finally(stop);
+  const { name, handle, result } = await drillOfOne(fx, seededVmWithSnapshot(fx).id, 'console');
 
   const page = await (await get('/drills')).text();
   const row = [...page.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]

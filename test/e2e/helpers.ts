@@ -1,5 +1,6 @@
 // End-to-end fixture: a real Temporal dev server, the in-process simulator, a proxy between the runbook worker and
 // the simulator (to lose responses and to act at exact moments), and every log line the suite produces.
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ import { FailureType, nudgeSignal, SEARCH_ATTRIBUTE_KEYS, statusQuery, type Runb
 import { bundleWorkflows, startTestEnv, startTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal';
 import { recordHistories } from './record-histories';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
+import { drDrill } from '../../runbooks/workflows';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Captured output: everything the worker logs (through the Runtime logger) and everything the tests print.
@@ -142,7 +144,6 @@ export interface E2E {
   retiredSecrets: string[];
 }
 
-/** What the tests' reviewer writes, like a real one would. */
 /** Whether the simulator holds a snapshot of the resource: with none, a drill's RPO is missed whatever its target. */
 export function backedUp(fx: E2E, resourceId: string): boolean {
   return Object.values(fx.sim.ctx.state.snapshots).some((s) => s.resourceId === resourceId);
@@ -157,6 +158,42 @@ export function drillVaultAndAccount(fx: Pick<E2E, 'sim'>) {
   return { vault, account };
 }
 
+/** The first seeded VM, by ID, with a snapshot: a drill of it passes with a loose RPO target. */
+export function seededVmWithSnapshot(fx: Pick<E2E, 'sim'>) {
+  const state = fx.sim.ctx.state;
+  const resource = Object.values(state.resources)
+    .map((r) => r.resource)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .find((r) => r.resourceType === 'PA_VM' && Object.values(state.snapshots).some((s) => s.resourceId === r.id));
+  if (!resource) throw new Error('the seeded simulator has no VM with a snapshot');
+  return resource;
+}
+
+/** A drill of one resource, restored under `folder/` and nudged until it ends: its name, handle and result. */
+export async function drillOfOne(fx: E2E, resourceId: string, folder: string) {
+  const { vault, account } = drillVaultAndAccount(fx);
+  const name = `${folder}-${randomUUID().slice(0, 8)}`;
+  const handle = await fx.env.client.workflow.start(drDrill, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `drill-${name}`,
+    args: [
+      {
+        name,
+        resources: { ids: [resourceId] },
+        vaultId: vault.id,
+        restoreAccountId: account.id,
+        destination: bucketDestination('dr-drill-restores', `${folder}/`),
+        targets: { rpoSeconds: 400 * 86400, rtoSeconds: 600 },
+        retentionDays: 3,
+      },
+    ],
+  });
+  const stop = keepNudging(handle);
+  const result = await handle.result().finally(stop);
+  return { name, handle, result };
+}
+
+/** What the tests' reviewer writes, like a real one would. */
 export const APPROVAL = { comment: 'looks right' };
 export const DENIAL = { comment: 'not today' };
 
