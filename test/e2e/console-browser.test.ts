@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Page } from 'playwright-core';
 import type { InventoryResource } from '../../api';
-import { startConsole, type RunningConsole } from '../../console/serve-command';
+import type { RunningConsole } from '../../console/serve-command';
 import { approvalGatedRestore, costExport, postureReport, queryExport } from '../../runbooks/workflows';
 import { launchChromium, type Chromium } from './chromium';
 import {
   bucketDestination,
+  consoleOf,
   drillOfOne,
   eventually,
+  nudgesOf,
   queryExportInput,
   queryTarget,
   restoreSuite,
@@ -41,13 +43,7 @@ restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
 
 beforeAll(async () => {
   chrome = await launchChromium({ bypassCSP: true });
-  web = await startConsole({
-    client: fx.env.client,
-    outputDir: fx.outputDir,
-    namespace: fx.env.namespace ?? 'default',
-    port: 0,
-    temporalUiUrl: 'http://127.0.0.1:8233',
-  });
+  web = await consoleOf(fx);
 }, 120_000);
 afterAll(async () => {
   // Chromium first: the console's close waits for the connections it keeps alive.
@@ -68,12 +64,6 @@ async function open(path: string): Promise<Page> {
   const response = await page.goto(`${web.url}${path}`);
   expect(response?.status()).toBe(200);
   return page;
-}
-
-/** The nudge signals the run received, from its history. */
-async function nudgesOf(handle: WorkflowHandle): Promise<number> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'nudge').length;
 }
 
 test('real runs: two drills of one resource, a posture report, a query and a cost export, a waiting restore', async () => {

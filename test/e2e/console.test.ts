@@ -3,15 +3,16 @@
 // refused and sends no signal; the page's own form, posted with its CSRF token, nudges the run, which then sees the
 // first approval at once and shows 1/2 in its status. A real drill's sealed report shows on the Drills page, verified.
 import { randomUUID } from 'node:crypto';
-import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../../contracts';
-import { startConsole, type RunningConsole } from '../../console/serve-command';
+import type { RunningConsole } from '../../console/serve-command';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import {
   APPROVAL,
   bucketDestination,
+  consoleOf,
   drillOfOne,
   eventually,
+  nudgesOf,
   restoreSuite,
   seededVmWithSnapshot,
   waitingRequestId,
@@ -29,13 +30,7 @@ restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
 });
 
 beforeAll(async () => {
-  web = await startConsole({
-    client: fx.env.client,
-    outputDir: fx.outputDir,
-    namespace: fx.env.namespace ?? 'default',
-    port: 0,
-    temporalUiUrl: 'http://127.0.0.1:8233',
-  });
+  web = await consoleOf(fx);
 });
 afterAll(() => web?.close());
 
@@ -48,12 +43,6 @@ function postNudge(fields: Record<string, string>, headers: Record<string, strin
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(fields).toString(),
   });
-}
-
-/** The nudge signals the run received, from its history. */
-async function nudgesOf(handle: WorkflowHandle): Promise<number> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  return events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'nudge').length;
 }
 
 test('a waiting restore is listed, escaped; a forged nudge is refused; the page nudges it with its CSRF token', async () => {

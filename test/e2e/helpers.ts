@@ -39,6 +39,7 @@ import { bundleWorkflows, startTestEnv, startTimeSkippingEnv, uniqueTaskQueue } 
 import { recordHistories } from './record-histories';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import { drDrill } from '../../runbooks/workflows';
+import { startConsole, type RunningConsole } from '../../console/serve-command';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Captured output: everything the worker logs (through the Runtime logger) and everything the tests print.
@@ -191,6 +192,23 @@ export async function drillOfOne(fx: E2E, resourceId: string, folder: string) {
   const stop = keepNudging(handle);
   const result = await handle.result().finally(stop);
   return { name, handle, result };
+}
+
+/** The nudge signals a run received, from its history. */
+export async function nudgesOf(handle: WorkflowHandle): Promise<number> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'nudge').length;
+}
+
+/** `runbooks serve` over the suite's Temporal and output folder, on a free port. */
+export function consoleOf(fx: E2E): Promise<RunningConsole> {
+  return startConsole({
+    client: fx.env.client,
+    outputDir: fx.outputDir,
+    namespace: fx.env.namespace ?? 'default',
+    port: 0,
+    temporalUiUrl: 'http://127.0.0.1:8233',
+  });
 }
 
 /** What the tests' reviewer writes, like a real one would. */
