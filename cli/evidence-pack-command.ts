@@ -67,7 +67,7 @@ export async function evidencePackCommand(
   await writeFile(partial, tarGz, { mode: 0o644 });
   await rename(partial, out);
 
-  console.log(`wrote ${out}: ${manifest.drills.length} drill reports from ${period.from} to ${period.to}`);
+  console.log(`wrote ${out}: ${reportCount(manifest.drills.length)} from ${period.from} to ${period.to}`);
   console.log(
     `seals checked against ${manifest.keySource === 'given' ? 'the keys given' : 'the keys beside the reports'}: ${manifest.keyIds.join(', ') || 'none'}`,
   );
@@ -115,7 +115,11 @@ export async function checkPack(path: string, entries: readonly TarEntry[], keys
   if (first) throw new PackCheckFailedError(first);
   const m = result.manifest;
   console.log(
-    `pack ${path}: ok, ${m?.files.length ?? 0} files match manifest.json, ${m?.drills.length ?? 0} drill reports from ${m?.period.from ?? '?'} to ${m?.period.to ?? '?'}`,
+    `pack ${path}: ok, ${m?.files.length ?? 0} files match manifest.json, ${reportCount(m?.drills.length ?? 0)} from ${m?.period.from ?? '?'} to ${m?.period.to ?? '?'}`,
   );
   for (const chain of result.chains) console.log(`chain ${chain.chain}: ok, ${chain.reports.join(', ')}`);
+}
+
+function reportCount(n: number): string {
+  return `${n} drill report${n === 1 ? '' : 's'}`;
 }
