@@ -164,7 +164,7 @@ export class DrillReader {
 
 async function readSeal(path: string): Promise<Seal | undefined> {
   try {
-    const parsed = Seal.safeParse(JSON.parse(await readFile(path, 'utf8')));
+    const parsed = Seal.safeParse(JSON.parse(await readFile(path, 'utf8')) as unknown);
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
