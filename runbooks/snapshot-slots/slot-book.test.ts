@@ -184,5 +184,41 @@ describe('against a fixed cap', () => {
       book.report({ leaseId: 'b', grant: 1, handedFrom: 'a', result: 'ok', jobId: 'job-b' }, T0 + 2);
       expect(book.status('p', T0 + 2)).toMatchObject({ held: 1, starts: 1 });
     });
+
+    describe('and a 429 on the handed start: the run starts again at once in the grant it was told', () => {
+      function throttledHanded(): SlotBook {
+        const book = bookOf(2);
+        book.enqueue('a', run(1), T0);
+        book.enqueue('b', run(1), T0);
+        book.grant(T0);
+        book.handOver('a', 'b', T0 + 1);
+        book.report({ leaseId: 'b', grant: 1, handedFrom: 'a', result: 'throttled', retryAfterSeconds: 1 }, T0 + 2);
+        return book;
+      }
+
+      test('another 429 counts', () => {
+        const book = throttledHanded();
+        book.report({ leaseId: 'b', grant: 2, result: 'throttled', retryAfterSeconds: 1 }, T0 + 3);
+        expect(book.status('p', T0 + 3)).toMatchObject({ held: 0, waiting: 1, throttled: 2 });
+        // Reported again by a retried activity, it counts once.
+        book.report({ leaseId: 'b', grant: 2, result: 'throttled', retryAfterSeconds: 1 }, T0 + 4);
+        expect(book.status('p', T0 + 4)).toMatchObject({ throttled: 2 });
+      });
+
+      test('a start counts and holds a slot, which its release gives back', () => {
+        const book = throttledHanded();
+        book.report({ leaseId: 'b', grant: 2, result: 'ok', jobId: 'job-b' }, T0 + 3);
+        expect(book.status('p', T0 + 3)).toMatchObject({ held: 1, waiting: 0, starts: 1, throttled: 1 });
+        book.release('b');
+        expect(book.held).toBe(0);
+      });
+
+      test('granted again before that start is reported, the lease holds one slot and the start counts', () => {
+        const book = throttledHanded();
+        expect(book.grant(T0 + 5_000)).toMatchObject([{ leaseId: 'b', grant: 3 }]);
+        book.report({ leaseId: 'b', grant: 2, result: 'ok', jobId: 'job-b' }, T0 + 5_001);
+        expect(book.status('p', T0 + 5_001)).toMatchObject({ held: 1, starts: 1 });
+      });
+    });
   });
 });

@@ -14,12 +14,19 @@ export interface Lease {
   grantedAtDecrease: number;
   /** The backup job started in the slot, once reported. */
   jobId?: string;
+  /** See `Waiter.spareGrant`. */
+  spareGrant?: number;
 }
 
 export interface Waiter {
   leaseId: string;
   holder: SlotHolder;
   since: number;
+  /**
+   * A grant of the lease's own that a start in a handed slot made unused (the run was told both): refused with 429,
+   * the run may start again in it at once, and that start is booked, not dropped.
+   */
+  spareGrant?: number;
 }
 
 /** Everything continue-as-new carries to the next run. */
@@ -91,6 +98,7 @@ export class SlotBook {
         grantedAt: now,
         grant: ++this.grants,
         grantedAtDecrease: this.limitState.decreases,
+        ...(next.spareGrant === undefined ? {} : { spareGrant: next.spareGrant }),
       };
       this.leases.set(lease.leaseId, lease);
       granted.push(lease);
@@ -109,9 +117,11 @@ export class SlotBook {
    */
   report(report: SnapshotStartReport, now: number): void {
     if (report.handedFrom !== undefined) this.handOver(report.handedFrom, report.leaseId, now);
-    const lease = this.leases.get(report.leaseId);
+    const lease = this.leases.get(report.leaseId) ?? this.holdSpare(report, now);
+    if (!lease) return;
     // A handed slot may carry another grant than the book's, when the limiter granted the lease one of its own too.
-    if (!lease || (lease.grant !== report.grant && report.handedFrom === undefined)) return;
+    if (lease.spareGrant === report.grant) delete lease.spareGrant;
+    else if (lease.grant !== report.grant && report.handedFrom === undefined) return;
     if (report.result === 'ok') {
       if (lease.jobId !== undefined) return;
       lease.jobId = report.jobId;
@@ -129,7 +139,25 @@ export class SlotBook {
     this.counts.throttled += 1;
     // No job runs in the slot: it goes back, and its holder first in line for the next one.
     this.leases.delete(lease.leaseId);
-    this.waiters.unshift({ leaseId: lease.leaseId, holder: lease.holder, since: lease.grantedAt });
+    const spare = lease.grant === report.grant ? lease.spareGrant : lease.grant;
+    const waiter: Waiter = { leaseId: lease.leaseId, holder: lease.holder, since: lease.grantedAt };
+    this.waiters.unshift(spare === undefined ? waiter : { ...waiter, spareGrant: spare });
+  }
+
+  /** A start in a waiting lease's spare grant: the lease holds a slot again (the run's start used one). */
+  private holdSpare(report: SnapshotStartReport, now: number): Lease | undefined {
+    const waiter = this.waiters.find((w) => w.leaseId === report.leaseId);
+    if (waiter?.spareGrant === undefined || waiter.spareGrant !== report.grant) return undefined;
+    this.waiters = this.waiters.filter((w) => w !== waiter);
+    const lease: Lease = {
+      leaseId: waiter.leaseId,
+      holder: waiter.holder,
+      grantedAt: now,
+      grant: waiter.spareGrant,
+      grantedAtDecrease: this.limitState.decreases,
+    };
+    this.leases.set(lease.leaseId, lease);
+    return lease;
   }
 
   /**
