@@ -1,7 +1,7 @@
 // One drill report file read into what the history shows of it; other versions and unreadable files are skipped.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { DrillVerdict } from '../runbooks/dr-drill/report';
+import type { DrillCounts, DrillVerdict } from '../runbooks/dr-drill/report';
 
 /** The version of the drill report the history reads (runbooks/dr-drill/report.ts DRILL_REPORT_SCHEMA_VERSION). */
 export const HISTORY_SCHEMA_VERSION = 3;
@@ -53,7 +53,7 @@ export interface DrillResourceEntry {
 }
 
 /** A drill report as the history lists it. */
-export interface DrillReportEntry {
+export interface DrillReportEntry extends DrillCounts {
   /** The base name of the report's files in drill-reports/ (`<workflowId>--<runId>`). */
   file: string;
   name: string;
@@ -64,12 +64,7 @@ export interface DrillReportEntry {
   /** `finishedAt` in milliseconds, for sorting and periods. */
   finishedMs: number;
   verdict: DrillVerdict;
-  total: number;
-  passed: number;
   partial: number;
-  failed: number;
-  worstRpoSeconds?: number;
-  worstRtoSeconds?: number;
   targets: { rpoSeconds: number; rtoSeconds: number };
   resources: DrillResourceEntry[];
 }

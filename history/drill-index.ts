@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
-import { Seal, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal';
+import { readSeal, SEAL_SUFFIX, SEALED_RENDERINGS, type Seal } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
 import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
@@ -159,15 +159,6 @@ export class DrillReader {
     }
     this.keyFiles.keepOnly(files);
     return { keys, source: 'folder' };
-  }
-}
-
-async function readSeal(path: string): Promise<Seal | undefined> {
-  try {
-    const parsed = Seal.safeParse(JSON.parse(await readFile(path, 'utf8')) as unknown);
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
   }
 }
 

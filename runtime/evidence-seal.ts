@@ -93,13 +93,20 @@ export async function readSeals(dir: string): Promise<{ file: string; seal: Seal
   const names = (await readdir(dir)).filter((n) => n.endsWith(SEAL_SUFFIX)).sort();
   const seals: { file: string; seal: Seal }[] = [];
   for (const name of names) {
-    const parsed = Seal.safeParse(await readJson(join(dir, name)));
-    if (parsed.success) seals.push({ file: name.slice(0, -SEAL_SUFFIX.length), seal: parsed.data });
+    const seal = await readSeal(join(dir, name));
+    if (seal) seals.push({ file: name.slice(0, -SEAL_SUFFIX.length), seal });
   }
   return seals;
 }
 
-async function readJson(path: string): Promise<unknown> {
+/** A seal file's seal, or undefined when the file is missing, not JSON, or not a seal. */
+export async function readSeal(path: string): Promise<Seal | undefined> {
+  const parsed = Seal.safeParse(await readJson(path));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** A JSON file's value, or undefined when it is missing or not JSON. */
+export async function readJson(path: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(path, 'utf8')) as unknown;
   } catch {

@@ -2,7 +2,7 @@ import { verify, type KeyObject } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf } from './evidence-key';
-import { Seal, SEAL_SUFFIX, SEALED_RENDERINGS, sealSha256, sha256, signedBytes } from './evidence-seal';
+import { readJson, Seal, SEAL_SUFFIX, SEALED_RENDERINGS, sealSha256, sha256, signedBytes } from './evidence-seal';
 
 /**
  * Checks a folder of sealed reports (runtime/evidence-seal.ts): every signature, every file against its seal, and
@@ -204,14 +204,6 @@ function checkLink({ file, seal }: Found, previous: Found | undefined, byHash: M
       detail: `sequence ${n} links to ${linked.file} (sequence ${linked.seal.sequence}), but follows ${previous?.file ?? 'nothing'} in sequence order`,
     },
   ];
-}
-
-async function readJson(path: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The drill a report belongs to, from its JSON's `name`, when it can be read. */

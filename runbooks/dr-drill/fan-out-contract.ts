@@ -2,6 +2,7 @@
 // signal to the drill, and the verdicts the drill forwards to the batch that holds the resource.
 import { defineSignal } from '@temporalio/workflow';
 import type { DrillInput, DrillValidationVerdict } from './contract';
+import type { DrillCounts } from './report';
 
 /** What drilling a resource needs of the drill's input: all of it but the selection. */
 export type DrillSettings = Omit<DrillInput, 'resources'>;
@@ -50,14 +51,9 @@ export interface BatchProgress {
 }
 
 /** A finished batch: counts and worst times, and where its per-resource results are. Never the results themselves. */
-export interface BatchSummary {
+export interface BatchSummary extends DrillCounts {
   batch: number;
-  total: number;
-  passed: number;
   partial: number;
-  failed: number;
-  worstRpoSeconds?: number;
-  worstRtoSeconds?: number;
   part: DrillFile;
 }
 

@@ -92,16 +92,20 @@ export interface DrillResourceResult {
   reasons: string[];
 }
 
-export interface DrillSummary {
+/** What a drill's resources came to: in its summary, in a batch's share of it, and in the history's index. */
+export interface DrillCounts {
   total: number;
   passed: number;
   /** Partial restores: not passed, not failed. Absent in reports before the PARTIAL verdict. */
   partial?: number;
   failed: number;
-  /** PASS only when every resource passed; FAIL when any failed; PARTIAL otherwise. */
-  verdict: DrillVerdict;
   worstRpoSeconds?: number;
   worstRtoSeconds?: number;
+}
+
+export interface DrillSummary extends DrillCounts {
+  /** PASS only when every resource passed; FAIL when any failed; PARTIAL otherwise. */
+  verdict: DrillVerdict;
 }
 
 /** The version of `drill-report.schema.json` the written JSON follows; bump both together. */
