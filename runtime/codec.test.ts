@@ -199,7 +199,7 @@ describe('failures', () => {
 
   test('with keys, the data converter carries the encoding failure converter', () => {
     expect(codecDataConverter(keys('k1', [['k1', k1]]))).toEqual({
-      payloadCodecs: [expect.any(AesGcmCodec)],
+      payloadCodecs: [expect.any(AesGcmCodec) as unknown],
       failureConverterPath: FAILURE_CONVERTER_PATH,
     });
     expect(codecDataConverter(undefined)).toBeUndefined();

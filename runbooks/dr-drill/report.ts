@@ -104,7 +104,7 @@ export interface DrillCounts {
 }
 
 export interface DrillSummary extends DrillCounts {
-  /** PASS only when every resource passed; FAIL when any failed; PARTIAL otherwise. */
+  /** PASS only when every resource passed; FAIL when one or more failed; PARTIAL otherwise. */
   verdict: DrillVerdict;
 }
 

@@ -86,7 +86,7 @@ test('restores and a query, their destinations named in the neutral vocabulary, 
     files: [{ path: '/', isDirectory: true }],
     restoreAccountId,
   });
-  expect(files).toEqual(expect.any(String));
+  expect(files).toEqual(expect.any(String) as unknown);
   const database = await withSnapshot('PA_RELATIONAL_DB');
   const queryId = await client.runQuery(database.snapshotId, {
     databaseName: databaseNameOf(sim.ctx.state.seed, database.resource.id),
@@ -94,7 +94,7 @@ test('restores and a query, their destinations named in the neutral vocabulary, 
     restoreAccountId,
     destination: { bucketA: { bucketName: 'query-results' } },
   });
-  expect(queryId).toEqual(expect.any(String));
+  expect(queryId).toEqual(expect.any(String) as unknown);
 });
 
 test('a vault and a source account with provider attributes; the update sends the public body', async () => {

@@ -24,7 +24,7 @@ function loadHistories(): Recorded[] {
     .filter((file) => file.endsWith('.json'))
     .sort();
   return files.map((file) => {
-    const history = historyFromJSON(JSON.parse(readFileSync(join(HISTORIES_DIR, file), 'utf8')));
+    const history = historyFromJSON(JSON.parse(readFileSync(join(HISTORIES_DIR, file), 'utf8')) as unknown);
     const workflowType = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
     if (!workflowType) throw new Error(`${file} does not start with WorkflowExecutionStarted`);
     return { file, history, workflowType };
