@@ -147,13 +147,13 @@ export class SlotBook {
   /** A start in a waiting lease's spare grant: the lease holds a slot again (the run's start used one). */
   private holdSpare(report: SnapshotStartReport, now: number): Lease | undefined {
     const waiter = this.waiters.find((w) => w.leaseId === report.leaseId);
-    if (waiter?.spareGrant === undefined || waiter.spareGrant !== report.grant) return undefined;
+    if (waiter?.spareGrant !== report.grant) return undefined;
     this.waiters = this.waiters.filter((w) => w !== waiter);
     const lease: Lease = {
       leaseId: waiter.leaseId,
       holder: waiter.holder,
       grantedAt: now,
-      grant: waiter.spareGrant,
+      grant: report.grant,
       grantedAtDecrease: this.limitState.decreases,
     };
     this.leases.set(lease.leaseId, lease);
