@@ -1,58 +1,60 @@
 /**
- * Two projects over one set of tests. `neutral` is the whole suite, against the simulator in the specification's
- * vocabulary. `public` runs the e2e files that carry the runbooks' exactly-once and report claims again, against the
- * simulator in the real service's public dialect (spec/interface-facts.md §10): the same files, not copies, told
- * the dialect by test/e2e/public-dialect.ts. `npx jest <file>` runs a file in every project that holds it;
- * `--selectProjects neutral` (or `public`) runs one.
+ * The suite's tiers, as jest projects (test/tiers.js says which file runs where; docs/development.md says why):
+ * - `npm test` runs `unit`, `e2e` and `public`: every unit-level file and the replay tests, each runbook end to end on
+ *   a real dev server, and one e2e file again against the simulator in the real service's public dialect;
+ * - `npm run test:full` runs `full`, `public-full` and `reliability`: everything else.
+ *
+ * The e2e projects share one dev server per jest worker (test/setup/temporal-servers.ts), each file in a namespace of
+ * its own. `npx jest <file>` runs a file in every project that holds it; `--selectProjects=<name>` runs one.
  */
+const { E2E, PUBLIC, PUBLIC_FULL, FULL, RELIABILITY } = require('./test/tiers');
 
-/**
- * The e2e files that run in both dialects: restore, adoption, drill, query and cost export, posture, offboarding, and a
- * drill input discovered on the service.
- */
-const BOTH_DIALECTS = [
-  'restore',
-  'restore-adoption',
-  'drill',
-  'drill-evidence',
-  'drill-recovery-points',
-  'exports',
-  'focus-export',
-  'posture',
-  'accounts',
-  'inputs-discover',
-];
+const files = (paths) => paths.map((path) => `<rootDir>/${path}`);
+const escaped = (path) => `<rootDir>/${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+
+const IGNORED = ['/node_modules/', '/dist/', '/.tools/'];
 
 /** @type {import('jest').Config} */
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest'] },
-  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.tools/'],
+  testPathIgnorePatterns: IGNORED,
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.tools/'],
-  // Temporal servers and workflow bundling are slow on two cores.
-  testTimeout: 120_000,
 };
 
 /** @type {import('jest').Config} */
+const withServers = {
+  ...shared,
+  globalSetup: '<rootDir>/test/setup/temporal-servers.ts',
+  globalTeardown: '<rootDir>/test/setup/temporal-servers-teardown.ts',
+};
+
+/** The public dialect's files are the neutral ones, told the dialect by test/e2e/public-dialect.ts: not copies. */
+const publicDialect = { setupFiles: ['<rootDir>/test/e2e/public-dialect.ts'] };
+
+/** @type {import('jest').Config} */
 module.exports = {
-  testTimeout: 120_000,
   maxWorkers: 2,
+  // Workflow bundling and process trees are slow on two cores.
+  testTimeout: 120_000,
+  globalSetup: '<rootDir>/test/setup/run-dir.ts',
+  globalTeardown: '<rootDir>/test/setup/run-dir-teardown.ts',
+  reporters: ['default', '<rootDir>/test/setup/slowest-files.js'],
   projects: [
     {
       ...shared,
-      displayName: 'neutral',
+      displayName: 'unit',
       // Shared suites live in test/; unit tests sit next to the code they test.
       testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/{runbooks,runtime,steps,contracts}/**/*.test.ts'],
+      testPathIgnorePatterns: [...IGNORED, ...[...E2E, ...FULL, ...RELIABILITY].map(escaped)],
+      // A unit-level file that starts a Temporal server fails with a message naming the tiers that may.
+      setupFiles: ['<rootDir>/test/setup/unit-tier.ts'],
     },
-    {
-      ...shared,
-      displayName: 'public',
-      testMatch: [
-        ...BOTH_DIALECTS.map((name) => `<rootDir>/test/e2e/${name}.test.ts`),
-        // Job records read from the job list as the public dialect writes them.
-        '<rootDir>/runtime/job-watcher.test.ts',
-      ],
-      setupFiles: ['<rootDir>/test/e2e/public-dialect.ts'],
-    },
+    { ...withServers, displayName: 'e2e', testMatch: files(E2E) },
+    { ...withServers, ...publicDialect, displayName: 'public', testMatch: files(PUBLIC) },
+    { ...withServers, displayName: 'full', testMatch: files(FULL) },
+    { ...withServers, ...publicDialect, displayName: 'public-full', testMatch: files(PUBLIC_FULL) },
+    // Separate processes and servers of their own: nothing shared.
+    { ...shared, displayName: 'reliability', testMatch: files(RELIABILITY) },
   ],
 };

@@ -29,7 +29,7 @@ beforeAll(async () => {
   cliEnv = {
     ...Object.fromEntries(clean),
     TEMPORAL_ADDRESS: env.address,
-    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_NAMESPACE: env.namespace,
     PATH: `${bin}:${process.env.PATH ?? ''}`,
   };
   const start = (type: string, workflowId: string) =>

@@ -34,7 +34,11 @@ beforeAll(async () => {
   // `start` sets the runbook's search attribute, which the server must know.
   env = await startTestEnv({ server: { searchAttributes: SEARCH_ATTRIBUTE_KEYS } });
   scratch = mkdtempSync(join(tmpdir(), 'exit-codes-'));
-  cliEnv = cleanEnv({ TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: 'default', RUNBOOKS_TASK_QUEUE: TASK_QUEUE });
+  cliEnv = cleanEnv({
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace ?? 'default',
+    RUNBOOKS_TASK_QUEUE: TASK_QUEUE,
+  });
 }, 120_000);
 
 afterAll(async () => {

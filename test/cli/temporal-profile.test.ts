@@ -41,7 +41,7 @@ beforeAll(async () => {
       '',
       '[profile.dev]',
       `address = "${env.address}"`,
-      'namespace = "default"',
+      `namespace = "${env.namespace}"`,
       '',
       '[profile.broken]',
       `address = "${env.address}"`,

@@ -14,7 +14,7 @@ import { approvalGatedRestore, drDrill } from '../../runbooks/workflows';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator } from '../../simulator/server';
 import { APPROVAL, eventually, FAST_JOBS, waitingRequestId } from '../e2e/helpers';
-import { startTestEnv, temporalCliPath } from '../helpers/temporal';
+import { startOwnDevServer, temporalCliPath } from '../helpers/temporal';
 import { ensureWorkflowBundle } from '../worker/worker-process';
 import { freePort } from '../../worker/dev-server';
 import { layOut, namedMounts, parseCompose, rooted, runtimeImage, type ComposeService } from './image-layout';
@@ -107,7 +107,8 @@ beforeAll(async () => {
     volumes[volume] = join(dir, 'volumes', volume);
     await mkdir(volumes[volume], { recursive: true });
   }
-  const [testEnv] = await Promise.all([startTestEnv(), ensureWorkflowBundle()]);
+  // A server of its own: compose's script registers the `default` namespace that its worker uses, as on a user's.
+  const [testEnv] = await Promise.all([startOwnDevServer(), ensureWorkflowBundle()]);
   env = testEnv;
 
   // The namespace and search attributes, by the script compose runs, with the Temporal CLI the tests use.

@@ -42,6 +42,7 @@ it('runs a runbook on a worker that loads the prebuilt bundle', async () => {
   const dataDir = join(dir, 'data');
   const config = loadConfig({
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace,
     RUNBOOKS_TASK_QUEUE: `bundle-${randomUUID()}`,
     RUNBOOKS_DATA_DIR: dataDir,
     RUNBOOKS_WORKFLOW_BUNDLE: codePath,
@@ -73,6 +74,7 @@ it('as compose runs it, a versioned worker is named by its bundle, makes the new
   const deploymentName = `runbooks-${randomUUID().slice(0, 8)}`;
   const config = loadConfig({
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace,
     RUNBOOKS_TASK_QUEUE: `versioned-bundle-${randomUUID()}`,
     RUNBOOKS_DATA_DIR: join(dir, 'data-versioned'),
     RUNBOOKS_WORKFLOW_BUNDLE: codePath,
@@ -100,6 +102,7 @@ it('as compose runs it, a versioned worker is named by its bundle, makes the new
 it('refuses a bundle path that names no file, naming the variable', async () => {
   const config = loadConfig({
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace,
     RUNBOOKS_DATA_DIR: join(dir, 'data2'),
     RUNBOOKS_WORKFLOW_BUNDLE: join(dir, 'missing.js'),
   });

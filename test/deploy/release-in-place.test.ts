@@ -47,6 +47,7 @@ const taskQueue = `release-in-place-${randomUUID()}`;
 async function startBuild(buildId: string, logLines: string[]): Promise<Stack> {
   const config = loadConfig({
     TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_NAMESPACE: env.namespace,
     RUNBOOKS_TASK_QUEUE: taskQueue,
     RUNBOOKS_DATA_DIR: join(dir, `data-${buildId}-${randomUUID()}`),
     RUNBOOKS_OUTPUT_DIR: join(dir, 'output'),

@@ -200,7 +200,8 @@ test('a re-run for the same window replaces the file atomically with the same co
 
 test('two runs of one window at once (a schedule and a manual one) each write their own partial file', async () => {
   const input: CostExportInput = {
-    window: { startTime: '2025-02-01T00:00:00Z', endTime: '2025-02-04T00:00:00Z' },
+    // A day of hourly rows in pages of 10: many pages each, so that the two runs' writes interleave.
+    window: { startTime: '2025-02-01T00:00:00Z', endTime: '2025-02-02T00:00:00Z' },
     options: { granularity: 'HOURLY', groupBy: 'RESOURCE' },
     pageSize: 10,
   };
@@ -218,6 +219,7 @@ test('two runs of one window at once (a schedule and a manual one) each write th
   // Sharing one partial file, each would have appended to or truncated the other's pages.
   expect(b.export.sha256).toBe(a.export.sha256);
   expect(b.export.rows).toBe(a.export.rows);
+  expect(a.export.rows).toBeGreaterThan(10 * 10);
   expect(sha256(await readFile(a.export.path))).toBe(a.export.sha256);
   expect(csvRows((await readFile(a.export.path)).toString('utf8'))).toBe(a.export.rows);
   const leftovers = (await readdir(dirname(a.export.path))).filter((name) => !name.endsWith('.csv'));

@@ -15,7 +15,7 @@ import {
   type LogEntry,
   type NativeConnection,
   type Worker,
-  type WorkflowBundleWithSourceMap,
+  type WorkflowBundle,
 } from '@temporalio/worker';
 import { BackupServiceClient, closeHttpPools, type BackupJob, type RestoreJob } from '../../api';
 import {
@@ -136,7 +136,7 @@ export interface E2E {
   sim: RunningSimulator;
   proxy: LossyProxy;
   control: SimulatorControlClient;
-  bundle: WorkflowBundleWithSourceMap;
+  bundle: WorkflowBundle;
   /** The test's own client, straight to the simulator (not through the proxy). */
   service: BackupServiceClient;
   outputDir: string;
@@ -334,7 +334,7 @@ async function expectDetectedDialect(...clients: BackupServiceClient[]): Promise
 
 /**
  * Registers a restore suite's hooks: one fixture per file (handed to `ready` with its target), and before each test
- * no approval policy left by the one before and the file's job settings.
+ * no approval policy left by the one before, and the fast job times with the file's settings over them.
  */
 export function restoreSuite(jobs: Partial<JobsConfig>, ready: (fx: E2E, target: RestoreTarget) => void): void {
   let fx: E2E | undefined;
@@ -345,7 +345,8 @@ export function restoreSuite(jobs: Partial<JobsConfig>, ready: (fx: E2E, target:
   afterAll(() => teardownE2E(fx), 60_000);
   beforeEach(async () => {
     await fx?.control.clearPolicies();
-    await fx?.control.jobsConfig(jobs);
+    // A test that set its own job times does not pass them on to the next.
+    await fx?.control.jobsConfig({ ...FAST_JOBS, ...jobs });
   });
 }
 

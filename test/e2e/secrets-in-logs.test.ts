@@ -98,6 +98,7 @@ function environment(): Record<string, string> {
     ...(PATH ? { PATH } : {}),
     ...(HOME ? { HOME } : {}),
     TEMPORAL_ADDRESS: env?.address ?? '',
+    TEMPORAL_NAMESPACE: env?.namespace ?? 'default',
     TEMPORAL_API_KEY: SECRETS.temporalApiKey,
     // The dev server speaks plain text; an API key would otherwise turn TLS on.
     TEMPORAL_TLS: 'false',

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { batchWorkflowId, type DrillBatchInput } from '../../runbooks/dr-drill/fan-out-contract';
 import { RUNBOOK_NAMES } from '../../runbooks/registry';
 import { workflowTraceSinks } from '../../worker/tracing';
@@ -52,7 +52,7 @@ function ranAs(history: History): string | undefined {
 }
 
 let recorded: Recorded[];
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundle;
 
 beforeAll(async () => {
   installQuietRuntime();

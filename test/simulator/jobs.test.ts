@@ -235,11 +235,18 @@ describe('take-snapshot and the backup job lifecycle', () => {
     const jobId = await takeSnapshot(resource);
     const record = sim.ctx.state.backupJobs[jobId];
     if (!record) throw new Error(`no job ${jobId}`);
-    // Settled a moment before the job's end, shown a moment after it: as a list of many jobs may be.
-    sim.ctx.state.clockOffsetMs += record.endAt - 1 - sim.ctx.clock.now();
-    settleJobs(sim.ctx);
-    sim.ctx.state.clockOffsetMs += 2;
-    const unsettled = backupJobView(sim.ctx, record);
+    // Settled a moment before the job's end, shown a moment after it: as a list of many jobs may be. The wall clock is
+    // held still meanwhile: on a loaded machine, a millisecond passing between the two calls would end the job first.
+    const wallClock = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+    let unsettled;
+    try {
+      sim.ctx.state.clockOffsetMs += record.endAt - 1 - sim.ctx.clock.now();
+      settleJobs(sim.ctx);
+      sim.ctx.state.clockOffsetMs += 2;
+      unsettled = backupJobView(sim.ctx, record);
+    } finally {
+      wallClock.mockRestore();
+    }
     expect(unsettled.jobExecutionDetails.status).toBe('JOB_RUNNING');
     expect(unsettled.snapshotDetails).toBeUndefined();
 
