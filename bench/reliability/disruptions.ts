@@ -1,7 +1,8 @@
+import { nudgeSignal } from '../../contracts';
 import type { ProxyAction, ProxyRule } from '../http-proxy';
 import type { Random } from '../../simulator/random';
 import { sleep, type ManagedProcess } from './processes';
-import type { RunKind } from './runs';
+import { watchesHeld, type RunKind, type RunRecord } from './runs';
 import type { Disruption, TrialEnv } from './trials';
 
 /** A service call a kill or a lost answer can be aimed at. */
@@ -151,7 +152,7 @@ export function killWorker(
   if (!worker) throw new Error('no worker to kill');
   return {
     crash: true,
-    async apply(waiting) {
+    async apply(waiting, runs) {
       const hitAt = await atKillPoint(env, point, waiting, () => worker.kill());
       const what = `kill -9 ${worker.spec.name} at ${describeKillPoint(point)}`;
       if (hitAt === undefined) return { what: `${what}: missed, the runs ended first` };
@@ -159,9 +160,60 @@ export function killWorker(
       const pause = env.random.int(500, 3_000);
       await sleep(pause);
       await worker.start();
-      return { hitAt, resumedAt: worker.readyAt, what: `${what}, restarted after ${pause} ms` };
+      const nudged = await nudgeHeldWatches(env, runs, hitAt, waiting);
+      return { hitAt, resumedAt: worker.readyAt, what: `${what}, restarted after ${pause} ms${nudged}` };
     },
   };
+}
+
+/** How long a run whose watch the dead worker still holds waits for its next nudge. */
+const NUDGE_AGAIN_MS = 2_000;
+
+/**
+ * What an operator does once a crashed worker is back: `runbooks nudge` the runs whose wait the dead worker still
+ * holds. Temporal retries a watch (runtime/heartbeat.ts) only at its 2-minute heartbeat timeout; a nudge looks at once,
+ * on the live worker, and when that look finds the answer the run moves on without the dead attempt
+ * (RunbookTracker.waitNudgeable). A look that finds none (the job still runs) leaves the run on the dead attempt, so a
+ * run is nudged again while it stays held. Returns the nudges for the trial's line ('' when none).
+ */
+async function nudgeHeldWatches(
+  env: TrialEnv,
+  runs: readonly RunRecord[],
+  hitAt: number,
+  waiting: Promise<void>,
+): Promise<string> {
+  let ended = false;
+  const end = () => (ended = true);
+  void waiting.then(end, end);
+  const nudges = new Map<string, number>();
+  for (;;) {
+    // As the runs' looks (waitForRuns) last saw their pending activities, every half second or so.
+    const held = runs.flatMap((run) => {
+      const watches = watchesHeld(run, hitAt);
+      return watches.length > 0 ? [{ run, watches }] : [];
+    });
+    if (ended || held.length === 0) break;
+    for (const { run, watches } of held) {
+      const handle = env.stack.client.workflow.getHandle(run.workflowId);
+      // A workflow task pending: the run has yet to take the last nudge (one scheduled on the dead worker's sticky
+      // queue waits there for the worker's 10 s sticky schedule-to-start timeout).
+      const busy = await handle.describe().then(
+        (d) => Boolean(d.raw.pendingWorkflowTask),
+        () => true,
+      );
+      if (busy) continue;
+      const sent = await handle.signal(nudgeSignal).then(
+        () => true,
+        // The run ended meanwhile.
+        () => false,
+      );
+      const key = `${run.plan.kind} (${watches.join(', ')})`;
+      if (sent) nudges.set(key, (nudges.get(key) ?? 0) + 1);
+    }
+    await Promise.race([sleep(NUDGE_AGAIN_MS), waiting]);
+  }
+  if (nudges.size === 0) return '';
+  return `, then nudged ${[...nudges].map(([key, n]) => (n > 1 ? `${key} x${n}` : key)).join(', ')}`;
 }
 
 export function killServer(env: TrialEnv, point: KillPoint): Disruption {

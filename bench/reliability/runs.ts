@@ -1,10 +1,11 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common/lib/time';
+import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import type { CostExportInput } from '../../runbooks/cost-export/contract';
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
 import type { OffboardSourceAccountInput } from '../../runbooks/offboard-source-account/contract';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
+import { WATCH_HEARTBEAT_TIMEOUT_MS } from '../../runtime/poll-delays';
 import type { Fixtures, SnapshotTarget } from './fixtures';
 import { sleep } from './processes';
 import type { Stack } from './stack';
@@ -41,13 +42,16 @@ export interface RunRecord {
   /** Heartbeat times of its activities that the harness saw while it ran. */
   heartbeats: number[];
   /** Its pending activities as each look saw them: a crash leaves one STARTED on a dead worker until it times out. */
-  activities: Record<string, { type: string; seen: ActivitySighting[] }>;
+  activities: Record<string, { type: string; watch?: boolean; seen: ActivitySighting[] }>;
 }
 
 export interface ActivitySighting {
   at: number;
-  /** STARTED, SCHEDULED, or GONE once it is no longer pending. */
-  state: 'STARTED' | 'SCHEDULED' | 'GONE';
+  /**
+   * STARTED, SCHEDULED, CANCEL_REQUESTED (the run stopped waiting for it: say, a nudge's look found the answer), or
+   * GONE once it is no longer pending.
+   */
+  state: 'STARTED' | 'SCHEDULED' | 'CANCEL_REQUESTED' | 'GONE';
   lastStartedAt?: number;
 }
 
@@ -187,10 +191,14 @@ function sight(run: RunRecord, pending: PendingActivity[]): void {
     const id = activity.activityId ?? '?';
     present.add(id);
     const entry = (run.activities[id] ??= { type: activity.activityType?.name ?? '?', seen: [] });
+    // A watch's heartbeat timeout (runtime/heartbeat.ts `isWatch`): a crash in one costs minutes, not seconds.
+    const heartbeatTimeout = optionalTsToMs(activity.activityOptions?.heartbeatTimeout);
+    if (heartbeatTimeout !== undefined) entry.watch = heartbeatTimeout >= WATCH_HEARTBEAT_TIMEOUT_MS;
+    // PendingActivityState: 1 SCHEDULED, 2 STARTED, 3 CANCEL_REQUESTED.
+    const state = Number(activity.state);
     entry.seen.push({
       at,
-      // PendingActivityState: 1 SCHEDULED, 2 STARTED, 3 CANCEL_REQUESTED.
-      state: Number(activity.state) === 2 ? 'STARTED' : 'SCHEDULED',
+      state: state === 2 ? 'STARTED' : state === 3 ? 'CANCEL_REQUESTED' : 'SCHEDULED',
       lastStartedAt: activity.lastStartedTime ? tsToMs(activity.lastStartedTime) : undefined,
     });
   }
@@ -199,21 +207,40 @@ function sight(run: RunRecord, pending: PendingActivity[]): void {
   }
 }
 
+/** A sighting after a crash at `hitAt` of an attempt that started before it and runs on, for all Temporal knows. */
+const orphanedIn = (s: ActivitySighting, hitAt: number) =>
+  s.at > hitAt && s.state === 'STARTED' && (s.lastStartedAt ?? Infinity) < hitAt;
+
 /**
  * When the activities a crash at `hitAt` left running on a dead worker (still STARTED afterwards, started before it)
- * were running again or done: the latest of those times, or undefined when the crash orphaned none.
+ * were running again or done, or no longer waited for (a nudge's look found the answer): the latest of those times,
+ * or undefined when the crash orphaned none.
  */
 export function orphansRecovered(run: RunRecord, hitAt: number): Progress | undefined {
   let latest: Progress | undefined;
   for (const { type, seen } of Object.values(run.activities)) {
-    const orphaned = seen.some((s) => s.at > hitAt && s.state === 'STARTED' && (s.lastStartedAt ?? Infinity) < hitAt);
-    if (!orphaned) continue;
-    const back = seen.find((s) => s.at > hitAt && (s.state === 'GONE' || (s.lastStartedAt ?? 0) > hitAt));
+    if (!seen.some((s) => orphanedIn(s, hitAt))) continue;
+    const back = seen.find(
+      (s) => s.at > hitAt && (s.state === 'GONE' || s.state === 'CANCEL_REQUESTED' || (s.lastStartedAt ?? 0) > hitAt),
+    );
     const at = back?.lastStartedAt !== undefined && back.lastStartedAt > hitAt ? back.lastStartedAt : back?.at;
-    const recovered = { at: at ?? run.endedAt ?? Date.now(), what: `${type} again` };
+    const what = back?.state === 'CANCEL_REQUESTED' ? `${type} no longer waited for` : `${type} again`;
+    const recovered = { at: at ?? run.endedAt ?? Date.now(), what };
     if (!latest || recovered.at > latest.at) latest = recovered;
   }
   return latest;
+}
+
+/**
+ * The watches of an open run still held by a crash at `hitAt`: as last seen, an attempt that started before the crash
+ * and runs on for all Temporal knows, until its 2-minute heartbeat timeout.
+ */
+export function watchesHeld(run: RunRecord, hitAt: number): string[] {
+  if (run.endedAt !== undefined) return [];
+  return Object.values(run.activities).flatMap(({ type, watch, seen }) => {
+    const last = seen.at(-1);
+    return watch && last && orphanedIn(last, hitAt) ? [type] : [];
+  });
 }
 
 function describeError(err: unknown): string {

@@ -85,8 +85,14 @@ export interface TrialResult {
 }
 
 export interface Disruption {
-  /** Done when the runs have started; resolves with when it hit (undefined: the runs ended first) and the resume. */
-  apply(waiting: Promise<void>): Promise<{ hitAt?: number; resumedAt?: number; what: string }>;
+  /**
+   * Done when the runs have started; resolves with when it hit (undefined: the runs ended first) and the resume.
+   * `runs`: the trial's runs, as waitForRuns keeps seeing them.
+   */
+  apply(
+    waiting: Promise<void>,
+    runs: readonly RunRecord[],
+  ): Promise<{ hitAt?: number; resumedAt?: number; what: string }>;
   crash: boolean;
 }
 
@@ -181,7 +187,7 @@ export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): P
   const estate = kind === 'kill-worker-in-estate-drill' ? (disruption as EstateKills) : undefined;
   const timeoutMs = estate ? Math.max(env.timeoutMs, ESTATE_TIMEOUT_MS) : env.timeoutMs;
   const waiting = waitForRuns(stack, runs, Date.now() + timeoutMs);
-  const hit = await disruption.apply(waiting);
+  const hit = await disruption.apply(waiting, runs);
   await waiting;
   stopSeeing();
   stack.proxy.clear();
