@@ -2,7 +2,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { ApprovalStatusKey, type RunbookStatus } from '../contracts';
 import { parseCommandLine, positionals, wholeNumber } from './args';
 import { withTemporal } from './connection';
-import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import { outputFormat, printJson } from './output';
 import type { ApprovalsOutput, WaitingApproval } from './output-shapes';
 import { statusesOf } from './watch';
 import { printTable } from './workflow-commands';
@@ -77,11 +77,7 @@ export function approvalRows(waiting: WaitingApproval[]): string[][] {
 }
 
 export async function approvalsCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { ...OUTPUT_OPTION, json: { type: 'boolean', default: false }, limit: { type: 'string', default: '100' } },
-    HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, HELP);
   positionals(rest, [], HELP);
   const format = outputFormat(values.output, HELP);
   // --json is the older spelling of --output json.

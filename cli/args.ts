@@ -1,23 +1,45 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { CommandSpec, OptionSpec, OptionValues } from './command-spec';
+import type { CommandPath } from './command-table';
 import { HelpRequested, UsageError } from './errors';
-import { helpFor, type Help } from './help';
+import { helpFor, type CommandHelp, type Help } from './help';
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+type ParseArgsOptions = NonNullable<ParseArgsConfig['options']>;
 
 const asksForHelp = (argv: readonly string[]) => {
   const end = argv.indexOf('--');
   return (end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 };
 
+/** An option as `parseArgs` takes it; a key it is given must hold a value, so absent ones are left out. */
+function parseArgsOption(option: OptionSpec): ParseArgsOptions[string] {
+  const short = option.short === undefined ? {} : { short: option.short };
+  // An absent flag reads false, as OptionValues types it.
+  if (option.value === undefined) return { type: 'boolean', default: false, ...short };
+  return {
+    type: 'string',
+    ...short,
+    ...(option.multiple ? { multiple: true } : {}),
+    ...(option.default === undefined ? {} : { default: option.default }),
+  };
+}
+
 /**
- * `parseArgs` in strict mode, with its errors turned into usage errors that show the command's usage. `--help` is
- * every command's option, so it is answered here, before anything the command would check.
+ * A command line parsed by the options the command table gives the command (its help's spec): `parseArgs` in strict
+ * mode, with its errors turned into usage errors that show the command's usage. `--help` is every command's option,
+ * so it is answered here, before anything the command would check.
  */
-export function parseCommandLine<O extends Options>(argv: string[], options: O, help: Help) {
+export function parseCommandLine<S extends CommandSpec>(
+  argv: string[],
+  help: CommandHelp<S>,
+): { values: OptionValues<S>; positionals: string[] } {
   if (asksForHelp(argv)) throw new HelpRequested(help.text);
+  const options = Object.fromEntries((help.spec.options ?? []).map((o) => [o.name, parseArgsOption(o)]));
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    // parseArgsOption gives each option the type OptionValues reads from the same spec.
+    return { values: values as OptionValues<S>, positionals };
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n${help.usage}`);
   }
@@ -86,7 +108,7 @@ export function wholeNumber(value: string, flag: string, min: number, max: numbe
 }
 
 /** A command group's answer to `--help`, to no subcommand and to an unknown one: the group's help. */
-export function otherSubcommand(sub: string | undefined, group: string): void {
+export function otherSubcommand(sub: string | undefined, group: CommandPath): void {
   const help = helpFor(group);
   if (sub !== undefined && asksForHelp([sub])) throw new HelpRequested(help.text);
   throw new UsageError(sub === undefined ? help.text : `unknown ${group} command '${sub}'\n${help.text}`);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/codec';
 import { ConfigError, loadCodecKeys, loadCodecServerToken } from '../runtime/config';
 import { parseCommandLine, positionals, wholeNumber } from './args';
+import { DEFAULT_ALLOWED_ORIGIN } from './command-table';
 import { UsageError } from './errors';
 import { helpFor } from './help';
 
@@ -20,7 +21,6 @@ import { helpFor } from './help';
  * the allowed origin needs a token; and `/encode`, which no viewer needs, is served only when asked for.
  */
 
-export const DEFAULT_ALLOWED_ORIGIN = 'http://localhost:8233';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
@@ -231,17 +231,7 @@ const HELP = helpFor('codec-server');
 
 /** `runbooks codec-server`: serves until SIGINT or SIGTERM. */
 export async function codecServerCommand(argv: string[]): Promise<void> {
-  const { values, positionals: extra } = parseCommandLine(
-    argv,
-    {
-      port: { type: 'string', default: '8888' },
-      host: { type: 'string', default: '127.0.0.1' },
-      'allow-origin': { type: 'string', default: DEFAULT_ALLOWED_ORIGIN },
-      'allow-host': { type: 'string', multiple: true },
-      'allow-encode': { type: 'boolean', default: false },
-    },
-    HELP,
-  );
+  const { values, positionals: extra } = parseCommandLine(argv, HELP);
   positionals(extra, [], HELP);
   const port = wholeNumber(values.port, '--port', 0, 65535, HELP);
   const origin = values['allow-origin'];

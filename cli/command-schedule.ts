@@ -1,18 +1,18 @@
-import { flag, output, text } from './command-options';
-import type { CommandSpec, OptionSpec } from './command-table';
+import { flag, output, text, type CommandSpec, type ValueSpec } from './command-spec';
 
 /** As cli/schedule-policies.ts names Temporal's overlap policies (a test keeps the two equal). */
 export const OVERLAPS = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'];
 
-const overlap = (description: string): OptionSpec => ({
-  name: 'overlap',
-  value: OVERLAPS,
-  placeholder: 'policy',
-  description: `${description}: ${OVERLAPS.join(', ')}`,
-});
+const overlap = (description: string) =>
+  ({
+    name: 'overlap',
+    value: OVERLAPS,
+    placeholder: 'policy',
+    description: `${description}: ${OVERLAPS.join(', ')}`,
+  }) as const satisfies ValueSpec;
 
 /** `runbooks schedule …`, a part of the command table (cli/command-table.ts). */
-export const SCHEDULE_COMMAND: CommandSpec = {
+export const SCHEDULE_COMMAND = {
   name: 'schedule',
   description: 'Manage the Temporal Schedules that start runbooks.',
   details: [
@@ -129,4 +129,4 @@ export const SCHEDULE_COMMAND: CommandSpec = {
     },
   ],
   examples: ['runbooks schedule list', 'runbooks schedule describe nightly-cost-export'],
-};
+} as const satisfies CommandSpec;

@@ -1,47 +1,17 @@
-import { flag, output, text } from './command-options';
+import { flag, output, text, type CommandAt, type CommandSpec, type PathOf } from './command-spec';
+import { EVIDENCE_COMMAND } from './command-evidence';
 import { SCHEDULE_COMMAND } from './command-schedule';
 
-/**
- * What a shell completes for an option's value or a positional argument: a runbook name, the ID of a running
- * workflow (asked of Temporal), a file, a directory, one of fixed words, or free text (nothing to offer).
- */
-export type ValueKind = 'runbook' | 'workflowId' | 'drillId' | 'file' | 'dir' | 'text' | readonly string[];
-
-export interface OptionSpec {
-  name: string;
-  /** The one-letter alias, as parseCommandLine's `short`. */
-  short?: string;
-  /** Absent for a flag (a boolean option). */
-  value?: ValueKind;
-  /** How help names the value (`--limit <n>`); fixed words are shown as `a|b`, other values as `<value>`. */
-  placeholder?: string;
-  description: string;
-}
-
-export interface CommandSpec {
-  name: string;
-  /** One line: what the command does. */
-  description: string;
-  /** The command line after `runbooks`, for a command without subcommands. */
-  usage?: string;
-  /** What the one line cannot say: variables, defaults, exit codes. */
-  details?: readonly string[];
-  options?: readonly OptionSpec[];
-  /** The first positional argument, when the command takes one. */
-  argument?: ValueKind;
-  subcommands?: readonly CommandSpec[];
-  /** One or two command lines, each with an optional `# comment`. */
-  examples?: readonly string[];
-}
-
 const DIALECTS = ['neutral', 'public'];
+/** The Web UI that `codec-server` lets call it by default (cli/codec-server.ts falls back to it too). */
+export const DEFAULT_ALLOWED_ORIGIN = 'http://localhost:8233';
 const deployment = text('deployment', 'name', 'the Worker Deployment (default RUNBOOKS_DEPLOYMENT_NAME)');
 
 /**
- * Every command, its subcommands and options, as their parseCommandLine calls accept them: the one source of the
- * help texts and the completion scripts. A test compares it with cli/main.ts's commands and each module's options.
+ * Every command, its subcommands and options: the one source of the help texts, the completion scripts and what each
+ * command's parser accepts (cli/args.ts). `as const` keeps the names that type each command's parsed options.
  */
-export const COMMAND_TABLE: readonly CommandSpec[] = [
+const TABLE = [
   {
     name: 'start',
     description: 'Start a runbook with an input, and print its workflow ID.',
@@ -100,7 +70,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     usage: 'list [--runbook <name>] [--limit <n>] [-o text|json]',
     options: [
       { name: 'runbook', value: 'runbook', placeholder: 'name', description: 'runs of this runbook only' },
-      text('limit', 'n', 'at most this many runs (default 20)'),
+      { ...text('limit', 'n', 'at most this many runs (default 20)'), default: '20' },
       output,
     ],
     examples: ['runbooks list', 'runbooks list --runbook drDrill --limit 5'],
@@ -147,7 +117,11 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     name: 'approvals',
     description: 'List the restores waiting for approval, with their age, deadline and approvals so far.',
     usage: 'approvals [--limit <n>] [-o text|json]',
-    options: [text('limit', 'n', 'at most this many (default 100)'), output, flag('json', 'the same as --output json')],
+    options: [
+      { ...text('limit', 'n', 'at most this many (default 100)'), default: '100' },
+      output,
+      flag('json', 'the same as --output json'),
+    ],
     examples: ['runbooks approvals', 'runbooks approvals -o json'],
   },
   SCHEDULE_COMMAND,
@@ -190,18 +164,24 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       'It serves the interface with generated data until SIGINT or SIGTERM; faults (--fault-*) exercise retries.',
     ],
     options: [
-      text('port', 'port', 'the port (default 0: any free port)'),
-      text('host', 'address', 'the address to listen on (default 127.0.0.1)'),
+      { ...text('port', 'port', 'the port (default 0: any free port)'), default: '0' },
+      { ...text('host', 'address', 'the address to listen on (default 127.0.0.1)'), default: '127.0.0.1' },
       { name: 'data-dir', value: 'dir', placeholder: 'dir', description: 'where to keep its state' },
-      text('seed', 'n', 'the seed of its generated data (default 1)'),
-      text('prefix', 'path', 'a path prefix such as /api'),
-      text('token-ttl', 'seconds', 'the lifetime of its tokens (default 43200)'),
+      { ...text('seed', 'n', 'the seed of its generated data (default 1)'), default: '1' },
+      { ...text('prefix', 'path', 'a path prefix such as /api'), default: '' },
+      { ...text('token-ttl', 'seconds', 'the lifetime of its tokens (default 43200)'), default: '43200' },
       {
         name: 'log-level',
         value: ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'],
+        default: 'silent',
         description: 'the log level (default silent)',
       },
-      { name: 'dialect', value: DIALECTS, description: 'the vocabulary it speaks (default neutral)' },
+      {
+        name: 'dialect',
+        value: DIALECTS,
+        default: 'neutral',
+        description: 'the vocabulary it speaks (default neutral)',
+      },
       text('fault-rate', '0..1', 'the share of requests that fail'),
       text('fault-kinds', 'kinds', 'the kinds of fault, comma-separated'),
       text('fault-latency-ms', 'ms', 'the latency of a latency fault'),
@@ -227,10 +207,13 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       'the allowed origin or an --allow-host in their Host header. See docs/security.md.',
     ],
     options: [
-      text('port', 'port', 'the port (default 8888)'),
-      text('host', 'address', 'the address to listen on (default 127.0.0.1)'),
-      text('allow-origin', 'url|*', 'the UI origin allowed to call it (default http://localhost:8233)'),
-      text('allow-host', 'name[:port]', 'another Host header to accept (repeatable)'),
+      { ...text('port', 'port', 'the port (default 8888)'), default: '8888' },
+      { ...text('host', 'address', 'the address to listen on (default 127.0.0.1)'), default: '127.0.0.1' },
+      {
+        ...text('allow-origin', 'url|*', `the UI origin allowed to call it (default ${DEFAULT_ALLOWED_ORIGIN})`),
+        default: DEFAULT_ALLOWED_ORIGIN,
+      },
+      { ...text('allow-host', 'name[:port]', 'another Host header to accept (repeatable)'), multiple: true },
       flag('allow-encode', 'serve POST /encode too'),
     ],
     examples: ['runbooks codec-server', 'runbooks codec-server --allow-origin https://temporal.example.com'],
@@ -262,92 +245,12 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
         value: 'file',
         placeholder: 'file',
         description: "the key history or PEM public key to check the drills' seals against (repeatable)",
+        multiple: true,
       },
     ],
     examples: ['runbooks serve', 'runbooks serve --host 0.0.0.0 --token-file /run/secrets/console-token'],
   },
-  {
-    name: 'evidence',
-    description: 'Verify signed drill reports, pack them for an auditor, and manage the key that signs them.',
-    subcommands: [
-      {
-        name: 'verify',
-        description: 'Check the seals and the chain of the drill reports in a folder, or an evidence pack.',
-        usage: 'evidence verify <dir|pack.tar.gz> --public-key <file>... | --trust-folder-keys',
-        argument: 'file',
-        details: [
-          '<dir> holds the drill reports, or is the output directory above drill-reports/. Without --public-key, verify',
-          'refuses (exit 2): whoever can edit a report can replace the public key beside it.',
-          'A pack (evidence pack) is checked file by file against its manifest, and each report against its seal;',
-          'any change refuses it (exit 1), naming the file. --trust-folder-keys then trusts the keys inside the pack.',
-        ],
-        options: [
-          {
-            name: 'public-key',
-            value: 'file',
-            placeholder: 'file',
-            description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
-          },
-          flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
-        ],
-        examples: [
-          'runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json',
-          'runbooks evidence verify evidence-2026-q1.tar.gz --public-key evidence-signing-key.history.json',
-        ],
-      },
-      {
-        name: 'pack',
-        description:
-          'Bundle the drill reports of a period, their seals and a summary page into one file for an auditor.',
-        usage:
-          'evidence pack --from <date> --to <date> [--out <file.tar.gz>] [--dir <output dir>] [--public-key <file>...]',
-        details: [
-          'Dates are days (2026-01-01, UTC; --to counts whole) or ISO times with a zone. The pack holds the reports that',
-          'finished in the period with their seals, the public keys, verification.json, index.html (summary and trend',
-          'charts) and manifest.json (the sha256 of every file). --dir defaults to RUNBOOKS_OUTPUT_DIR. A report that',
-          'does not verify is packed all the same, and the command exits 1. See docs/evidence-packs.md.',
-        ],
-        options: [
-          text('from', 'date', 'the first day (or time) of the period'),
-          text('to', 'date', 'the last day (or the end time) of the period'),
-          {
-            name: 'out',
-            value: 'file',
-            placeholder: 'file.tar.gz',
-            description: 'the pack to write (default evidence-pack-<from>-to-<to>.tar.gz)',
-          },
-          {
-            name: 'dir',
-            value: 'dir',
-            placeholder: 'output dir',
-            description: 'the output directory (default RUNBOOKS_OUTPUT_DIR)',
-          },
-          {
-            name: 'public-key',
-            value: 'file',
-            placeholder: 'file',
-            description:
-              'the key history or PEM public key to check the seals with (default: the keys beside the reports)',
-          },
-        ],
-        examples: ['runbooks evidence pack --from 2026-01-01 --to 2026-03-31 --out evidence-2026-q1.tar.gz'],
-      },
-      {
-        name: 'key',
-        description: 'Show the signing key and its history, or rotate it.',
-        usage: 'evidence key show|rotate [--key-file <pem>]',
-        argument: ['show', 'rotate'],
-        details: [
-          'The key: --key-file, else RUNBOOKS_EVIDENCE_KEY_FILE, else $RUNBOOKS_DATA_DIR/evidence-signing-key.pem.',
-          'After a rotation, restart the workers: they sign with the key they loaded at start. Older reports still',
-          'verify against the history, which is what auditors get.',
-        ],
-        options: [{ name: 'key-file', value: 'file', placeholder: 'pem', description: 'the signing key' }],
-        examples: ['runbooks evidence key show', 'runbooks evidence key rotate'],
-      },
-    ],
-    examples: ['runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json'],
-  },
+  EVIDENCE_COMMAND,
   {
     name: 'demo',
     description: 'Run every kind of runbook end to end against a simulator, and print what each did.',
@@ -358,10 +261,14 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       'reports, on 127.0.0.1, until Ctrl-C.',
     ],
     options: [
-      text('timeout', 'seconds', 'the time the runbooks may take once the stack is up (default 270)'),
+      {
+        ...text('timeout', 'seconds', 'the time the runbooks may take once the stack is up (default 270)'),
+        default: '270',
+      },
       {
         name: 'dialect',
         value: DIALECTS,
+        default: 'neutral',
         description: "the simulator's vocabulary (default neutral; public speaks as the real service does)",
       },
       flag('serve', "then serve the console over the demo's runs until Ctrl-C"),
@@ -381,8 +288,11 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     options: [
       flag('json', 'print the report as JSON'),
       text('service-url', 'url', 'check the service (or a simulator) at this URL instead of the configured one'),
-      text('restore-account', 'id', 'a restore account the runbooks use: connected and allowed (repeatable)'),
-      text('timeout', 'seconds', 'the time each check may take (default 10)'),
+      {
+        ...text('restore-account', 'id', 'a restore account the runbooks use: connected and allowed (repeatable)'),
+        multiple: true,
+      },
+      { ...text('timeout', 'seconds', 'the time each check may take (default 10)'), default: '10' },
     ],
     examples: ['runbooks doctor', 'runbooks doctor --restore-account ra-prod-01 --json'],
   },
@@ -392,22 +302,40 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
     usage: 'completion bash|zsh|fish',
     argument: ['bash', 'zsh', 'fish'],
     details: ['Workflow IDs for status, cancel, nudge and drill validate are asked of Temporal, when it is reachable.'],
+    // What the scripts run for workflow IDs (cli/completion-scripts.ts).
+    options: [
+      { ...flag('workflow-ids', 'print the IDs of running workflows'), hidden: true },
+      { name: 'runbook', value: 'runbook', description: 'of this runbook only', hidden: true },
+    ],
     examples: [
       'source <(runbooks completion bash)  # bash, this shell; add it to ~/.bashrc',
       'runbooks completion fish > ~/.config/fish/completions/runbooks.fish',
     ],
   },
-];
+] as const satisfies readonly CommandSpec[];
 
-/** The command or subcommand at a path such as `schedule create`; a typo in the code is a programming error. */
-export function commandSpec(path: string): CommandSpec {
-  let specs: readonly CommandSpec[] = COMMAND_TABLE;
-  let found: CommandSpec | undefined;
+type Table = (typeof TABLE)[number];
+
+/** The table, read as plain specs (help, completion). */
+export const COMMAND_TABLE: readonly CommandSpec[] = TABLE;
+
+/** A top-level command's name. */
+export type CommandName = Table['name'];
+
+/** A command or subcommand by its path: `start`, `schedule`, `schedule create`. */
+export type CommandPath = PathOf<Table>;
+
+/** The spec at a path, as the table declares it. */
+export type CommandSpecAt<P extends CommandPath> = CommandAt<Table, P>;
+
+/** The command or subcommand at a path such as `schedule create`. */
+export function commandSpec<P extends CommandPath>(path: P): CommandSpecAt<P> {
+  let found: CommandSpec = { name: '', description: '', subcommands: COMMAND_TABLE };
   for (const name of path.split(' ')) {
-    found = specs.find((s) => s.name === name);
-    if (!found) throw new Error(`no command '${path}' in the command table`);
-    specs = found.subcommands ?? [];
+    const next = found.subcommands?.find((s) => s.name === name);
+    if (!next) throw new Error(`no command '${path}' in the command table`);
+    found = next;
   }
-  if (!found) throw new Error('an empty command path');
-  return found;
+  // The loop walks the path that CommandAt walks in the table's type: this is the entry that type names.
+  return found as CommandSpecAt<P>;
 }

@@ -15,11 +15,7 @@ const MAX_IDS = 200;
 
 /** `runbooks completion <shell>`, and (for the scripts, not in the usage) `--workflow-ids [--runbook <name>]`. */
 export async function completionCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { 'workflow-ids': { type: 'boolean', default: false }, runbook: { type: 'string' } },
-    HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, HELP);
   if (values['workflow-ids']) {
     positionals(rest, [], HELP);
     for (const id of await runningWorkflowIds(values.runbook)) console.log(id);

@@ -1,4 +1,5 @@
-import { COMMAND_TABLE, type CommandSpec, type ValueKind } from './command-table';
+import type { CommandSpec, ValueKind } from './command-spec';
+import { COMMAND_TABLE } from './command-table';
 import { RUNBOOK_NAMES } from './runbooks';
 
 /** One command or subcommand, by its path of words ('' for `runbooks` itself). */
@@ -27,9 +28,9 @@ function kindWord(kind: ValueKind | undefined): string {
 
 const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const optionsOf = (spec: CommandSpec) => [
-  ...(spec.options ?? []).flatMap((o) =>
-    [o.name, ...(o.short ? [o.short] : [])].map((n) => ({ ...o, flag: flagOf(n) })),
-  ),
+  ...(spec.options ?? [])
+    .filter((o) => !o.hidden)
+    .flatMap((o) => [o.name, ...(o.short ? [o.short] : [])].map((n) => ({ ...o, flag: flagOf(n) }))),
   ...HELP.map((o) => ({ ...o, flag: flagOf(o.name), value: undefined })),
 ];
 // Single quotes for sh, bash, zsh and fish: a quote inside closes, escapes and reopens.

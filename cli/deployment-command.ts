@@ -6,7 +6,7 @@ import { withTemporal } from './connection';
 import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
 import { NotFoundError, UsageError } from './errors';
 import { helpFor } from './help';
-import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import { outputFormat, printJson } from './output';
 import type { DeploymentStatusOutput } from './output-shapes';
 import { printTable } from './workflow-commands';
 
@@ -270,10 +270,9 @@ function statusOutput(status: DeploymentStatus): DeploymentStatusOutput {
 /** `runbooks deployment …`: the Worker Deployment's versions, and promoting a release. */
 export async function deploymentCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  const deployment = { type: 'string' } as const;
   switch (sub) {
     case 'status': {
-      const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION, deployment }, STATUS_HELP);
+      const { values, positionals: args } = parseCommandLine(rest, STATUS_HELP);
       positionals(args, [], STATUS_HELP);
       const format = outputFormat(values.output, STATUS_HELP);
       const name = deploymentNameOf(values.deployment);
@@ -284,11 +283,7 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
       });
     }
     case 'promote': {
-      const { values, positionals: args } = parseCommandLine(
-        rest,
-        { deployment, ramp: { type: 'string' } },
-        PROMOTE_HELP,
-      );
+      const { values, positionals: args } = parseCommandLine(rest, PROMOTE_HELP);
       const [buildId = ''] = positionals(args, ['buildId'], PROMOTE_HELP);
       const ramp = values.ramp === undefined ? undefined : percentArgument(values.ramp);
       const name = deploymentNameOf(values.deployment);
@@ -303,7 +298,7 @@ export async function deploymentCommand(argv: string[]): Promise<void> {
       });
     }
     case 'move': {
-      const { values, positionals: args } = parseCommandLine(rest, { deployment, to: { type: 'string' } }, MOVE_HELP);
+      const { values, positionals: args } = parseCommandLine(rest, MOVE_HELP);
       const [from = ''] = positionals(args, ['fromBuildId'], MOVE_HELP);
       const name = deploymentNameOf(values.deployment);
       return withTemporal(async ({ client }) => {

@@ -9,13 +9,6 @@ import { helpFor } from './help';
 
 const HELP = helpFor('doctor');
 
-const OPTIONS = {
-  json: { type: 'boolean', default: false },
-  'service-url': { type: 'string' },
-  'restore-account': { type: 'string', multiple: true },
-  timeout: { type: 'string', default: '10' },
-} as const;
-
 export interface DoctorOptions {
   serviceUrl?: string;
   restoreAccounts?: string[];
@@ -47,7 +40,7 @@ export async function runDoctor(
 
 /** `runbooks doctor`: the table (or `--json`), exit code 1 when any check failed. */
 export async function doctorCommand(argv: string[]): Promise<void> {
-  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, HELP);
+  const { values, positionals: extra } = parseCommandLine(argv, HELP);
   positionals(extra, [], HELP);
   const timeoutMs = wholeNumber(values.timeout, '--timeout', 1, 600, HELP) * 1000;
   try {

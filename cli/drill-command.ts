@@ -39,11 +39,7 @@ async function validateCommand(argv: string[]): Promise<void> {
 
 /** The command line of `drill validate`, checked whole before anything connects. */
 export function parseValidate(argv: string[]): { workflowId: string; verdict: DrillValidationVerdict } {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { resource: { type: 'string' }, result: { type: 'string' }, message: { type: 'string' } },
-    HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, HELP);
   const workflowId = idArgument(positionals(rest, ['workflowId'], HELP)[0] ?? '', '<workflowId>', HELP);
   if (values.resource === undefined) throw new UsageError(`--resource is required\n${HELP.usage}`);
   const resourceId = idArgument(values.resource, '--resource', HELP);

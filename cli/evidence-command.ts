@@ -44,14 +44,7 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
     );
   }
   if (sub !== 'verify') return otherSubcommand(sub, 'evidence');
-  const { values, positionals: given } = parseCommandLine(
-    rest,
-    {
-      'public-key': { type: 'string', multiple: true },
-      'trust-folder-keys': { type: 'boolean', default: false },
-    },
-    VERIFY_HELP,
-  );
+  const { values, positionals: given } = parseCommandLine(rest, VERIFY_HELP);
   const [dirArg = ''] = positionals(given, ['dir'], VERIFY_HELP);
   const keyFiles = values['public-key'] ?? [];
   const trustFolder = values['trust-folder-keys'];

@@ -26,7 +26,7 @@ export function describeHistoryEntry(entry: KeyHistoryEntry): string {
 }
 
 export async function evidenceKeyCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values, positionals: given } = parseCommandLine(argv, { 'key-file': { type: 'string' } }, KEY_HELP);
+  const { values, positionals: given } = parseCommandLine(argv, KEY_HELP);
   const [action = ''] = positionals(given, ['show|rotate'], KEY_HELP);
   const keyFile = resolve(
     values['key-file'] ?? env.RUNBOOKS_EVIDENCE_KEY_FILE?.trim() ?? join(dataDirOf(env), DEFAULT_EVIDENCE_KEY_FILE),

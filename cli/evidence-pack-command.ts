@@ -36,17 +36,7 @@ export async function evidencePackCommand(
   readKeys: (files: string[]) => Promise<KeyObject[]>,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  const { values, positionals: given } = parseCommandLine(
-    argv,
-    {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      out: { type: 'string' },
-      dir: { type: 'string' },
-      'public-key': { type: 'string', multiple: true },
-    },
-    PACK_HELP,
-  );
+  const { values, positionals: given } = parseCommandLine(argv, PACK_HELP);
   positionals(given, [], PACK_HELP);
   const period = periodOf(values.from, values.to);
   const outputDir = resolve(values.dir ?? (env.RUNBOOKS_OUTPUT_DIR?.trim() || join(dataDirOf(env), 'output')));

@@ -1,9 +1,15 @@
-import { COMMAND_TABLE, commandSpec, type CommandSpec, type OptionSpec } from './command-table';
+import type { CommandSpec, OptionSpec } from './command-spec';
+import { COMMAND_TABLE, commandSpec, type CommandPath, type CommandSpecAt } from './command-table';
 
 /** A command's help: the usage line that usage errors repeat, and the whole text that `--help` prints. */
 export interface Help {
   usage: string;
   text: string;
+}
+
+/** The help of a command, with the spec it is made from: what cli/args.ts parses its command line by. */
+export interface CommandHelp<S extends CommandSpec = CommandSpec> extends Help {
+  spec: S;
 }
 
 const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', description: 'print this help' };
@@ -29,7 +35,12 @@ function section(title: string, lines: readonly string[]): string[] {
   return lines.length === 0 ? [] : ['', `${title}:`, ...lines];
 }
 
-function render(usage: string, spec: CommandSpec, details: readonly string[], body: readonly string[]): Help {
+function render<S extends CommandSpec>(
+  usage: string,
+  spec: S,
+  details: readonly string[],
+  body: readonly string[],
+): CommandHelp<S> {
   const text = [
     usage,
     '',
@@ -41,15 +52,16 @@ function render(usage: string, spec: CommandSpec, details: readonly string[], bo
       (spec.examples ?? []).map((e) => `  ${e}`),
     ),
   ].join('\n');
-  return { usage, text };
+  return { usage, text, spec };
 }
 
 /**
  * The help of a command or subcommand, by its path in the table (`status`, `schedule create`), with lines that only
  * its module can tell (such as the runbook names, which the table does not load).
  */
-export function helpFor(path: string, more: readonly string[] = []): Help {
-  const spec = commandSpec(path);
+export function helpFor<P extends CommandPath>(path: P, more: readonly string[] = []): CommandHelp<CommandSpecAt<P>> {
+  // Read here as a plain spec; the result keeps the table's own type, which types what the command parses.
+  const spec: CommandSpecAt<P> & CommandSpec = commandSpec(path);
   const details = [...(spec.details ?? []), ...more];
   if (spec.subcommands) {
     const usage = `usage: runbooks ${path} <command> [options]`;
@@ -60,7 +72,7 @@ export function helpFor(path: string, more: readonly string[] = []): Help {
     ]);
   }
   const usage = `usage: runbooks ${spec.usage ?? path}`;
-  const options = [...(spec.options ?? []), HELP_OPTION];
+  const options = [...(spec.options ?? []).filter((o) => !o.hidden), HELP_OPTION];
   return render(usage, spec, details, section('options', columns(options.map((o) => [optionLabel(o), o.description]))));
 }
 

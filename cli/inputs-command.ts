@@ -13,11 +13,7 @@ const requireHere: (id: string) => unknown = createRequire(__filename);
 const discoverModule = () => requireHere('./discover-drill') as typeof import('./discover-drill');
 
 export async function inputsCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { example: { type: 'boolean' }, discover: { type: 'boolean' } },
-    HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, HELP);
   const [name] = positionals(rest, ['runbook'], HELP);
   const runbook = runbookName(name);
   if (values.discover && (runbook !== 'drDrill' || !values.example)) {

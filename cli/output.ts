@@ -10,9 +10,6 @@ import type { Help } from './help';
 export const OUTPUT_FORMATS = ['text', 'json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** Spread into a command's parseCommandLine options. */
-export const OUTPUT_OPTION = { output: { type: 'string', short: 'o', default: 'text' } } as const;
-
 /** `--output`'s value, or a usage error naming it and the allowed ones. */
 export function outputFormat(value: string, { usage }: Help): OutputFormat {
   const format = OUTPUT_FORMATS.find((f) => f === value);

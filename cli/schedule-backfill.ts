@@ -6,7 +6,7 @@ import { idArgument, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { RunFailedError, UsageError } from './errors';
 import { helpFor, type Help } from './help';
-import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import { outputFormat, printJson } from './output';
 import type { BackfillRun, ScheduleBackfillOutput } from './output-shapes';
 import { describeOrMissing } from './schedule-lookup';
 import { BACKFILL_OVERLAP, OVERLAP_POLICIES, overlapArgument, type OverlapName } from './schedule-policies';
@@ -33,18 +33,9 @@ export async function backfillCommand(argv: string[]): Promise<void> {
   await withTemporal(({ client, namespace }) => backfill(client, namespace, request));
 }
 
-export function parseBackfill(argv: string[], help: Help = helpFor('schedule backfill')): BackfillRequest {
-  const { values, positionals: args } = parseCommandLine(
-    argv,
-    {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      overlap: { type: 'string' },
-      'no-wait': { type: 'boolean', default: false },
-      ...OUTPUT_OPTION,
-    },
-    help,
-  );
+export function parseBackfill(argv: string[]): BackfillRequest {
+  const help = helpFor('schedule backfill');
+  const { values, positionals: args } = parseCommandLine(argv, help);
   const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
   const json = outputFormat(values.output, help) === 'json';
   if (values.from === undefined || values.to === undefined) {

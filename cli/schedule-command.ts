@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { idArgument, otherSubcommand, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { helpFor } from './help';
-import { OUTPUT_OPTION, outputFormat, printJson, type OutputFormat } from './output';
+import { outputFormat, printJson, type OutputFormat } from './output';
 import type { ScheduleListOutput, ScheduleSummary } from './output-shapes';
 import { backfillCommand } from './schedule-backfill';
 import { createCommand } from './schedule-create';
@@ -23,7 +23,7 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
       return backfillCommand(rest);
     case 'list': {
       const help = helpFor('schedule list');
-      const { values, positionals: args } = parseCommandLine(rest, { ...OUTPUT_OPTION }, help);
+      const { values, positionals: args } = parseCommandLine(rest, help);
       positionals(args, [], help);
       const format = outputFormat(values.output, help);
       return withTemporal(({ client }) => listSchedules(client, format));
@@ -31,20 +31,20 @@ export async function scheduleCommand(argv: string[]): Promise<void> {
     case 'pause':
     case 'unpause': {
       const help = helpFor(`schedule ${sub}`);
-      const { values, positionals: args } = parseCommandLine(rest, { note: { type: 'string' } }, help);
+      const { values, positionals: args } = parseCommandLine(rest, help);
       const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
       return withTemporal(({ client }) => setPaused(client, scheduleId, sub === 'pause', values.note));
     }
     case 'trigger': {
       const help = helpFor('schedule trigger');
-      const { values, positionals: args } = parseCommandLine(rest, { overlap: { type: 'string' } }, help);
+      const { values, positionals: args } = parseCommandLine(rest, help);
       const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
       const overlap = values.overlap === undefined ? undefined : overlapArgument(values.overlap, help.usage);
       return withTemporal(({ client }) => triggerSchedule(client, scheduleId, overlap));
     }
     case 'delete': {
       const help = helpFor('schedule delete');
-      const { positionals: args } = parseCommandLine(rest, {}, help);
+      const { positionals: args } = parseCommandLine(rest, help);
       const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
       return withTemporal(({ client }) => deleteSchedule(client, scheduleId));
     }

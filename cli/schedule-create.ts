@@ -83,22 +83,7 @@ export async function createCommand(argv: string[]): Promise<void> {
 
 /** The command line as a schedule request, with the runbook's defaults; every mistake is a usage error. */
 export function parseCreate(argv: string[]): ScheduleRequest {
-  const { values, positionals: args } = parseCommandLine(
-    argv,
-    {
-      runbook: { type: 'string' },
-      cron: { type: 'string' },
-      interval: { type: 'string' },
-      input: { type: 'string' },
-      timezone: { type: 'string' },
-      jitter: { type: 'string' },
-      'catchup-window': { type: 'string' },
-      overlap: { type: 'string' },
-      paused: { type: 'boolean', default: false },
-      note: { type: 'string' },
-    },
-    HELP,
-  );
+  const { values, positionals: args } = parseCommandLine(argv, HELP);
   const scheduleId = idArgument(positionals(args, ['scheduleId'], HELP)[0] ?? '', '<scheduleId>', HELP);
   const runbook = runbookName(values.runbook, '--runbook');
   const spec = specArgument(values.cron, values.interval, HELP);

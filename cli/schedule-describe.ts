@@ -2,7 +2,7 @@ import type { Client, ScheduleDescription } from '@temporalio/client';
 import { idArgument, parseCommandLine, positionals } from './args';
 import { withTemporal } from './connection';
 import { helpFor } from './help';
-import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import { outputFormat, printJson } from './output';
 import type { ScheduleDescribeOutput, ScheduleRun } from './output-shapes';
 import { describeOrMissing, specOf } from './schedule-lookup';
 import { formatDuration, overlapName } from './schedule-policies';
@@ -13,7 +13,7 @@ const NEXT_RUNS = 5;
 
 export async function describeCommand(argv: string[]): Promise<void> {
   const help = helpFor('schedule describe');
-  const { values, positionals: args } = parseCommandLine(argv, { ...OUTPUT_OPTION }, help);
+  const { values, positionals: args } = parseCommandLine(argv, help);
   const scheduleId = idArgument(positionals(args, ['scheduleId'], help)[0] ?? '', '<scheduleId>', help);
   const format = outputFormat(values.output, help);
   await withTemporal(async ({ client }) => {

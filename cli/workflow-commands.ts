@@ -11,8 +11,8 @@ import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } fro
 import { withTemporal } from './connection';
 import { drillAlreadyRunning, earlierRunNote, unpassedDrill } from './drill-runs';
 import { CliError, UsageError } from './errors';
-import { helpFor, type Help } from './help';
-import { OUTPUT_OPTION, outputFormat, printJson } from './output';
+import { helpFor, type CommandHelp } from './help';
+import { outputFormat, printJson } from './output';
 import type { ListOutput, WorkflowRun } from './output-shapes';
 import { formatDuration, statusBlock, statusLine } from './progress';
 import { statusOutput, workflowRun } from './run-output';
@@ -75,11 +75,7 @@ async function latestRun(client: Client, workflowId: string): Promise<WorkflowEx
 }
 
 export async function startCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { input: { type: 'string' }, id: { type: 'string' }, wait: { type: 'boolean', default: false } },
-    START_HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, START_HELP);
   const [name] = positionals(rest, ['runbook'], START_HELP);
   const runbook = runbookName(name);
   if (RUNBOOKS[runbook].takesInput && values.input === undefined) {
@@ -118,11 +114,7 @@ const STATUS_HELP = helpFor('status');
 const NO_WORKER = 'no worker answered the status query; is `npm start` running?';
 
 export async function statusCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { ...OUTPUT_OPTION, watch: { type: 'boolean', default: false } },
-    STATUS_HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, STATUS_HELP);
   const workflowId = idArgument(positionals(rest, ['workflowId'], STATUS_HELP)[0] ?? '', '<workflowId>', STATUS_HELP);
   const format = outputFormat(values.output, STATUS_HELP);
   await withTemporal(async ({ client }) => {
@@ -160,11 +152,7 @@ export async function statusCommand(argv: string[]): Promise<void> {
 const LIST_HELP = helpFor('list');
 
 export async function listCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    { ...OUTPUT_OPTION, runbook: { type: 'string' }, limit: { type: 'string', default: '20' } },
-    LIST_HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, LIST_HELP);
   positionals(rest, [], LIST_HELP);
   const limit = wholeNumber(values.limit, '--limit', 1, 10_000, LIST_HELP);
   const format = outputFormat(values.output, LIST_HELP);
@@ -220,11 +208,11 @@ export async function nudgeCommand(argv: string[]): Promise<void> {
 /** Parses `<workflowId>`, acts on that run and reports it done; an unknown ID is reported as not found. */
 async function actOnRun(
   argv: string[],
-  help: Help,
+  help: CommandHelp,
   act: (handle: WorkflowHandle) => Promise<unknown>,
   done: (workflowId: string) => string,
 ): Promise<void> {
-  const { positionals: rest } = parseCommandLine(argv, {}, help);
+  const { positionals: rest } = parseCommandLine(argv, help);
   const workflowId = idArgument(positionals(rest, ['workflowId'], help)[0] ?? '', '<workflowId>', help);
   await withTemporal(async ({ client }) => {
     await act(client.workflow.getHandle(workflowId)).catch((err: unknown) => {

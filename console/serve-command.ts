@@ -94,19 +94,7 @@ const HELP = helpFor('serve');
 
 /** `runbooks serve`: the web console, until SIGINT or SIGTERM. */
 export async function serveCommand(argv: string[]): Promise<void> {
-  const { values, positionals: extra } = parseCommandLine(
-    argv,
-    {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'token-file': { type: 'string' },
-      'behind-proxy': { type: 'boolean', default: false },
-      'temporal-ui': { type: 'string' },
-      dir: { type: 'string' },
-      'public-key': { type: 'string', multiple: true },
-    },
-    HELP,
-  );
+  const { values, positionals: extra } = parseCommandLine(argv, HELP);
   positionals(extra, [], HELP);
   let settings: ConsoleSettings;
   let token: string | undefined;

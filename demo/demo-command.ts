@@ -28,16 +28,7 @@ const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
  * fresh temporary data directory, then the four kinds of runbook one after the other.
  */
 export async function demoCommand(argv: string[]): Promise<void> {
-  const { values, positionals: rest } = parseCommandLine(
-    argv,
-    {
-      timeout: { type: 'string', default: '270' },
-      dialect: { type: 'string', default: 'neutral' },
-      serve: { type: 'boolean', default: false },
-      port: { type: 'string' },
-    },
-    HELP,
-  );
+  const { values, positionals: rest } = parseCommandLine(argv, HELP);
   positionals(rest, [], HELP);
   // A day at most: longer waits would overflow timers, and a demo never needs them.
   const timeoutSeconds = wholeNumber(values.timeout, '--timeout', 30, 86_400, HELP);

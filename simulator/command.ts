@@ -6,27 +6,11 @@ import { FaultInput } from './routes/control';
 import { startSimulator, type StartOptions } from './server';
 import { parseCommandLine, positionals } from '../cli/args';
 import { CliError, UsageError } from '../cli/errors';
+import type { OptionValues } from '../cli/command-spec';
+import type { CommandSpecAt } from '../cli/command-table';
 import { helpFor } from '../cli/help';
 
 const HELP = helpFor('simulator', [`Fault kinds: ${FAULT_KINDS.join(', ')}.`]);
-
-const OPTIONS = {
-  port: { type: 'string', default: '0' },
-  host: { type: 'string', default: '127.0.0.1' },
-  'data-dir': { type: 'string' },
-  seed: { type: 'string', default: '1' },
-  prefix: { type: 'string', default: '' },
-  'token-ttl': { type: 'string', default: '43200' },
-  'log-level': { type: 'string', default: 'silent' },
-  dialect: { type: 'string', default: 'neutral' },
-  'fault-rate': { type: 'string' },
-  'fault-kinds': { type: 'string' },
-  'fault-latency-ms': { type: 'string' },
-  'fault-retry-after': { type: 'string' },
-  'fault-path-prefix': { type: 'string' },
-  'fault-method': { type: 'string' },
-  'fault-times': { type: 'string' },
-} as const;
 
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -48,7 +32,7 @@ export interface SimulatorFlags {
 
 /** Reads and checks every flag before anything starts; any mistake is a UsageError with the usage. */
 export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
-  const { values, positionals: extra } = parseCommandLine(argv, OPTIONS, HELP);
+  const { values, positionals: extra } = parseCommandLine(argv, HELP);
   positionals(extra, [], HELP);
   const prefix = values.prefix;
   if (prefix !== '' && !/^\/[A-Za-z0-9._~/-]*$/.test(prefix)) {
@@ -94,10 +78,8 @@ export async function simulatorCommand(argv: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-type FlagValues = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
-
-function faultFlags(values: FlagValues): FaultConfig | undefined {
-  const text = (flag: (typeof FAULT_FLAGS)[keyof typeof FAULT_FLAGS]) => values[flag] as string | undefined;
+function faultFlags(values: OptionValues<CommandSpecAt<'simulator'>>): FaultConfig | undefined {
+  const text = (flag: (typeof FAULT_FLAGS)[keyof typeof FAULT_FLAGS]) => values[flag];
   if (text('fault-rate') === undefined) {
     const stray = Object.values(FAULT_FLAGS).find((flag) => text(flag) !== undefined);
     if (stray) throw new UsageError(`--${stray} needs --fault-rate\n${HELP.usage}`);

@@ -1,10 +1,15 @@
 // Every command and subcommand of the command table answers `--help` and `-h` with its usage, its one line, its
 // options and examples, on standard output with exit code 0, before it checks its arguments or connects to anything
 // (TEMPORAL_ADDRESS points nowhere). An unknown option is a usage error (exit 2) that names it.
-import { COMMAND_TABLE, type CommandSpec } from '../../cli/command-table';
-import { runCliFromSource, runCliFromSourceAsync } from '../helpers/cli-from-source';
+// The CLI runs in this process, through cli/run.ts (what cli/main.ts runs); one spawned `runbooks --help` proves the
+// real entry point.
+import { format } from 'node:util';
+import type { CommandSpec } from '../../cli/command-spec';
+import { COMMAND_TABLE } from '../../cli/command-table';
+import { run } from '../../cli/run';
+import { runCliFromSource } from '../helpers/cli-from-source';
 
-const env = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+const NOWHERE = '127.0.0.1:1';
 
 /** Every command and subcommand, with its path (`schedule create`). */
 function everyCommand(specs: readonly CommandSpec[] = COMMAND_TABLE, prefix = ''): [string, CommandSpec][] {
@@ -14,12 +19,46 @@ function everyCommand(specs: readonly CommandSpec[] = COMMAND_TABLE, prefix = ''
   });
 }
 
-/** CLI runs four at a time: each is a Node process compiling the CLI. */
-async function runAll(cases: string[][]): Promise<{ status: number | null; stdout: string; stderr: string }[]> {
-  const results: { status: number | null; stdout: string; stderr: string }[] = [];
-  for (let i = 0; i < cases.length; i += 4) {
-    results.push(...(await Promise.all(cases.slice(i, i + 4).map((args) => runCliFromSourceAsync(args, env)))));
+interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+let temporalAddress: string | undefined;
+beforeAll(() => {
+  temporalAddress = process.env.TEMPORAL_ADDRESS;
+  process.env.TEMPORAL_ADDRESS = NOWHERE;
+});
+afterAll(() => {
+  if (temporalAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
+  else process.env.TEMPORAL_ADDRESS = temporalAddress;
+});
+
+/** `runbooks <args>` in this process: its exit code, and what it printed, its own lines and a command's console's. */
+async function runbooks(args: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const toOut = (...parts: unknown[]) => void (stdout += `${format(...parts)}\n`);
+  const toErr = (...parts: unknown[]) => void (stderr += `${format(...parts)}\n`);
+  const spies = [
+    jest.spyOn(console, 'log').mockImplementation(toOut),
+    jest.spyOn(console, 'info').mockImplementation(toOut),
+    jest.spyOn(console, 'warn').mockImplementation(toErr),
+    jest.spyOn(console, 'error').mockImplementation(toErr),
+  ];
+  try {
+    const status = await run(args, { out: toOut, err: toErr });
+    return { status, stdout, stderr };
+  } finally {
+    for (const spy of spies) spy.mockRestore();
   }
+}
+
+/** One after the other: the console is shared. */
+async function runAll(cases: string[][]): Promise<CliResult[]> {
+  const results: CliResult[] = [];
+  for (const args of cases) results.push(await runbooks(args));
   return results;
 }
 
@@ -31,11 +70,12 @@ test('the table holds the commands and subcommands a user meets', () => {
   expect(paths.length).toBeGreaterThan(20);
 });
 
-test('runbooks --help lists every command with its one line', () => {
-  const { status, stdout } = runCliFromSource(['--help'], env);
+test('runbooks --help lists every command with its one line, from the real entry point as in process', async () => {
+  const { status, stdout } = runCliFromSource(['--help'], { ...process.env, TEMPORAL_ADDRESS: NOWHERE });
   expect(status).toBe(0);
   for (const spec of COMMAND_TABLE)
     expect(stdout).toMatch(new RegExp(`^ {2}${spec.name} +${escape(spec.description)}$`, 'm'));
+  expect(await runbooks(['--help'])).toEqual({ status: 0, stdout, stderr: '' });
 });
 
 test.each(['--help', '-h'])(
@@ -44,7 +84,7 @@ test.each(['--help', '-h'])(
     const results = await runAll(COMMANDS.map(([path]) => [...path.split(' '), flag]));
     COMMANDS.forEach(([path, spec], i) => {
       const { status, stdout, stderr } = results[i] ?? { status: null, stdout: '', stderr: '' };
-      const options = (spec.options ?? []).map((o) => `--${o.name}`);
+      const options = (spec.options ?? []).filter((o) => !o.hidden).map((o) => `--${o.name}`);
       expect({
         path,
         status,
@@ -79,17 +119,31 @@ test('every command refuses an unknown option with exit code 2, naming it', asyn
   });
 });
 
-test('a group without a known subcommand shows its commands and exits 2', () => {
-  const { status, stderr } = runCliFromSource(['schedule', 'reschedule'], env);
+test('a group without a known subcommand shows its commands and exits 2', async () => {
+  const { status, stderr } = await runbooks(['schedule', 'reschedule']);
   expect(status).toBe(2);
   expect(stderr).toMatch(/^unknown schedule command 'reschedule'\nusage: runbooks schedule <command>/);
   expect(stderr).toMatch(/^ {2}create +Create a schedule/m);
 });
 
-test('after --, a "--help" is an argument, not a request for help', () => {
-  const { status, stdout } = runCliFromSource(['cancel', '--', '--help'], env);
+test('no command, or an unknown one, shows every command and exits 2', async () => {
+  const none = await runbooks([]);
+  expect(none).toEqual({
+    status: 2,
+    stdout: '',
+    stderr: expect.stringMatching(/^usage: runbooks <command>/) as unknown,
+  });
+  const unknown = await runbooks(['restart']);
+  expect(unknown.status).toBe(2);
+  expect(unknown.stderr).toMatch(/^unknown command 'restart'\nusage: runbooks <command>/);
+});
+
+test('after --, a "--help" is an argument, not a request for help', async () => {
+  // Refused as a runbook name: an argument that needs no server to be refused.
+  const { status, stdout, stderr } = await runbooks(['inputs', '--', '--help']);
   expect(stdout).not.toMatch(/^usage:/);
   expect(status).not.toBe(0);
+  expect(stderr).toContain("not '--help'");
 });
 
 function escape(text: string): string {

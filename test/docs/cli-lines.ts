@@ -1,9 +1,10 @@
-import { COMMAND_TABLE, type CommandSpec, type OptionSpec } from '../../cli/command-table';
+import type { CommandSpec, OptionSpec } from '../../cli/command-spec';
+import { COMMAND_TABLE } from '../../cli/command-table';
 import { inlineCode, type Page } from './markdown';
 
 /**
  * The `runbooks` command lines the docs show, in code blocks and inline code, checked against the CLI's command table
- * (cli/command-table.ts: the source of `--help` and the completion scripts, which a test holds to the parsers):
+ * (cli/command-table.ts: the source of `--help`, the completion scripts and the options each command parses):
  * the command, its subcommand, a fixed argument (`completion bash`), and every option.
  */
 

@@ -1,0 +1,86 @@
+import { flag, text, type CommandSpec } from './command-spec';
+
+/** `runbooks evidence …`, a part of the command table (cli/command-table.ts). */
+export const EVIDENCE_COMMAND = {
+  name: 'evidence',
+  description: 'Verify signed drill reports, pack them for an auditor, and manage the key that signs them.',
+  subcommands: [
+    {
+      name: 'verify',
+      description: 'Check the seals and the chain of the drill reports in a folder, or an evidence pack.',
+      usage: 'evidence verify <dir|pack.tar.gz> --public-key <file>... | --trust-folder-keys',
+      argument: 'file',
+      details: [
+        '<dir> holds the drill reports, or is the output directory above drill-reports/. Without --public-key, verify',
+        'refuses (exit 2): whoever can edit a report can replace the public key beside it.',
+        'A pack (evidence pack) is checked file by file against its manifest, and each report against its seal;',
+        'any change refuses it (exit 1), naming the file. --trust-folder-keys then trusts the keys inside the pack.',
+      ],
+      options: [
+        {
+          name: 'public-key',
+          value: 'file',
+          placeholder: 'file',
+          description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
+          multiple: true,
+        },
+        flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+      ],
+      examples: [
+        'runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json',
+        'runbooks evidence verify evidence-2026-q1.tar.gz --public-key evidence-signing-key.history.json',
+      ],
+    },
+    {
+      name: 'pack',
+      description: 'Bundle the drill reports of a period, their seals and a summary page into one file for an auditor.',
+      usage:
+        'evidence pack --from <date> --to <date> [--out <file.tar.gz>] [--dir <output dir>] [--public-key <file>...]',
+      details: [
+        'Dates are days (2026-01-01, UTC; --to counts whole) or ISO times with a zone. The pack holds the reports that',
+        'finished in the period with their seals, the public keys, verification.json, index.html (summary and trend',
+        'charts) and manifest.json (the sha256 of every file). --dir defaults to RUNBOOKS_OUTPUT_DIR. A report that',
+        'does not verify is packed all the same, and the command exits 1. See docs/evidence-packs.md.',
+      ],
+      options: [
+        text('from', 'date', 'the first day (or time) of the period'),
+        text('to', 'date', 'the last day (or the end time) of the period'),
+        {
+          name: 'out',
+          value: 'file',
+          placeholder: 'file.tar.gz',
+          description: 'the pack to write (default evidence-pack-<from>-to-<to>.tar.gz)',
+        },
+        {
+          name: 'dir',
+          value: 'dir',
+          placeholder: 'output dir',
+          description: 'the output directory (default RUNBOOKS_OUTPUT_DIR)',
+        },
+        {
+          name: 'public-key',
+          value: 'file',
+          placeholder: 'file',
+          description:
+            'the key history or PEM public key to check the seals with (default: the keys beside the reports)',
+          multiple: true,
+        },
+      ],
+      examples: ['runbooks evidence pack --from 2026-01-01 --to 2026-03-31 --out evidence-2026-q1.tar.gz'],
+    },
+    {
+      name: 'key',
+      description: 'Show the signing key and its history, or rotate it.',
+      usage: 'evidence key show|rotate [--key-file <pem>]',
+      argument: ['show', 'rotate'],
+      details: [
+        'The key: --key-file, else RUNBOOKS_EVIDENCE_KEY_FILE, else $RUNBOOKS_DATA_DIR/evidence-signing-key.pem.',
+        'After a rotation, restart the workers: they sign with the key they loaded at start. Older reports still',
+        'verify against the history, which is what auditors get.',
+      ],
+      options: [{ name: 'key-file', value: 'file', placeholder: 'pem', description: 'the signing key' }],
+      examples: ['runbooks evidence key show', 'runbooks evidence key rotate'],
+    },
+  ],
+  examples: ['runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json'],
+} as const satisfies CommandSpec;
