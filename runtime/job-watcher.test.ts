@@ -204,6 +204,8 @@ test('a job the list cannot return fails its own wait, after one GET; the others
 
 const DRILL_RESOURCES = 40;
 const DRILL_LANES = 20;
+/** Jobs long enough for a few looks each, short enough that the three runs fit the file's budget. */
+const DRILL_JOB_SECONDS = 3;
 const JOB_LOOK = /\/(backup|restore)-jobs(\/[^/]+)?$/;
 
 /** Service calls per resource: the looks at jobs, and everything else. */
@@ -218,7 +220,12 @@ function perResource(requests: SeenRequest[], resources: number) {
 
 test(`calls per resource of a drill of ${DRILL_RESOURCES} resources: the drill today, and its jobs watched in batches`, async () => {
   const f = fixture();
-  await f.control.jobsConfig({ backupSeconds: 5, restoreSeconds: 5, maxConcurrentBackups: 100, outcomes: {} });
+  await f.control.jobsConfig({
+    backupSeconds: DRILL_JOB_SECONDS,
+    restoreSeconds: DRILL_JOB_SECONDS,
+    maxConcurrentBackups: 100,
+    outcomes: {},
+  });
   const resources = Object.values(f.sim.ctx.state.resources)
     .map((r) => r.resource)
     .sort((a, b) => a.id.localeCompare(b.id))
@@ -257,7 +264,7 @@ test(`calls per resource of a drill of ${DRILL_RESOURCES} resources: the drill t
   expect(watched.looks * 2).toBeLessThan(miniature.looks);
   const fmt = (n: number) => n.toFixed(1);
   console.log(
-    `drill of ${DRILL_RESOURCES} resources, ${DRILL_LANES} lanes, 5 s jobs, calls per resource: ` +
+    `drill of ${DRILL_RESOURCES} resources, ${DRILL_LANES} lanes, ${DRILL_JOB_SECONDS} s jobs, calls per resource: ` +
       `drDrill today ${fmt(real.all)} (${fmt(real.looks)} looks at jobs, ${fmt(real.other)} other; ` +
       `${drill.events} events, ${drill.seconds} s); ` +
       `its miniature job by job ${fmt(miniature.all)} (${fmt(miniature.looks)} looks, ${perJob.events} events, ` +

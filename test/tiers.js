@@ -38,7 +38,6 @@ const PUBLIC_FULL = [
 
 /** `npm run test:full`: what needs a server, a process tree or a heavy tool, beyond one run of each runbook. */
 const FULL = [
-  'test/e2e/approval-watch.test.ts',
   'test/e2e/approvals-view.test.ts',
   'test/e2e/bad-input.test.ts',
   'test/e2e/bounded-results.test.ts',
@@ -81,8 +80,15 @@ const FULL = [
   'test/deploy/release-in-place.test.ts',
 ];
 
-/** `npm run test:full`: the reliability harness, with kill -9 of separate processes (short), and the cluster. */
-const RELIABILITY = ['test/reliability/short.test.ts', 'test/reliability/cluster.test.ts'];
+/**
+ * `npm run test:full`: kill -9 of separate processes (the reliability harness's short run, and a worker killed in an
+ * approval watch, which waits out the watch's 2-minute heartbeat timeout), and the cluster.
+ */
+const RELIABILITY = [
+  'test/reliability/short.test.ts',
+  'test/reliability/cluster.test.ts',
+  'test/e2e/approval-watch.test.ts',
+];
 
 /** The jest projects (jest.config.js) each npm script runs (scripts/test-tier.js). */
 const PROJECTS = {

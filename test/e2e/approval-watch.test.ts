@@ -119,6 +119,7 @@ test('a wait whose worker is killed (SIGKILL) resumes on another worker at its h
   const doomed = startWorkerProcess(
     {
       TEMPORAL_ADDRESS: fx.env.address,
+      TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
       RUNBOOKS_TASK_QUEUE: taskQueue,
       BACKUP_SERVICE_URL: fx.proxy.baseUrl,
       BACKUP_PROJECT_ID: fx.sim.projectId,

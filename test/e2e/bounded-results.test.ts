@@ -1,5 +1,6 @@
-// Results and histories stay bounded at 50,000 resources: the posture report and the offboarding of an account that
-// holds them, on the real dev server against the simulator. Results are measured as Temporal stores them (the
+// Results and histories stay bounded at 10,000 resources, where a result that listed them would pass Temporal's
+// 256 KB and a history that grew with them would pass the bound below: the posture report and the offboarding of an
+// account that holds them, on the real dev server against the simulator. Results are measured as Temporal stores them (the
 // payload of the completion event), histories by their event count per run, and the files by their rows.
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -11,16 +12,16 @@ import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { setupE2E, teardownE2E, type E2E } from './helpers';
 import { completionResultBytes, largestEventBytes, runChain, scheduled } from './run-chain';
 
-const RESOURCES = 50_000;
-/** The service's page limit is ours to choose in the simulator; 1,000 keeps the posture scan to 50 activities. */
-const PAGE_SIZE = 1000;
+const RESOURCES = 10_000;
+/** The service's page limit is ours to choose in the simulator; 200 makes the posture scan 50 pages, 2.5 runs' worth. */
+const PAGE_SIZE = 200;
 const RESULT_LIMIT = 256 * 1024;
 /**
  * Events one run may hold. A posture run scans at most PAGES_PER_RUN (20) pages at six events each (an activity's
  * scheduled, started and completed, and the workflow task that follows), plus its start, first workflow task, search
  * attribute upserts, patch marker, the report's write and its end: about 140. The offboarding run has five activities
  * and a patch: about 40. 200 holds both with room, and is 2 % of Temporal's 10,240-event warning; a history that grew
- * with the inventory would need 300 events for the posture scan alone (50 pages) and 3,000 at the default page size.
+ * with the inventory would need 300 events for the posture scan alone (50 pages) and 600 at the default page size.
  */
 const MAX_EVENTS_PER_RUN = 200;
 
@@ -52,8 +53,8 @@ async function readCsv(path: string): Promise<{ header: string; ids: string[]; s
   return { header, ids, sha256: createHash('sha256').update(data).digest('hex') };
 }
 
-test('a posture report of 50,000 resources returns counts under 256 KB, continues as new, and lists all of them', async () => {
-  // No snapshots: every resource is stale, so the stale list holds all 50,000.
+test(`a posture report of ${RESOURCES} resources returns counts under 256 KB, continues as new, and lists all of them`, async () => {
+  // No snapshots: every resource is stale, so the stale list holds them all.
   const inventory = await generate({ resources: RESOURCES });
   const ids = idsOfAccount(inventory.sourceAccountId);
   expect(ids).toHaveLength(RESOURCES);
@@ -97,7 +98,7 @@ test('a posture report of 50,000 resources returns counts under 256 KB, continue
   expect(idsOfAccount(inventory.sourceAccountId)).toEqual([]);
 }, 600_000);
 
-test('offboarding an account with 50,000 resources that stay returns their count and writes all of them to a file', async () => {
+test(`offboarding an account with ${RESOURCES} resources that stay returns their count and writes all of them to a file`, async () => {
   // One snapshot each: every resource stays in the inventory after the account is deleted.
   const inventory = await generate({ resources: RESOURCES, snapshotsPerResource: 1, cloudProvider: 'PROVIDER_B' });
   const ids = idsOfAccount(inventory.sourceAccountId);
