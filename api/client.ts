@@ -37,7 +37,6 @@ export type ProtectedCallResult =
 type ItemOf<L> = L extends readonly (infer T)[] ? T : never;
 
 const Empty = z.unknown();
-const StartedOrApproval = z.union([s.JobStarted, s.ActionRequestAnswer]);
 
 /** Typed client for every call of the Backup Management Service. */
 export class BackupServiceClient {
@@ -216,11 +215,14 @@ export class BackupServiceClient {
         .actionApprovalRequest ?? undefined
     );
   }
-  /** The canceled request; read back when the answer leaves it out (the public document lets it be null). */
-  async cancelActionRequest(requestId: string): Promise<s.MpaRequest> {
-    const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}/cancel`;
-    const body = await this.data({ method: 'POST', path, ok: [200], schema: s.ActionRequestAnswer });
-    return body.actionApprovalRequest ?? this.getActionRequest(requestId);
+  /**
+   * The canceled request; read back when the answer leaves it out (the public document lets it be null), and undefined
+   * when the read holds none either: the cancel itself has succeeded, and no runbook reads its answer.
+   */
+  async cancelActionRequest(requestId: string): Promise<s.MpaRequest | undefined> {
+    const path = this.project`/action-approvals/my-requests/${requireId(requestId, 'requestId')}`;
+    const body = await this.data({ method: 'POST', path: `${path}/cancel`, ok: [200], schema: s.ActionRequestAnswer });
+    return body.actionApprovalRequest ?? this.data({ method: 'GET', path, ok: [200], schema: s.MpaRequestAnswer });
   }
 
   // 4.4 Source accounts
@@ -353,7 +355,7 @@ export class BackupServiceClient {
       json,
       headers,
       ok: [201, 202],
-      schema: StartedOrApproval,
+      schema: s.ProtectedCallAnswer,
     });
     const request = s.ActionRequestAnswer.safeParse(data).data?.actionApprovalRequest;
     if (status === 201 && request) return { kind: 'approvalRequired', request };

@@ -12,6 +12,9 @@ import type { z } from 'zod';
 type Check = (value: unknown) => boolean;
 type Def = z.core.$ZodTypeDef & Record<string, unknown>;
 
+/** Pipes that only turn null into undefined (`nullAsAbsent`): any other value comes out as it went in. */
+export const NULL_AS_ABSENT = new WeakSet<z.core.$ZodType>();
+
 const compiled = new WeakMap<z.core.$ZodType, Check | null>();
 
 /** The schema's output for `value`, as `schema.safeParse` gives it (with `value` itself when it passes the check). */
@@ -51,6 +54,14 @@ export function compile(schema: z.core.$ZodType): Check | undefined {
       const values = new Set<unknown>(Object.values(def.entries as Record<string, unknown>));
       return (v) => values.has(v);
     }
+    // A null is zod's to turn into undefined; any other value passes as the inner check says.
+    case 'pipe': {
+      const inner = NULL_AS_ABSENT.has(schema) ? compile(def.in as z.core.$ZodType) : undefined;
+      return inner && ((v) => v !== null && inner(v));
+    }
+    // A value that fails is zod's to replace; one that passes comes out as it is.
+    case 'catch':
+      return compile(def.innerType as z.core.$ZodType);
     case 'optional':
     case 'nullable': {
       const inner = compile(def.innerType as z.core.$ZodType);

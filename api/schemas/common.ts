@@ -1,11 +1,48 @@
 import { z } from 'zod';
+import { NULL_AS_ABSENT } from '../decode';
 import { SortOrderInput } from '../enums';
 
 /**
- * Responses keep fields this client does not know. Request schemas are `z.strictObject`: an unknown key is refused
- * by the client before sending and by the simulator, so that a misspelt field is an error, never silently dropped.
+ * A field the public dialect may send as null (facts §11), decoded as absent: null there means "not known", which is
+ * what an absent field already says, so readers have one case to handle and never take null for 0.
  */
-export const record = z.looseObject;
+export function nullAsAbsent<T extends z.ZodType>(schema: T) {
+  const pipe = schema.nullable().transform((value): z.output<T> | undefined => value ?? undefined);
+  // The compiled check (api/decode.ts) may pass a non-null value as it is: only null is changed.
+  NULL_AS_ABSENT.add(pipe);
+  return pipe.optional();
+}
+
+/**
+ * A field no runbook reads (the tolerant reader): kept when it has the known shape, dropped when it is null or of
+ * another shape, so that it never fails the call. Fields the runbooks read stay checked.
+ */
+export function tolerant<T extends z.ZodType>(schema: T) {
+  return schema.optional().catch(undefined).optional();
+}
+
+type OptionalAsNullable<S extends z.core.$ZodLooseShape> = {
+  [K in keyof S]: S[K] extends z.ZodOptional<infer T extends z.ZodType> ? ReturnType<typeof nullAsAbsent<T>> : S[K];
+};
+
+/**
+ * A response record. It keeps fields this client does not know, and reads null in any optional field as absent (the
+ * document lets most optional fields be null). Request schemas are `z.strictObject`: an unknown key is refused by the
+ * client before sending and by the simulator, so that a misspelt field is an error, never silently dropped.
+ */
+export function record<S extends z.core.$ZodLooseShape>(shape: S) {
+  const lenient = Object.fromEntries(
+    Object.entries(shape).map(([key, field]) => [key, field instanceof z.ZodOptional ? optionalAsNullable(field) : field]),
+  );
+  return z.looseObject(lenient as OptionalAsNullable<S>);
+}
+
+function optionalAsNullable(field: z.ZodOptional): z.ZodType {
+  const inner = field.unwrap() as z.ZodType;
+  // Already null-tolerant (nullish, null-as-absent, tolerant).
+  if (['nullable', 'pipe', 'catch', 'optional'].includes(inner._zod.def.type)) return field;
+  return nullAsAbsent(inner);
+}
 
 export const Timestamp = z.string();
 export const TimestampInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
@@ -32,17 +69,6 @@ export function pageOf<K extends string, T extends z.ZodType>(key: K, item: T) {
     totalCount: z.number().int().optional(),
     nextToken: z.string().nullish(),
   }).extend({ [key]: z.array(item) } as { [P in K]: z.ZodArray<T> });
-}
-
-/**
- * A field the public dialect may send as null (facts §11), decoded as absent: null there means "not known", which is
- * what an absent field already says, so readers have one case to handle and never take null for 0.
- */
-export function nullAsAbsent<T extends z.ZodType>(schema: T) {
-  return schema
-    .nullable()
-    .transform((value): z.output<T> | undefined => value ?? undefined)
-    .optional();
 }
 
 export const ErrorBody = record({ error: z.string().optional() });

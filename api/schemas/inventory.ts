@@ -11,18 +11,23 @@ import {
   RESOURCE_TYPES,
   openEnum,
 } from '../enums';
-import { Timestamp, pageOf, record, sortsOf } from './common';
+import { Timestamp, pageOf, record, sortsOf, tolerant } from './common';
 import { ResourceFilters } from './filters';
 
-const Overridable = { isOverridden: z.boolean().optional() };
-/** Each detail may be null in the public dialect (facts §11). */
+const Overridable = { isOverridden: tolerant(z.boolean()) };
+/**
+ * Each detail may be null in the public dialect (facts §11). The posture report reads the environment; the data
+ * classes and apps no runbook reads, so they are tolerant.
+ */
 export const Classifications = record({
-  dataClassesDetails: record({ dataClasses: z.array(z.string()).optional(), ...Overridable }).nullish(),
+  dataClassesDetails: tolerant(record({ dataClasses: z.array(z.string()).optional(), ...Overridable })),
   environmentDetails: record({ environment: openEnum(ENVIRONMENTS).optional(), ...Overridable }).nullish(),
-  appsDetails: record({
-    apps: z.array(record({ name: z.string(), paths: z.array(z.string()).optional() })).optional(),
-    ...Overridable,
-  }).nullish(),
+  appsDetails: tolerant(
+    record({
+      apps: z.array(record({ name: z.string(), paths: z.array(z.string()).optional() })).optional(),
+      ...Overridable,
+    }),
+  ),
 });
 
 export const InventoryVolume = record({
@@ -67,6 +72,11 @@ export const KeyValueDbProperties = record({
   localSecondaryIndexes: z.array(LocalSecondaryIndex).optional(),
 });
 
+/**
+ * The runbooks read a resource's identity, type, place, status, tags, snapshot counts and times (posture report, DR
+ * drill discovery, offboarding): those stay checked. What no runbook reads is tolerant: one resource with a null or
+ * new-shaped detail must not stop a whole inventory page.
+ */
 export const InventoryResource = record({
   id: z.string(),
   backupStatus: openEnum(BACKUP_STATUSES),
@@ -74,32 +84,28 @@ export const InventoryResource = record({
   resourceName: z.string(),
   providerAccountId: z.string(),
   snapshotStorage: record({
-    sizeBytes: z.number().optional(),
+    sizeBytes: tolerant(z.number()),
     eonSnapshotCount: z.number().int().optional(),
-    nonEonSnapshotCount: z.number().int().optional(),
+    nonEonSnapshotCount: tolerant(z.number().int()),
   }),
-  sourceStorage: record({ sizeBytes: z.number().optional() }),
+  sourceStorage: record({ sizeBytes: tolerant(z.number()) }),
   tags: z.record(z.string(), z.string()),
   cloudProvider: openEnum(CLOUD_PROVIDERS),
   resourceType: openEnum(RESOURCE_TYPES),
   region: z.string(),
   createdTime: Timestamp.optional(),
-  discoveredTime: Timestamp.optional(),
+  discoveredTime: tolerant(Timestamp),
   latestSnapshotTime: Timestamp.optional(),
-  oldestSnapshotTime: Timestamp.optional(),
+  oldestSnapshotTime: tolerant(Timestamp),
   classifications: Classifications.optional(),
-  controlViolationCounts: record({
-    high: z.number().int(),
-    medium: z.number().int(),
-    low: z.number().int(),
-    muted: z.number().int(),
-  }).optional(),
-  vpc: z.string().optional(),
-  subnets: z.array(z.string()).optional(),
-  resourceProperties: record({
-    vmA: record({ volumes: z.array(InventoryVolume).optional() }).optional(),
-    kvDbA: KeyValueDbProperties.optional(),
-  }).optional(),
+  controlViolationCounts: tolerant(
+    record({ high: z.number().int(), medium: z.number().int(), low: z.number().int(), muted: z.number().int() }),
+  ),
+  vpc: tolerant(z.string()),
+  subnets: tolerant(z.array(z.string())),
+  resourceProperties: tolerant(
+    record({ vmA: record({ volumes: z.array(InventoryVolume).optional() }).optional(), kvDbA: KeyValueDbProperties.optional() }),
+  ),
 });
 export type InventoryResource = z.infer<typeof InventoryResource>;
 

@@ -8,7 +8,7 @@ import {
   RESOURCE_TYPES,
   openEnum,
 } from '../enums';
-import { Timestamp, inNotIn, nullAsAbsent, pageOf, record, sortsOf } from './common';
+import { Timestamp, inNotIn, nullAsAbsent, pageOf, record, sortsOf, tolerant } from './common';
 import { Vault } from './vaults';
 
 export const JobExecutionDetails = record({
@@ -33,8 +33,9 @@ export const JobResourceDetails = record({
   providerAccountId: z.string(),
   cloudProvider: openEnum(CLOUD_PROVIDERS),
   region: z.string(),
-  sourceStorageSizeBytes: z.number(),
-}).partial({ sourceStorageSizeBytes: true });
+  // No runbook reads it.
+  sourceStorageSizeBytes: tolerant(z.number()),
+});
 
 export const JobSnapshotDetails = record({
   pointInTime: Timestamp,
@@ -42,14 +43,15 @@ export const JobSnapshotDetails = record({
   expirationTime: Timestamp.optional(),
 });
 
-const JobVault = Vault.partial();
+// No runbook reads a job's vault.
+const JobVault = tolerant(Vault.partial());
 
 export const BackupJob = record({
   jobExecutionDetails: JobExecutionDetails,
   backupType: z.string(),
   resourceDetails: nullAsAbsent(JobResourceDetails),
   snapshotDetails: nullAsAbsent(JobSnapshotDetails),
-  vault: JobVault.optional(),
+  vault: JobVault,
 });
 export type BackupJob = z.infer<typeof BackupJob>;
 
@@ -65,7 +67,7 @@ export const RestoreJob = record({
   }),
   resourceDetails: nullAsAbsent(JobResourceDetails),
   snapshotDetails: nullAsAbsent(JobSnapshotDetails),
-  vault: JobVault.optional(),
+  vault: JobVault,
 });
 export type RestoreJob = z.infer<typeof RestoreJob>;
 

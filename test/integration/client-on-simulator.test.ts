@@ -193,7 +193,7 @@ test('vaults, restore accounts, inventory, snapshots, jobs and restores', async 
   const another = await client.restoreBucket(resource.id, snapshot.id, { destination, restoreAccountId: target.id });
   if (another.kind !== 'approvalRequired') throw new Error('expected an approval request');
   await client.submitActionRequest(another.request.id, { action: 'CONFIRM' });
-  expect((await client.cancelActionRequest(another.request.id)).status).toBe('CANCELED_PENDING_APPROVAL');
+  expect((await client.cancelActionRequest(another.request.id))?.status).toBe('CANCELED_PENDING_APPROVAL');
 });
 
 test('queries and cost data', async () => {
