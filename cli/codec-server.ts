@@ -7,8 +7,10 @@ import { z } from 'zod';
 import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/codec';
 import { ConfigError, loadCodecKeys, loadCodecServerToken } from '../runtime/config';
 import { parseCommandLine, positionals, wholeNumber } from './args';
+import { CodecLimitError, codeInChunks, DEFAULT_CODEC_LIMITS, type CodecServerLimits } from './codec-limits';
 import { DEFAULT_ALLOWED_ORIGIN } from './command-table';
 import { UsageError } from './errors';
+import { checkExposure } from './exposure';
 import { helpFor } from './help';
 
 /**
@@ -18,10 +20,10 @@ import { helpFor } from './help';
  *
  * It holds the keys to all history, so it trusts little: a `Host` header that names neither this server nor the
  * allowed origin is refused (421), so that a web page that rebinds its DNS name to 127.0.0.1 cannot reach it; `*` as
- * the allowed origin needs a token; and `/encode`, which no viewer needs, is served only when asked for.
+ * the allowed origin needs a token; off loopback it needs a token or --behind-proxy; only `application/json` is
+ * taken, so that a page cannot send a body without a CORS preflight; `/encode`, which no viewer needs, is served only
+ * when asked for; and each request is bounded (cli/codec-limits.ts).
  */
-
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
 const Body = z.object({
@@ -53,6 +55,10 @@ export interface CodecServerOptions {
   allowEncode?: boolean;
   /** More names (host or host:port) that clients may use to reach the server, e.g. behind a reverse proxy. */
   allowedHosts?: string[];
+  /** A proxy in front authenticates every request: no token needed off loopback. */
+  behindProxy?: boolean;
+  /** Tighter or looser bounds on one request than DEFAULT_CODEC_LIMITS. */
+  limits?: Partial<CodecServerLimits>;
 }
 
 export interface RunningCodecServer {
@@ -69,12 +75,15 @@ class HttpError extends Error {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () => new HttpError(413, `the body is larger than ${maxBytes} bytes`);
+  // Refused before a byte is read when the client says how much it sends; else as it streams in.
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
   try {
@@ -101,6 +110,21 @@ export class OpenOriginError extends Error {
     this.name = 'OpenOriginError';
   }
 }
+
+/** A POST a page may send cross-origin without a preflight has a "simple" type (text/plain, form, multipart). */
+const isJson = (req: IncomingMessage) => /^application\/json\s*(?:;|$)/i.test(req.headers['content-type'] ?? '');
+
+/** How many payloads a parsed body holds, before the schema walks them all. */
+const payloadCount = (body: unknown): number => {
+  const payloads = typeof body === 'object' && body !== null ? (body as { payloads?: unknown }).payloads : undefined;
+  return Array.isArray(payloads) ? payloads.length : 0;
+};
+
+/** Off loopback without a token or --behind-proxy: whoever reaches the port could decrypt all history. */
+const codecServerRefusal = (host: string) =>
+  `the codec server would listen on ${host} with no token, and anyone who reaches it could decrypt all history: ` +
+  'set RUNBOOKS_CODEC_SERVER_TOKEN (or --token-file, RUNBOOKS_CODEC_SERVER_TOKEN_FILE), or say --behind-proxy when ' +
+  'a proxy in front authenticates every request (docs/security.md)';
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
@@ -147,7 +171,11 @@ export function acceptedHosts(bound: string, port: number, allowedOrigin: string
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   const allowedOrigin = options.allowedOrigin ?? DEFAULT_ALLOWED_ORIGIN;
   if (allowedOrigin === '*' && !options.token) throw new OpenOriginError();
+  const bindHost = options.host ?? '127.0.0.1';
+  checkExposure(bindHost, options.token, options.behindProxy === true, codecServerRefusal);
+  const limits: CodecServerLimits = { ...DEFAULT_CODEC_LIMITS, ...options.limits };
   let hosts = new Set<string>();
+  let inFlight = 0;
 
   const cors = (req: IncomingMessage, res: ServerResponse) => {
     const origin = req.headers.origin;
@@ -191,19 +219,36 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       res.setHeader('WWW-Authenticate', 'Bearer');
       throw new HttpError(401, 'a valid bearer token is required');
     }
-    const parsed = Body.safeParse(await readBody(req));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new HttpError(400, `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'invalid'}`);
+    if (!isJson(req)) throw new HttpError(415, `${path} takes Content-Type: application/json`);
+    if (inFlight >= limits.maxRequestsInFlight) {
+      res.setHeader('Retry-After', '1');
+      throw new HttpError(503, 'too many requests at once: retry shortly');
     }
-    const payloads = parsed.data.payloads.map(fromJson);
-    const out = path === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
-    send(res, 200, { payloads: out.map(toJson) });
+    inFlight += 1;
+    try {
+      const body = await readBody(req, limits.maxBodyBytes);
+      if (payloadCount(body) > limits.maxPayloads) {
+        throw new HttpError(413, `more than ${limits.maxPayloads} payloads in one request`);
+      }
+      const parsed = Body.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new HttpError(400, `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'invalid'}`);
+      }
+      const code = (chunk: Payload[]) =>
+        path === '/encode' ? options.codec.encode(chunk) : options.codec.decode(chunk);
+      const out = await codeInChunks(parsed.data.payloads.map(fromJson), code, limits);
+      send(res, 200, { payloads: out.map(toJson) });
+    } finally {
+      inFlight -= 1;
+    }
   };
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      if (err instanceof HttpError || err instanceof CodecLimitError) {
+        return send(res, err.status, { error: err.message });
+      }
       if (err instanceof PayloadDecryptionError) return send(res, 422, { error: err.message });
       // Nothing of a payload or a key reaches the log or the answer.
       console.error(`codec server: ${(err as Error).message}`);
@@ -212,10 +257,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+    server.listen(options.port ?? 0, bindHost, resolve);
   });
   const { address, port } = server.address() as AddressInfo;
-  hosts = acceptedHosts(options.host ?? '127.0.0.1', port, allowedOrigin, options.allowedHosts);
+  hosts = acceptedHosts(bindHost, port, allowedOrigin, options.allowedHosts);
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
@@ -242,13 +287,14 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
   let token: string | undefined;
   try {
     keys = loadCodecKeys();
-    token = loadCodecServerToken();
+    token = loadCodecServerToken(process.env, values['token-file']);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
   if (!keys) throw new UsageError(`no keys: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE\n${HELP.usage}`);
   if (origin === '*' && !token) throw new UsageError(new OpenOriginError().message);
+  const behindProxy = values['behind-proxy'];
 
   const server = await startCodecServer({
     codec: new AesGcmCodec(keys),
@@ -258,10 +304,11 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
     token,
     allowEncode: values['allow-encode'],
     allowedHosts: values['allow-host'],
+    behindProxy,
   });
   console.log(
     `codec server at ${server.url} (keys: ${[...keys.keys.keys()].join(', ')}; current: ${keys.current}; ` +
-      `origin: ${origin}; token: ${token ? 'required' : 'none'}; /encode: ${values['allow-encode'] ? 'on' : 'off'})\n` +
+      `origin: ${origin}; token: ${token ? 'required' : 'none'}${behindProxy ? '; behind a proxy' : ''}; /encode: ${values['allow-encode'] ? 'on' : 'off'})\n` +
       `In the Web UI: Settings (Data Encoder) → ${server.url}, or start the dev server with --ui-codec-endpoint ${server.url}`,
   );
   await new Promise<void>((resolve) => {

@@ -200,11 +200,12 @@ const TABLE = [
     name: 'codec-server',
     description: "Decrypt payloads for Temporal's Web UI with the workers' codec keys.",
     usage:
-      'codec-server [--port <port>] [--host <address>] [--allow-origin <url|*>] [--allow-host <name[:port]>]... [--allow-encode]',
+      'codec-server [--port <port>] [--host <address>] [--token-file <file>] [--behind-proxy] [--allow-origin <url|*>] [--allow-host <name[:port]>]... [--allow-encode]',
     details: [
-      'Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker). RUNBOOKS_CODEC_SERVER_TOKEN, when set, must',
-      "come in each request's Authorization header (required with --allow-origin '*'). Requests must name this server,",
-      'the allowed origin or an --allow-host in their Host header. See docs/security.md.',
+      'Keys: RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE (as the worker). The token (RUNBOOKS_CODEC_SERVER_TOKEN, or',
+      "--token-file, RUNBOOKS_CODEC_SERVER_TOKEN_FILE) must come in each request's Authorization header; it is required",
+      "with --allow-origin '*' and off localhost unless --behind-proxy. Requests must name this server, the allowed",
+      'origin or an --allow-host in their Host header, and be application/json within the limits of docs/security.md.',
     ],
     options: [
       { ...text('port', 'port', 'the port (default 8888)'), default: '8888' },
@@ -213,6 +214,13 @@ const TABLE = [
         ...text('allow-origin', 'url|*', `the UI origin allowed to call it (default ${DEFAULT_ALLOWED_ORIGIN})`),
         default: DEFAULT_ALLOWED_ORIGIN,
       },
+      {
+        name: 'token-file',
+        value: 'file',
+        placeholder: 'file',
+        description: 'a file holding the bearer token every request needs (instead of RUNBOOKS_CODEC_SERVER_TOKEN)',
+      },
+      flag('behind-proxy', 'a proxy in front authenticates every request: no token needed off localhost'),
       { ...text('allow-host', 'name[:port]', 'another Host header to accept (repeatable)'), multiple: true },
       flag('allow-encode', 'serve POST /encode too'),
     ],

@@ -8,6 +8,7 @@ import { HistoryIndex } from '../history';
 import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
 import { acceptedHosts } from '../cli/codec-server';
 import { connectTemporal } from '../cli/connection';
+import { checkExposure as checkServerExposure } from '../cli/exposure';
 import { UsageError } from '../cli/errors';
 import { helpFor } from '../cli/help';
 import { ConfigError, dataDirOf, loadConsoleSettings, loadConsoleToken, type ConsoleSettings } from '../runtime/config';
@@ -37,19 +38,14 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
-/** Loopback addresses: the console answers there without a token. */
-export function isLoopback(host: string): boolean {
-  return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
-}
-
-/**
- * Off localhost, the console needs a token, or the operator's word that a proxy in front of it decides who gets in;
- * refused otherwise, before anything listens.
- */
+/** The console off localhost: a token, or --behind-proxy (cli/exposure.ts). */
 export function checkExposure(host: string, token: string | undefined, behindProxy: boolean): void {
-  if (isLoopback(host) || token !== undefined || behindProxy) return;
-  throw new UsageError(
-    `the console would listen on ${host} with no token: anyone who reaches it could read the runs and nudge them.\n` +
+  checkServerExposure(
+    host,
+    token,
+    behindProxy,
+    (at) =>
+      `the console would listen on ${at} with no token: anyone who reaches it could read the runs and nudge them.\n` +
       'Give it a token (--token-file or RUNBOOKS_CONSOLE_TOKEN_FILE), or, when your proxy authenticates every ' +
       'request, say so with --behind-proxy (RUNBOOKS_CONSOLE_BEHIND_PROXY=true). See docs/console.md.',
   );

@@ -653,14 +653,24 @@ function readCodecKeys(env: Env, read: (path: string) => string): CodecKeys | un
   return { current: parsed.data.current, keys: new Map(Object.entries(parsed.data.keys)) } satisfies CodecKeys;
 }
 
-/** The codec server's bearer token, if one is required. */
-export function loadCodecServerToken(env: Env = process.env): string | undefined {
+/**
+ * The codec server's bearer token, if one is required: RUNBOOKS_CODEC_SERVER_TOKEN, or a token file as the console
+ * reads its own (`tokenFile`, the --token-file option, else RUNBOOKS_CODEC_SERVER_TOKEN_FILE); not both.
+ */
+export function loadCodecServerToken(env: Env = process.env, tokenFile?: string): string | undefined {
   const schema = z.object({
     RUNBOOKS_CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    RUNBOOKS_CODEC_SERVER_TOKEN_FILE: z.string().trim().min(1).optional(),
   });
-  const token = parseEnv(schema, env).RUNBOOKS_CODEC_SERVER_TOKEN;
-  registerSecret(token);
-  return token;
+  const e = parseEnv(schema, env);
+  const file = tokenFile ?? e.RUNBOOKS_CODEC_SERVER_TOKEN_FILE;
+  const variable = tokenFile !== undefined ? '--token-file' : 'RUNBOOKS_CODEC_SERVER_TOKEN_FILE';
+  if (file !== undefined && e.RUNBOOKS_CODEC_SERVER_TOKEN !== undefined) {
+    throw new ConfigError([{ variable, message: 'set RUNBOOKS_CODEC_SERVER_TOKEN or a token file, not both' }]);
+  }
+  if (file !== undefined) return loadConsoleToken(file, variable, env);
+  registerSecret(e.RUNBOOKS_CODEC_SERVER_TOKEN);
+  return e.RUNBOOKS_CODEC_SERVER_TOKEN;
 }
 
 // --- The web console (runbooks serve, console/) ----------------------------------------------------------------------

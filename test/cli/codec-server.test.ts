@@ -1,8 +1,12 @@
 // The codec server speaks Temporal's codec-server protocol over HTTP, as the Web UI calls it, and trusts little: no
-// `*` without a token, no Host but its own (DNS rebinding), no /encode unless asked.
+// `*` without a token, no Host but its own (DNS rebinding), no /encode unless asked, no token-less bind off loopback,
+// only JSON, and bounded requests that cannot starve one another.
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { DEFAULT_CODEC_LIMITS } from '../../cli/codec-limits';
 import { OpenOriginError, startCodecServer, type RunningCodecServer } from '../../cli/codec-server';
+import { UsageError } from '../../cli/errors';
 import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
 import { runCliFromSource } from '../helpers/cli-from-source';
 
@@ -90,7 +94,8 @@ test('a CORS preflight from the Web UI is answered without the token', async () 
 
 test('bad requests are refused with a reason, and a tampered payload does not decode', async () => {
   expect((await post(open, '/decode', { payloads: [{ data: '***' }] })).status).toBe(400);
-  expect((await fetch(`${open.url}/decode`, { method: 'POST', body: '{' })).status).toBe(400);
+  const notJson = { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' };
+  expect((await fetch(`${open.url}/decode`, notJson)).status).toBe(400);
   expect((await fetch(`${open.url}/decode`)).status).toBe(405);
   expect((await post(open, '/other', {})).status).toBe(404);
 
@@ -179,3 +184,133 @@ test("'*' as the allowed origin needs a token, in the server and in the command 
   expect(refused.status).toBe(2);
   expect(refused.stderr).toContain("--allow-origin '*' needs RUNBOOKS_CODEC_SERVER_TOKEN");
 });
+
+const KEY_ENV = { PATH: process.env.PATH, RUNBOOKS_CODEC_KEY: `k1:${randomBytes(32).toString('base64')}` };
+
+test('off loopback, it refuses to start without a token or --behind-proxy (exit code 2, one line)', async () => {
+  // Closed again if it did start, so that a failing run does not leave it listening.
+  const outcome = await startCodecServer({ codec, host: '0.0.0.0' }).then(
+    (started) => started.close().then(() => 'started'),
+    (err: unknown) => err,
+  );
+  expect(outcome).toBeInstanceOf(UsageError);
+  expect((outcome as UsageError).message).toMatch(/would listen on 0\.0\.0\.0 with no token/);
+  const refused = runCliFromSource(['codec-server', '--port', '0', '--host', '0.0.0.0'], KEY_ENV);
+  // The process ended: nothing is left listening.
+  expect(refused.status).toBe(2);
+  expect(refused.stdout).toBe('');
+  expect(refused.stderr.trim().split('\n')).toEqual([
+    expect.stringMatching(/^the codec server would listen on 0\.0\.0\.0 with no token.*--behind-proxy/),
+  ]);
+});
+
+test('off loopback, it starts with a token, or with --behind-proxy', async () => {
+  const withToken = await startCodecServer({ codec, host: '0.0.0.0', token: TOKEN });
+  try {
+    const url = withToken.url.replace('0.0.0.0', '127.0.0.1');
+    const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` };
+    const body = JSON.stringify({ payloads: [PAYLOAD] });
+    expect((await fetch(`${url}/decode`, { method: 'POST', headers, body })).status).toBe(200);
+  } finally {
+    await withToken.close();
+  }
+  const proxied = await startCodecServer({ codec, host: '0.0.0.0', behindProxy: true });
+  await proxied.close();
+});
+
+/** The codec, counting the payloads each call decodes, and telling `onDecode` of every call. */
+class CountingCodec implements PayloadCodec {
+  readonly decodeCalls: number[] = [];
+  onDecode: (count: number) => void = () => undefined;
+  encode(payloads: Payload[]): Promise<Payload[]> {
+    return codec.encode(payloads);
+  }
+  decode(payloads: Payload[]): Promise<Payload[]> {
+    this.decodeCalls.push(payloads.length);
+    this.onDecode(payloads.length);
+    return codec.decode(payloads);
+  }
+}
+
+test('too many payloads, too many bytes or too big a body is refused with 413, before any is decoded', async () => {
+  const counting = new CountingCodec();
+  const limits = { maxPayloads: 10, maxBodyBytes: 8192, maxCodedBytes: 1000, chunkPayloads: 1 };
+  const small = await startCodecServer({ codec: counting, limits });
+  try {
+    const many = await post(small, '/decode', { payloads: Array.from({ length: 11 }, () => PAYLOAD) });
+    expect(many.status).toBe(413);
+    expect(await many.json()).toEqual({ error: 'more than 10 payloads in one request' });
+    const big = await post(small, '/decode', { payloads: [{ ...PAYLOAD, data: b64('x'.repeat(9000)) }] });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { error: string }).error).toMatch(/body is larger than 8192 bytes/);
+    expect(counting.decodeCalls).toEqual([]);
+
+    // Each under the body limit, together over the coded bytes: it stops at the second and sends none of them.
+    const heavy = { ...PAYLOAD, data: b64('y'.repeat(600)) };
+    const tooManyBytes = await post(small, '/decode', { payloads: [heavy, heavy, heavy, heavy] });
+    expect(tooManyBytes.status).toBe(413);
+    expect(await tooManyBytes.json()).toEqual({ error: 'the coded payloads exceed 1000 bytes in one request' });
+    expect(counting.decodeCalls).toEqual([1, 1]);
+  } finally {
+    await small.close();
+  }
+});
+
+test('a body a page could send cross-origin without a preflight (not application/json) is refused with 415', async () => {
+  const counting = new CountingCodec();
+  const server = await startCodecServer({ codec: counting });
+  try {
+    const body = JSON.stringify({ payloads: [PAYLOAD] });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const response = await post(server, '/decode', { payloads: [PAYLOAD] }, { 'Content-Type': type });
+      expect([type, response.status]).toEqual([type, 415]);
+    }
+    // fetch's own type for a string body: text/plain;charset=UTF-8.
+    expect((await fetch(`${server.url}/decode`, { method: 'POST', body })).status).toBe(415);
+    expect(counting.decodeCalls).toEqual([]);
+    const json = await post(
+      server,
+      '/decode',
+      { payloads: [PAYLOAD] },
+      { 'Content-Type': 'application/json; charset=utf-8' },
+    );
+    expect(json.status).toBe(200);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a one-payload decode is answered while a maximal request is decoded', async () => {
+  const counting = new CountingCodec();
+  const server = await startCodecServer({ codec: counting });
+  try {
+    // As many payloads as allowed, as big as the body allows.
+    const plain = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('z'.repeat(2900)) };
+    const encrypted = await codec.encode(Array.from({ length: DEFAULT_CODEC_LIMITS.maxPayloads }, () => plain));
+    const maximal = { payloads: encrypted.map((p) => ({ metadata: mapValues(p.metadata), data: base64Of(p.data) })) };
+    expect(JSON.stringify(maximal).length).toBeLessThanOrEqual(DEFAULT_CODEC_LIMITS.maxBodyBytes);
+    const [one] = maximal.payloads;
+
+    const answered: string[] = [];
+    let small: Promise<Response> | undefined;
+    // Sent once the maximal request is being decoded.
+    counting.onDecode = () => {
+      small ??= post(server, '/decode', { payloads: [one] }).then((response) => {
+        answered.push('small');
+        return response;
+      });
+    };
+    const big = await post(server, '/decode', maximal);
+    answered.push('big');
+    expect(big.status).toBe(200);
+    expect(((await big.json()) as JsonPayloads).payloads).toHaveLength(DEFAULT_CODEC_LIMITS.maxPayloads);
+    expect((await small)?.status).toBe(200);
+    expect(answered).toEqual(['small', 'big']);
+  } finally {
+    await server.close();
+  }
+});
+
+const base64Of = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('base64');
+const mapValues = (metadata: Payload['metadata']) =>
+  Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, base64Of(v)]));
