@@ -189,8 +189,7 @@ export async function drillOfOne(fx: E2E, resourceId: string, folder: string) {
       },
     ],
   });
-  const stop = keepNudging(handle);
-  const result = await handle.result().finally(stop);
+  const result = await nudgedResult(handle);
   return { name, handle, result };
 }
 
@@ -484,6 +483,12 @@ export function keepNudging(...handles: WorkflowHandle[]): () => void {
     for (const handle of handles) void nudge(handle).catch(() => undefined);
   }, 1_000);
   return () => clearInterval(timer);
+}
+
+/** The run's result, nudged every second until it ends: an answer the run waits for is seen at once. */
+export function nudgedResult<R>(handle: WorkflowHandle & { result(): Promise<R> }): Promise<R> {
+  const stop = keepNudging(handle);
+  return handle.result().finally(stop);
 }
 
 /** The typed failure a run ended with: its `cause` must be an ApplicationFailure. */

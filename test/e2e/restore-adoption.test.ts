@@ -10,7 +10,7 @@ import {
   APPROVAL,
   bucketDestination,
   eventually,
-  keepNudging,
+  nudgedResult,
   phaseReached,
   waitingRequestId,
   restoreSuite,
@@ -67,20 +67,15 @@ async function actionRequestCount(): Promise<number> {
   return state.counts.actionRequests;
 }
 
-/** Approves the runbook's request `times` times, as that many reviewers, and returns its ID. */
+/**
+ * Approves the runbook's request `times` times, as that many reviewers, and returns its ID. The tests then nudge the
+ * run (nudgedResult), as `runbooks nudge` would, so an approval is seen at once rather than at the wait's next look,
+ * every 30 s while the request is young; the last test counts on one of those looks.
+ */
 async function approveAll(handle: WorkflowHandle, times: number): Promise<string> {
   const requestId = await waitingRequestId(handle);
   for (let i = 0; i < times; i += 1) await fx.control.approve(requestId, APPROVAL);
   return requestId;
-}
-
-/**
- * The run's result, nudged until it ends as `runbooks nudge` would: an approval is then seen at once, not at the
- * wait's next look (every 30 s while the request is young; the last test counts on one of those looks).
- */
-function nudgedResult(handle: WorkflowHandle<typeof approvalGatedRestore>) {
-  const stop = keepNudging(handle);
-  return handle.result().finally(stop);
 }
 
 test('a protected bucket restore whose first call failed unseen gets its own approval and bucket job, never the running files job', async () => {

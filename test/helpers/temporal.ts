@@ -102,13 +102,11 @@ function refuseInUnitTier(): void {
 export async function startTestEnv(
   options: LocalTestWorkflowEnvironmentOptions = {},
 ): Promise<TestWorkflowEnvironment> {
+  const address = sharedServerAddress();
+  if (address === undefined || options.server?.extraArgs?.length) return startOwnDevServer(options);
   refuseInUnitTier();
   installQuietRuntime();
-  const address = sharedServerAddress();
-  if (address !== undefined && !options.server?.extraArgs?.length) {
-    return namespaceOnSharedServer(address, options.server?.searchAttributes ?? []);
-  }
-  return startOwnDevServer(options);
+  return namespaceOnSharedServer(address, options.server?.searchAttributes ?? []);
 }
 
 /**
