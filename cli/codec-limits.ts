@@ -14,6 +14,9 @@ export interface CodecServerLimits {
   maxCodedBytes: number;
   /** Requests read or worked on at once (503 with Retry-After beyond): it bounds the memory all requests hold. */
   maxRequestsInFlight: number;
+  /** From connection to the end of the headers, and to the end of the body (408 beyond): a slow client holds nothing long. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   /** Payloads coded between two turns of the event loop, so that a small request is answered while a big one runs. */
   chunkPayloads: number;
 }
@@ -23,11 +26,19 @@ export const DEFAULT_CODEC_LIMITS: CodecServerLimits = {
   maxPayloads: 2000,
   maxCodedBytes: 6 * 1024 * 1024,
   maxRequestsInFlight: 4,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
   chunkPayloads: 100,
 };
 
-export class CodecLimitError extends Error {
-  readonly status = 413;
+/** A request the codec server refuses, with the HTTP status it answers. */
+export class RefusedRequest extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -51,7 +62,7 @@ export async function codeInChunks(
     for (const payload of await code(payloads.slice(start, start + limits.chunkPayloads))) {
       size += sizeOf(payload);
       if (size > limits.maxCodedBytes) {
-        throw new CodecLimitError(`the coded payloads exceed ${limits.maxCodedBytes} bytes in one request`);
+        throw new RefusedRequest(413, `the coded payloads exceed ${limits.maxCodedBytes} bytes in one request`);
       }
       out.push(payload);
     }

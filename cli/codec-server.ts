@@ -5,12 +5,12 @@ import { hostname, networkInterfaces } from 'node:os';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/codec';
-import { ConfigError, loadCodecKeys, loadCodecServerToken } from '../runtime/config';
+import { ConfigError, loadCodecKeys, loadCodecServerAccess, type CodecServerAccess } from '../runtime/config';
 import { parseCommandLine, positionals, wholeNumber } from './args';
-import { CodecLimitError, codeInChunks, DEFAULT_CODEC_LIMITS, type CodecServerLimits } from './codec-limits';
+import { codeInChunks, RefusedRequest, DEFAULT_CODEC_LIMITS, type CodecServerLimits } from './codec-limits';
 import { DEFAULT_ALLOWED_ORIGIN } from './command-table';
 import { UsageError } from './errors';
-import { checkExposure } from './exposure';
+import { checkExposure, isLoopback, LOOPBACK_NAMES } from './exposure';
 import { helpFor } from './help';
 
 /**
@@ -66,17 +66,8 @@ export interface RunningCodecServer {
   close(): Promise<void>;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const tooLarge = () => new HttpError(413, `the body is larger than ${maxBytes} bytes`);
+  const tooLarge = () => new RefusedRequest(413, `the body is larger than ${maxBytes} bytes`);
   // Refused before a byte is read when the client says how much it sends; else as it streams in.
   if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -89,7 +80,7 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
-    throw new HttpError(400, 'the body is not valid JSON');
+    throw new RefusedRequest(400, 'the body is not valid JSON');
   }
 }
 
@@ -126,7 +117,6 @@ const codecServerRefusal = (host: string) =>
   'set RUNBOOKS_CODEC_SERVER_TOKEN (or --token-file, RUNBOOKS_CODEC_SERVER_TOKEN_FILE), or say --behind-proxy when ' +
   'a proxy in front authenticates every request (docs/security.md)';
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
 /** `host:port` (lower case, IPv6 in brackets), as a Host header names a server. */
@@ -148,7 +138,7 @@ export function normalizeHostHeader(header: string): string {
 export function acceptedHosts(bound: string, port: number, allowedOrigin: string, extra: string[] = []): Set<string> {
   const hosts = new Set<string>([hostPort(bound, port)]);
   const wildcard = WILDCARDS.has(bound);
-  if (wildcard || ['localhost', '127.0.0.1', '::1', '[::1]'].includes(bound.toLowerCase())) {
+  if (wildcard || isLoopback(bound)) {
     for (const name of LOOPBACK_NAMES) hosts.add(hostPort(name, port));
   }
   if (wildcard) {
@@ -196,7 +186,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     // Before anything else, preflights included: a rebound DNS name must learn nothing, not even CORS headers.
     const host = req.headers.host;
     if (!host || !hosts.has(normalizeHostHeader(host))) {
-      throw new HttpError(421, `this server does not answer to the host '${host ?? ''}'`);
+      throw new RefusedRequest(421, `this server does not answer to the host '${host ?? ''}'`);
     }
     cors(req, res);
     const path = (req.url ?? '').split('?')[0];
@@ -210,30 +200,30 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
       res.end();
       return;
     }
-    if (path !== '/encode' && path !== '/decode') throw new HttpError(404, 'only POST /encode and POST /decode');
-    if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
+    if (path !== '/encode' && path !== '/decode') throw new RefusedRequest(404, 'only POST /encode and POST /decode');
+    if (req.method !== 'POST') throw new RefusedRequest(405, `${path} takes POST`);
     if (path === '/encode' && !options.allowEncode) {
-      throw new HttpError(403, 'POST /encode is off: start the server with --allow-encode to serve it');
+      throw new RefusedRequest(403, 'POST /encode is off: start the server with --allow-encode to serve it');
     }
     if (!authorized(req, options.token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      throw new HttpError(401, 'a valid bearer token is required');
+      throw new RefusedRequest(401, 'a valid bearer token is required');
     }
-    if (!isJson(req)) throw new HttpError(415, `${path} takes Content-Type: application/json`);
+    if (!isJson(req)) throw new RefusedRequest(415, `${path} takes Content-Type: application/json`);
     if (inFlight >= limits.maxRequestsInFlight) {
       res.setHeader('Retry-After', '1');
-      throw new HttpError(503, 'too many requests at once: retry shortly');
+      throw new RefusedRequest(503, 'too many requests at once: retry shortly');
     }
     inFlight += 1;
     try {
       const body = await readBody(req, limits.maxBodyBytes);
       if (payloadCount(body) > limits.maxPayloads) {
-        throw new HttpError(413, `more than ${limits.maxPayloads} payloads in one request`);
+        throw new RefusedRequest(413, `more than ${limits.maxPayloads} payloads in one request`);
       }
       const parsed = Body.safeParse(body);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new HttpError(400, `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'invalid'}`);
+        throw new RefusedRequest(400, `${issue?.path.join('.') ?? 'body'}: ${issue?.message ?? 'invalid'}`);
       }
       const code = (chunk: Payload[]) =>
         path === '/encode' ? options.codec.encode(chunk) : options.codec.decode(chunk);
@@ -244,12 +234,20 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     }
   };
 
-  const server = createServer((req, res) => {
+  const timeouts = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // How often Node looks for connections past those deadlines (30 s by default, longer than either).
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  };
+  const server = createServer(timeouts, (req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (err instanceof HttpError || err instanceof CodecLimitError) {
+      if (err instanceof RefusedRequest) {
         return send(res, err.status, { error: err.message });
       }
       if (err instanceof PayloadDecryptionError) return send(res, 422, { error: err.message });
+      // The client went away (or was timed out) mid-body: there is no one to answer.
+      if (req.destroyed) return;
       // Nothing of a payload or a key reaches the log or the answer.
       console.error(`codec server: ${(err as Error).message}`);
       send(res, 500, { error: 'internal error' });
@@ -284,17 +282,18 @@ export async function codecServerCommand(argv: string[]): Promise<void> {
     throw new UsageError(`--allow-origin must be scheme://host[:port] or *, not '${origin}'\n${HELP.usage}`);
   }
   let keys: CodecKeys | undefined;
-  let token: string | undefined;
+  let access: CodecServerAccess;
   try {
     keys = loadCodecKeys();
-    token = loadCodecServerToken(process.env, values['token-file']);
+    access = loadCodecServerAccess(process.env, values['token-file']);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
   if (!keys) throw new UsageError(`no keys: set RUNBOOKS_CODEC_KEY or RUNBOOKS_CODEC_KEYS_FILE\n${HELP.usage}`);
+  const { token } = access;
   if (origin === '*' && !token) throw new UsageError(new OpenOriginError().message);
-  const behindProxy = values['behind-proxy'];
+  const behindProxy = values['behind-proxy'] || access.behindProxy;
 
   const server = await startCodecServer({
     codec: new AesGcmCodec(keys),

@@ -1,5 +1,8 @@
 import { UsageError } from './errors';
 
+/** The names a client on this machine uses for a server bound to loopback. */
+export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
 /** Loopback addresses: a server of ours answers there without a token. */
 export function isLoopback(host: string): boolean {
   return /^(?:localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);

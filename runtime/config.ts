@@ -653,24 +653,33 @@ function readCodecKeys(env: Env, read: (path: string) => string): CodecKeys | un
   return { current: parsed.data.current, keys: new Map(Object.entries(parsed.data.keys)) } satisfies CodecKeys;
 }
 
+export interface CodecServerAccess {
+  token?: string;
+  /** A proxy in front authenticates every request (RUNBOOKS_CODEC_SERVER_BEHIND_PROXY). */
+  behindProxy: boolean;
+}
+
 /**
- * The codec server's bearer token, if one is required: RUNBOOKS_CODEC_SERVER_TOKEN, or a token file as the console
- * reads its own (`tokenFile`, the --token-file option, else RUNBOOKS_CODEC_SERVER_TOKEN_FILE); not both.
+ * Who may call the codec server: a bearer token (RUNBOOKS_CODEC_SERVER_TOKEN, or a token file read as the console
+ * reads its own: `tokenFile`, the --token-file option, else RUNBOOKS_CODEC_SERVER_TOKEN_FILE; not both), or, with
+ * RUNBOOKS_CODEC_SERVER_BEHIND_PROXY, a proxy in front that authenticates every request.
  */
-export function loadCodecServerToken(env: Env = process.env, tokenFile?: string): string | undefined {
+export function loadCodecServerAccess(env: Env = process.env, tokenFile?: string): CodecServerAccess {
   const schema = z.object({
     RUNBOOKS_CODEC_SERVER_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     RUNBOOKS_CODEC_SERVER_TOKEN_FILE: z.string().trim().min(1).optional(),
+    RUNBOOKS_CODEC_SERVER_BEHIND_PROXY: bool.optional(),
   });
   const e = parseEnv(schema, env);
+  const behindProxy = e.RUNBOOKS_CODEC_SERVER_BEHIND_PROXY ?? false;
   const file = tokenFile ?? e.RUNBOOKS_CODEC_SERVER_TOKEN_FILE;
   const variable = tokenFile !== undefined ? '--token-file' : 'RUNBOOKS_CODEC_SERVER_TOKEN_FILE';
   if (file !== undefined && e.RUNBOOKS_CODEC_SERVER_TOKEN !== undefined) {
     throw new ConfigError([{ variable, message: 'set RUNBOOKS_CODEC_SERVER_TOKEN or a token file, not both' }]);
   }
-  if (file !== undefined) return loadConsoleToken(file, variable, env);
+  if (file !== undefined) return { token: loadConsoleToken(file, variable, env), behindProxy };
   registerSecret(e.RUNBOOKS_CODEC_SERVER_TOKEN);
-  return e.RUNBOOKS_CODEC_SERVER_TOKEN;
+  return { token: e.RUNBOOKS_CODEC_SERVER_TOKEN, behindProxy };
 }
 
 // --- The web console (runbooks serve, console/) ----------------------------------------------------------------------

@@ -2,13 +2,17 @@
 // `*` without a token, no Host but its own (DNS rebinding), no /encode unless asked, no token-less bind off loopback,
 // only JSON, and bounded requests that cannot starve one another.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { DEFAULT_CODEC_LIMITS } from '../../cli/codec-limits';
 import { OpenOriginError, startCodecServer, type RunningCodecServer } from '../../cli/codec-server';
 import { UsageError } from '../../cli/errors';
 import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
-import { runCliFromSource } from '../helpers/cli-from-source';
+import { runCliFromSource, spawnCliFromSource } from '../helpers/cli-from-source';
 
 const UI = 'http://localhost:8233';
 const TOKEN = 'a-codec-server-token-for-tests';
@@ -218,6 +222,67 @@ test('off loopback, it starts with a token, or with --behind-proxy', async () =>
   await proxied.close();
 });
 
+/** Starts `runbooks codec-server` as a child and resolves with its first line, once it listens (or its exit). */
+function startCommand(args: string[], env: Record<string, string | undefined>) {
+  const child = spawnCliFromSource(['codec-server', '--port', '0', ...args], env);
+  const stopped = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const firstLine = new Promise<string>((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
+    });
+    void stopped.then(() => resolve(`exited: ${err.trim()}`));
+  });
+  const stop = async () => {
+    child.kill('SIGINT');
+    return stopped;
+  };
+  return { firstLine, stop };
+}
+
+test('off loopback, a token from --token-file or RUNBOOKS_CODEC_SERVER_BEHIND_PROXY lets the command start', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'codec-token-'));
+  try {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+    const withFile = startCommand(['--host', '0.0.0.0', '--token-file', tokenFile], KEY_ENV);
+    const line = await withFile.firstLine;
+    await withFile.stop();
+    expect(line).toMatch(/^codec server at http:\/\/0\.0\.0\.0:\d+ .*token: required/);
+
+    // The file's token is the one asked for.
+    const again = startCommand(['--host', '127.0.0.1', '--token-file', tokenFile], KEY_ENV);
+    const againUrl = /at (\S+)/.exec(await again.firstLine)?.[1] ?? '';
+    const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}` };
+    const body = JSON.stringify({ payloads: [] });
+    const answered = await fetch(`${againUrl}/decode`, { method: 'POST', headers, body });
+    const refused = await fetch(`${againUrl}/decode`, {
+      method: 'POST',
+      headers: { ...headers, Authorization: 'Bearer wrong-token-of-length' },
+      body,
+    });
+    await again.stop();
+    expect([answered.status, refused.status]).toEqual([200, 401]);
+
+    // A token file others can read is refused, like every key file.
+    const shared = join(dir, 'shared');
+    writeFileSync(shared, `${TOKEN}\n`, { mode: 0o644 });
+    const refusedFile = runCliFromSource(['codec-server', '--port', '0', '--token-file', shared], KEY_ENV);
+    expect(refusedFile.status).toBe(2);
+    expect(refusedFile.stderr).toMatch(/--token-file/);
+
+    const proxied = startCommand(['--host', '0.0.0.0'], { ...KEY_ENV, RUNBOOKS_CODEC_SERVER_BEHIND_PROXY: 'true' });
+    const proxiedLine = await proxied.firstLine;
+    await proxied.stop();
+    expect(proxiedLine).toMatch(/token: none; behind a proxy/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /** The codec, counting the payloads each call decodes, and telling `onDecode` of every call. */
 class CountingCodec implements PayloadCodec {
   readonly decodeCalls: number[] = [];
@@ -314,3 +379,59 @@ test('a one-payload decode is answered while a maximal request is decoded', asyn
 const base64Of = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('base64');
 const mapValues = (metadata: Payload['metadata']) =>
   Object.fromEntries(Object.entries(metadata ?? {}).map(([k, v]) => [k, base64Of(v)]));
+
+test('beyond its requests in flight it answers 503 with Retry-After, and serves again once they end', async () => {
+  const counting = new CountingCodec();
+  const server = await startCodecServer({ codec: counting, limits: { maxRequestsInFlight: 1 } });
+  try {
+    // One request holds the only slot: its body is never finished.
+    const held = request(`${server.url}/decode`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': '1000' },
+    });
+    held.on('error', () => undefined);
+    held.write('{"payloads": [');
+    // Once the server reads it, the next request finds no slot.
+    const statusUntil = async (wanted: number) => {
+      let response = await post(server, '/decode', { payloads: [] });
+      for (let attempt = 0; attempt < 50 && response.status !== wanted; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        response = await post(server, '/decode', { payloads: [] });
+      }
+      return response;
+    };
+    const busy = await statusUntil(503);
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    held.destroy();
+    const status = (await statusUntil(200)).status;
+    expect(status).toBe(200);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a connection that sends its headers or its body too slowly is closed', async () => {
+  const server = await startCodecServer({ codec, limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+  try {
+    const { hostname, port } = new URL(server.url);
+    const dribble = (start: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), hostname, () => socket.write(start));
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        // One byte a while, for longer than the server allows; it stops when the server closes the connection.
+        const timer = setInterval(() => socket.write(' '), 100);
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve(answer.split('\r\n')[0] ?? '');
+        });
+        socket.on('error', () => undefined);
+      });
+    const headers = `POST /decode HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n`;
+    expect(await dribble(headers.replace(/\r\n$/, '\r\nX-Slow: '))).toMatch(/^HTTP\/1\.1 408/);
+    expect(await dribble(`${headers}Content-Length: 100000\r\n\r\n{"payloads": [`)).toMatch(/^HTTP\/1\.1 408/);
+  } finally {
+    await server.close();
+  }
+});
