@@ -24,16 +24,44 @@ export function registerSecret(value: string | undefined): void {
   longestFirst = [...secrets].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * A value that reads as a secret rather than a word: letters and digits mixed, or a long unbroken string. English after
+ * `token:` ("no token: anyone who reaches it", "TOKEN: must be at least 16 characters") is neither.
+ */
+function secretShaped(value: string): boolean {
+  return value.length >= 16 || (/[0-9]/.test(value) && /[A-Za-z]/.test(value));
+}
+
+const SECRET_NAMES =
+  'client_secret|clientSecret|access_token|accessToken|refresh_token|refreshToken|api[_-]?key|secret|password|token';
+// A secret-named field and its value: `"name": "value"`, `name=value`, `name: value`.
+const NAMED_VALUE = new RegExp(`("?(?:${SECRET_NAMES})"?)(\\s*[:=]\\s*)("?)([^"&,\\s}]+)`, 'gi');
+
+/** Shapes that are secrets wherever they stand. */
 const CREDENTIAL_PATTERNS: readonly RegExp[] = [
-  /(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi,
-  /("?(?:client_secret|clientSecret|access_token|accessToken|refresh_token|refreshToken|api[_-]?key|secret|password|token)"?\s*[:=]\s*"?)[^"&,\s}]+/gi,
+  // A JWT: three base64url parts, the first a JSON header (`{"` is `eyJ`).
+  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g,
+  // An AWS access key ID.
+  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
   // A private key in PEM, raw or JSON-escaped (its line breaks as \n).
-  /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(?=-----END [A-Z ]*PRIVATE KEY-----)/g,
+  /(?<=-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(?=-----END [A-Z ]*PRIVATE KEY-----)/g,
 ];
 
 export function redact(text: string): string {
   let out = text;
   for (const secret of longestFirst) out = out.split(secret).join(REDACTED);
-  for (const pattern of CREDENTIAL_PATTERNS) out = out.replace(pattern, `$1${REDACTED}`);
+  for (const pattern of CREDENTIAL_PATTERNS) out = out.replace(pattern, REDACTED);
+  // A bearer token: whatever follows `Bearer ` when it is shaped like one (not "bearer of the news").
+  out = out.replace(/(\bBearer\s+)([A-Za-z0-9._~+/=-]+)/gi, (all, head: string, value: string) =>
+    secretShaped(value) || /[._~+/=-]/.test(value) ? `${head}${REDACTED}` : all,
+  );
+  // `name=value` and a quoted value are machine syntax: the value goes whatever it is. After `name: ` unquoted it
+  // goes when it is shaped like a secret, so that English naming a token is left as it was.
+  out = out.replace(NAMED_VALUE, (all, name: string, separator: string, quote: string, value: string) => {
+    // Already redacted, or a placeholder in a usage line (`TOKEN=<token>`).
+    if (value.startsWith('[REDACTED') || value.startsWith('<')) return all;
+    const machine = quote !== '' || separator.includes('=') || name.startsWith('"');
+    return machine || secretShaped(value) ? `${name}${separator}${quote}${REDACTED}` : all;
+  });
   return out;
 }

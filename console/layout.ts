@@ -32,6 +32,7 @@ button { font: inherit; padding: .2rem .7rem; border: 1px solid var(--line); bor
   color: var(--fg); cursor: pointer; }
 button:hover { border-color: var(--accent); }
 form.inline { margin: 0; }
+header form.logout { margin: 0 0 0 auto; }
 h2 { font-size: 1.1rem; margin: 2rem 0 .75rem; } h3 { font-size: 1rem; margin: 1.25rem 0 .25rem; }
 .verdict-PASS { color: var(--ok); } .verdict-PARTIAL { color: var(--warn); } .verdict-FAIL { color: var(--bad); }
 svg.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1rem; background: #fff; }
@@ -54,7 +55,13 @@ export const NAV: NavItem[] = [
   { path: '/exports', label: 'Exports' },
 ];
 
-export function page(title: string, current: string, body: Html): Html {
+/** `signOut`: the CSRF token of a signed-in session, which gets a sign-out button in the header. */
+export function page(title: string, current: string, body: Html, signOut?: { csrf: string }): Html {
+  const logout = signOut
+    ? markup`<form class="logout" method="post" action="/logout">
+        <input type="hidden" name="csrf" value="${signOut.csrf}" /><button type="submit">Sign out</button>
+      </form>`
+    : '';
   const links = NAV.map(
     (item) =>
       markup`<a href="${item.path}"${item.path === current ? trusted(' aria-current="page"') : ''}>${item.label}</a>`,
@@ -68,7 +75,7 @@ export function page(title: string, current: string, body: Html): Html {
 <style>${trusted(STYLE)}</style>
 </head>
 <body>
-<header><strong>runbooks</strong><nav aria-label="Console">${links}</nav></header>
+<header><strong>runbooks</strong><nav aria-label="Console">${links}</nav>${logout}</header>
 <main>
 <h1>${title}</h1>
 ${body}

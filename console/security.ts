@@ -11,8 +11,10 @@ import { normalizeHostHeader } from '../cli/codec-server';
  */
 
 export const SESSION_COOKIE = 'runbooks_console';
-/** A session lasts this long, or until the console restarts (its secret is made at start). */
+/** A session lasts this long, until it signs out, or until the console restarts (its secret is made at start). */
 const SESSION_MS = 12 * 3600_000;
+/** Sessions held at most: past this, the oldest is ended (a console has a few operators, not thousands). */
+const MAX_SESSIONS = 1_000;
 
 const mac = (secret: Buffer, text: string) => createHmac('sha256', secret).update(text).digest('base64url');
 
@@ -32,6 +34,8 @@ export interface GuardOptions {
 
 export class ConsoleGuard {
   private readonly secret = randomBytes(32);
+  /** The live sessions, oldest first: a cookie is good only while its value is here, so that sign-out ends it. */
+  private readonly sessions = new Set<string>();
   hosts: Set<string> | undefined;
 
   constructor(private readonly options: GuardOptions) {
@@ -67,7 +71,19 @@ export class ConsoleGuard {
   /** A new session cookie's value: `<issued ms>.<nonce>.<mac>`. */
   newSession(now = Date.now()): string {
     const body = `${now}.${randomBytes(16).toString('base64url')}`;
-    return `${body}.${mac(this.secret, `session:${body}`)}`;
+    const value = `${body}.${mac(this.secret, `session:${body}`)}`;
+    this.sessions.add(value);
+    for (const oldest of this.sessions) {
+      if (this.sessions.size <= MAX_SESSIONS) break;
+      this.sessions.delete(oldest);
+    }
+    return value;
+  }
+
+  /** Ends the session of a request (sign-out): its cookie is refused from now on. */
+  endSession(req: FastifyRequest): void {
+    const session = cookieOf(req, SESSION_COOKIE);
+    if (session !== undefined) this.sessions.delete(session);
   }
 
   private validSession(value: string, now = Date.now()): boolean {
@@ -75,7 +91,11 @@ export class ConsoleGuard {
     if (!match) return false;
     const body = `${match[1]}.${match[2]}`;
     if (!sameSecret(match[3] ?? '', mac(this.secret, `session:${body}`))) return false;
-    return now - Number(match[1]) < SESSION_MS;
+    if (now - Number(match[1]) >= SESSION_MS) {
+      this.sessions.delete(value);
+      return false;
+    }
+    return this.sessions.has(value);
   }
 
   /** The CSRF token of an identity: the forms of its pages carry it, and a POST must bring it back. */

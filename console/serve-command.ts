@@ -3,24 +3,34 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { redact } from '../api/redact';
 import { readPublicKeys } from '../cli/evidence-command';
 import { HistoryIndex } from '../history';
 import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
 import { acceptedHosts } from '../cli/codec-server';
-import { connectTemporal } from '../cli/connection';
+import { connectTemporal, resolveAddress, type TemporalSession } from '../cli/connection';
 import { checkExposure as checkServerExposure } from '../cli/exposure';
-import { UsageError } from '../cli/errors';
+import { NotConnectedError, UsageError } from '../cli/errors';
 import { helpFor } from '../cli/help';
-import { ConfigError, dataDirOf, loadConsoleSettings, loadConsoleToken, type ConsoleSettings } from '../runtime/config';
+import {
+  ConfigError,
+  dataDirOf,
+  loadConsoleSettings,
+  loadConsoleToken,
+  loadTemporalConfig,
+  type ConsoleSettings,
+} from '../runtime/config';
 import { ADDRESS_FILE, TEMPORAL_UI_URL_FILE } from '../runtime/stack-files';
-import { temporalData } from './data';
-import { buildConsole } from './server';
+import { reconnectingData, temporalData, type ConsoleData } from './data';
+import { buildConsole, type ConsoleLog } from './server';
 import { ConsoleGuard } from './security';
 
 export const DEFAULT_CONSOLE_PORT = 8090;
 
 export interface StartConsoleOptions {
-  client: Client;
+  /** Temporal, for the Runs and Approvals pages; or `data`, what they read instead. */
+  client?: Client;
+  data?: ConsoleData;
   /** The output folder the workers write their reports to (RUNBOOKS_OUTPUT_DIR). */
   outputDir: string;
   /** Keys obtained out of band to check the drills' seals against; else the keys beside the reports. */
@@ -31,6 +41,7 @@ export interface StartConsoleOptions {
   token?: string;
   behindProxy?: boolean;
   temporalUiUrl?: string;
+  log?: ConsoleLog;
 }
 
 export interface RunningConsole {
@@ -56,15 +67,29 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   const behindProxy = options.behindProxy === true;
   checkExposure(host, options.token, behindProxy);
   const guard = new ConsoleGuard({ token: options.token });
+  const data = options.data ?? (options.client ? temporalData(options.client, options.namespace) : undefined);
+  if (!data) throw new Error('startConsole needs a client or data');
   const app = buildConsole({
-    data: temporalData(options.client),
+    data,
     guard,
     history: new HistoryIndex({ outputDir: options.outputDir, publicKeys: options.publicKeys }),
     namespace: options.namespace,
     temporalUiUrl: options.temporalUiUrl,
     behindProxy,
+    log: options.log,
   });
-  await app.listen({ host, port: options.port ?? DEFAULT_CONSOLE_PORT });
+  const wanted = options.port ?? DEFAULT_CONSOLE_PORT;
+  try {
+    await app.listen({ host, port: wanted });
+  } catch (err) {
+    await app.close();
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new UsageError(
+        `port ${wanted} is in use on ${host}: pass --port <n> or set RUNBOOKS_CONSOLE_PORT to another port`,
+      );
+    }
+    throw err;
+  }
   const { address, port } = app.server.address() as AddressInfo;
   // Without a token, only the names of its own address reach it: a rebound DNS name does not (docs/console.md).
   if (options.token === undefined && !behindProxy) guard.hosts = acceptedHosts(host, port, '*');
@@ -84,6 +109,48 @@ function embeddedUiUrl(address: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What the Runs and Approvals pages read, when Temporal answers at start or not. */
+export interface ConsoleTemporal {
+  data: ConsoleData;
+  address: string;
+  namespace: string;
+  /** False: Temporal did not answer; `data` tries again on each page and says it is unreachable meanwhile. */
+  connected: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Temporal for the console. Unreachable, the console starts all the same (the history pages need only the output
+ * folder); a configuration error still stops it.
+ */
+export async function consoleTemporal(
+  env: Record<string, string | undefined> = process.env,
+  retryMs?: number,
+): Promise<ConsoleTemporal> {
+  let session: TemporalSession;
+  try {
+    session = await connectTemporal(env);
+  } catch (err) {
+    if (!(err instanceof NotConnectedError)) throw err;
+    const temporal = loadTemporalConfig(env);
+    let address = 'no configured address';
+    try {
+      address = resolveAddress(temporal, env).address;
+    } catch {
+      // No address and no embedded server: the error says what to set.
+    }
+    const data = reconnectingData(() => connectTemporal(env), address, err.message, retryMs);
+    return { data, address, namespace: temporal.namespace, connected: false, close: () => data.close() };
+  }
+  return {
+    data: temporalData(session.client, session.namespace),
+    address: session.address,
+    namespace: session.namespace,
+    connected: true,
+    close: () => session.close(),
+  };
 }
 
 const HELP = helpFor('serve');
@@ -117,22 +184,30 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const keyFiles = values['public-key'] ?? [];
   const publicKeys =
     keyFiles.length > 0 ? (await Promise.all(keyFiles.map(readPublicKeys))).flat().map((k) => k.key) : undefined;
-  const session = await connectTemporal();
+  const temporal = await consoleTemporal();
+  if (!temporal.connected) {
+    console.error(
+      `Temporal is unreachable at ${temporal.address}: the console starts without it; its Runs and Approvals pages ` +
+        'say so until Temporal answers, its Drills, Posture and Exports pages read the output folder.',
+    );
+  }
   try {
     const running = await startConsole({
-      client: session.client,
+      data: temporal.data,
       outputDir,
       publicKeys,
-      namespace: session.namespace,
+      namespace: temporal.namespace,
       host,
       port,
       token,
       behindProxy,
-      temporalUiUrl: ui ?? settings.temporalUiUrl ?? embeddedUiUrl(session.address),
+      temporalUiUrl: ui ?? settings.temporalUiUrl ?? embeddedUiUrl(temporal.address),
+      log: consoleLog,
     });
     console.log(
-      `console at ${running.url} (Temporal ${session.address}, namespace ${session.namespace}; ` +
-        `token: ${token ? 'required' : 'none'}${behindProxy ? '; behind a proxy' : ''}; reports: ${outputDir})`,
+      `console at ${running.url} (Temporal ${temporal.address}${temporal.connected ? '' : ' (unreachable)'}, ` +
+        `namespace ${temporal.namespace}; token: ${token ? 'required' : 'none'}` +
+        `${behindProxy ? '; behind a proxy' : ''}; reports: ${outputDir})`,
     );
     await new Promise<void>((done) => {
       process.once('SIGINT', done);
@@ -140,6 +215,13 @@ export async function serveCommand(argv: string[]): Promise<void> {
     });
     await running.close();
   } finally {
-    await session.close();
+    await temporal.close();
   }
 }
+
+/** Failed sign-ins and lockouts, one line each on stderr (the token given is never in it). */
+const consoleLog: ConsoleLog = {
+  warn: (fields, message) =>
+    // Through the scrubber all the same, as every log line.
+    console.error(redact(JSON.stringify({ level: 'warn', time: new Date().toISOString(), ...fields, msg: message }))),
+};

@@ -1,8 +1,10 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { approvalsBody } from './approvals-page';
 import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../history';
 import { NudgeRefused, type ConsoleData } from './data';
 import { drillsBody, exportsBody, postureBody } from './history-pages';
+import { LoginThrottle } from './login-throttle';
 import { markup, type Html } from './html';
 import { page, STYLE_HASH } from './layout';
 import { runsBody } from './runs-page';
@@ -20,7 +22,32 @@ export interface ConsoleOptions {
   behindProxy?: boolean;
   /** Rows per page. */
   limit?: number;
+  /** Failed sign-ins per client address (console/login-throttle.ts). */
+  throttle?: LoginThrottle;
+  /** Where failed sign-ins and lockouts are reported (the submitted token never is). */
+  log?: ConsoleLog;
+  timeouts?: Partial<ConsoleTimeouts>;
 }
+
+/** The warnings the console reports: pino's `warn` fits. */
+export interface ConsoleLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * How long a client may take, in ms: to send its headers, its whole request, and between two requests on one
+ * connection. A client that sends a byte at a time cannot hold a connection (and a slot of the server) for longer.
+ */
+export interface ConsoleTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ConsoleTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
+
+/** The one notice the approvals page shows after a nudge: fixed text, nothing from the URL. */
+export const NUDGED_NOTICE = 'Nudged: it looks at its request now.';
 
 const HEADERS = securityHeaders(STYLE_HASH);
 const FORM_LIMIT = 8 * 1024;
@@ -29,7 +56,26 @@ const FORM_LIMIT = 8 * 1024;
 export function buildConsole(options: ConsoleOptions): FastifyInstance {
   const { data, guard } = options;
   const limit = options.limit ?? 100;
-  const app = Fastify({ logger: false, trustProxy: options.behindProxy === true, bodyLimit: FORM_LIMIT });
+  const throttle = options.throttle ?? new LoginThrottle();
+  const log = options.log ?? { warn: () => undefined };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const app = Fastify({
+    logger: false,
+    trustProxy: options.behindProxy === true,
+    bodyLimit: FORM_LIMIT,
+    // Node's own server, for its header and request timeouts, checked often enough to hold to them.
+    serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
+      createServer(
+        {
+          headersTimeout: timeouts.headersMs,
+          requestTimeout: timeouts.requestMs,
+          keepAliveTimeout: timeouts.keepAliveMs,
+          // Node looks for connections past those deadlines every 30 s by default: longer than either.
+          connectionsCheckingInterval: Math.max(50, Math.min(timeouts.headersMs, 1_000)),
+        },
+        handler,
+      ),
+  });
   // Forms post urlencoded bodies; fastify parses only JSON on its own.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -37,11 +83,16 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
     (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   );
 
+  // A signed-in session's pages carry its sign-out form.
+  const signOut = (req: FastifyRequest) => {
+    const identity = guard.identity(req);
+    return identity?.startsWith('session:') ? { csrf: guard.csrfToken(identity) } : undefined;
+  };
   const send = (reply: FastifyReply, status: number, title: string, current: string, body: Html) =>
     reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .send(page(title, current, body).text);
+      .send(page(title, current, body, signOut(reply.request)).text);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.headers(HEADERS);
@@ -71,7 +122,9 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
   });
 
   app.setErrorHandler(async (err: Error & { statusCode?: number }, _req, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 502;
+    // 503: Temporal unreachable or lacking a search attribute (console/data.ts), which the message says.
+    const code = err.statusCode ?? 0;
+    const status = (code >= 400 && code < 500) || code === 503 ? code : 502;
     // The message is escaped like any other value; it may quote what Temporal answered.
     return send(reply, status, 'Not available', '', markup`<p class="notice error">${err.message}</p>`);
   });
@@ -87,8 +140,8 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
   app.get<{ Querystring: { nudged?: string } }>('/approvals', async (req, reply) => {
     const identity = guard.identity(req) ?? '';
     const waiting = await data.approvals(limit);
-    const nudged = typeof req.query.nudged === 'string' ? req.query.nudged : undefined;
-    const notice = nudged ? markup`Nudged <code>${nudged}</code>: it looks at its request now.` : undefined;
+    // A flag, not a text: a link someone sends cannot make the page say anything of theirs.
+    const notice = req.query.nudged === '1' ? markup`${NUDGED_NOTICE}` : undefined;
     return send(
       reply,
       200,
@@ -120,7 +173,7 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
         return send(reply, err.status, 'Not nudged', '/approvals', markup`<p>${err.message}</p>`);
       throw err;
     }
-    return reply.redirect(`/approvals?nudged=${encodeURIComponent(workflowId)}`, 303);
+    return reply.redirect('/approvals?nudged=1', 303);
   });
 
   app.get<{ Querystring: { period?: string; last?: string } }>('/drills', async (req, reply) => {
@@ -146,7 +199,27 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
   app.post<{ Body: Record<string, string> | undefined }>('/login', async (req, reply) => {
     if (!guard.needsToken) return reply.redirect('/runs', 303);
     if (foreignOrigin(req)) return send(reply, 403, 'Refused', '', markup`<p>This form came from another site.</p>`);
+    // Locked out: no token is checked, the right one included, so that a lockout stops guessing outright.
+    const locked = throttle.lockedFor(req.ip);
+    if (locked > 0) {
+      reply.header('Retry-After', String(Math.ceil(locked / 1000)));
+      return send(
+        reply,
+        429,
+        'Sign in',
+        '',
+        markup`<p class="notice error">Too many wrong tokens from this address: try again later.</p>`,
+      );
+    }
     if (!guard.tokenMatches(req.body?.token ?? '')) {
+      const lockout = throttle.failed(req.ip);
+      log.warn({ event: 'console.login.failed', client: req.ip }, 'console sign-in with a wrong token');
+      if (lockout > 0) {
+        log.warn(
+          { event: 'console.login.locked', client: req.ip, lockoutSeconds: Math.ceil(lockout / 1000) },
+          'console sign-in locked for this address',
+        );
+      }
       reply.header('WWW-Authenticate', 'Bearer');
       return send(
         reply,
@@ -157,9 +230,21 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
           ${loginForm()}`,
       );
     }
+    throttle.succeeded(req.ip);
     const secure = req.protocol === 'https' ? '; Secure' : '';
     reply.header('Set-Cookie', `${SESSION_COOKIE}=${guard.newSession()}; HttpOnly; SameSite=Strict; Path=/${secure}`);
     return reply.redirect('/runs', 303);
+  });
+
+  app.post<{ Body: Record<string, string> | undefined }>('/logout', async (req, reply) => {
+    const identity = guard.identity(req) ?? '';
+    if (foreignOrigin(req) || !guard.csrfValid(identity, req.body?.csrf)) {
+      return send(reply, 403, 'Refused', '', markup`<p>This form is out of date or came from another site.</p>`);
+    }
+    guard.endSession(req);
+    const secure = req.protocol === 'https' ? '; Secure' : '';
+    reply.header('Set-Cookie', `${SESSION_COOKIE}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/${secure}`);
+    return reply.redirect(guard.needsToken ? '/login' : '/runs', 303);
   });
 
   return app;

@@ -79,10 +79,11 @@ export function renderPostureChart(
     ];
   } else {
     const field = BY[dimension];
-    const byValue = (c: PostureCount) => c[field];
+    // Own keys only: a value named `constructor` absent from a report is 0 there, not Object's constructor.
+    const countOf = (c: PostureCount, value: string) => (Object.hasOwn(c[field], value) ? (c[field][value] ?? 0) : 0);
     const latest = counts.at(-1);
-    const values = [...new Set(counts.flatMap((c) => Object.keys(byValue(c))))].sort(
-      (a, b) => (latest ? (byValue(latest)[b] ?? 0) - (byValue(latest)[a] ?? 0) : 0) || a.localeCompare(b),
+    const values = [...new Set(counts.flatMap((c) => Object.keys(c[field])))].sort(
+      (a, b) => (latest ? countOf(latest, b) - countOf(latest, a) : 0) || a.localeCompare(b),
     );
     const shown = values.length > MAX_SERIES ? values.slice(0, MAX_SERIES - 1) : values;
     const rest = values.filter((v) => !shown.includes(v));
@@ -90,7 +91,7 @@ export function renderPostureChart(
       key: value,
       label: value,
       color: COLORS[i % COLORS.length] ?? RTO_COLOR,
-      points: counts.map((c, j) => point(reports[j], byValue(c)[value] ?? 0, list, value)),
+      points: counts.map((c, j) => point(reports[j], countOf(c, value), list, value)),
     }));
     if (rest.length > 0) {
       series.push({
@@ -100,7 +101,7 @@ export function renderPostureChart(
         points: counts.map((c, j) =>
           point(
             reports[j],
-            rest.reduce((sum, v) => sum + (byValue(c)[v] ?? 0), 0),
+            rest.reduce((sum, v) => sum + countOf(c, v), 0),
             list,
             '(other)',
           ),

@@ -1,6 +1,6 @@
 // A small inline SVG line chart: series of points over an ordinal axis (drills, reports), with optional dashed target
 // lines. Every text is escaped; every point carries data-* attributes and a title, so that a test can count them.
-import { escapeHtml as esc } from '../runtime/escape-html';
+import { escapeHtml as esc, isolatePlain } from '../runtime/escape-html';
 
 export interface ChartPoint {
   /** The point's value; undefined leaves a gap (the point is listed in `data-missing` of its series instead). */
@@ -89,7 +89,7 @@ export function renderLineChart(chart: LineChart): string {
             const data = Object.entries(p.data ?? {})
               .map(([k, v]) => ` data-${esc(k)}="${esc(v)}"`)
               .join('');
-            return `<circle class="point" data-series="${esc(s.key)}" data-index="${i}" data-value="${p.value}"${data} cx="${fixed(x(i))}" cy="${fixed(y(p.value))}" r="4" fill="${esc(s.color)}"><title>${esc(p.title)}</title></circle>`;
+            return `<circle class="point" data-series="${esc(s.key)}" data-index="${i}" data-value="${p.value}"${data} cx="${fixed(x(i))}" cy="${fixed(y(p.value))}" r="4" fill="${esc(s.color)}"><title>${isolatePlain(p.title)}</title></circle>`;
           })
           .join('');
     const missing = s.points.filter((p) => p.value === undefined).length;
@@ -99,14 +99,14 @@ export function renderLineChart(chart: LineChart): string {
     const left = LEFT + (i % LEGEND_PER_ROW) * LEGEND_SLOT;
     const top = height - 12 + Math.floor(i / LEGEND_PER_ROW) * LEGEND_ROW;
     const label = s.label.length > LEGEND_LABEL_MAX ? `${s.label.slice(0, LEGEND_LABEL_MAX - 1)}…` : s.label;
-    return `<g class="legend-item" transform="translate(${left},${top})"><title>${esc(s.label)}</title><line x1="0" x2="18" y1="-4" y2="-4" stroke="${esc(s.color)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="24" y="0" font-size="11">${esc(label)}</text></g>`;
+    return `<g class="legend-item" transform="translate(${left},${top})"><title>${isolatePlain(s.label)}</title><line x1="0" x2="18" y1="-4" y2="-4" stroke="${esc(s.color)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/><text x="24" y="0" font-size="11">${isolatePlain(label)}</text></g>`;
   });
   // Rows of legend past the first add to the picture's height, below the plot.
   const full = height + Math.max(0, Math.ceil(chart.series.length / LEGEND_PER_ROW) - 1) * LEGEND_ROW;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" class="chart line-chart" data-chart="${esc(chart.id)}" role="img" viewBox="0 0 ${WIDTH} ${full}" width="${WIDTH}" height="${full}">`,
-    `<title>${esc(chart.title)}</title>`,
-    `<text x="${LEFT}" y="18" font-weight="bold" font-size="13">${esc(chart.title)}</text>`,
+    `<title>${isolatePlain(chart.title)}</title>`,
+    `<text x="${LEFT}" y="18" font-weight="bold" font-size="13">${isolatePlain(chart.title)}</text>`,
     ...ticks,
     `<line class="axis" x1="${LEFT}" x2="${LEFT}" y1="${TOP}" y2="${TOP + plotH}" stroke="#999"/>`,
     ...xLabels,

@@ -1,6 +1,6 @@
 // The pack's index.html: the period's summary, every drill with its seal's check, and the trend charts. One
 // self-contained page: inline CSS and SVG, no script, nothing fetched, every value escaped.
-import { escapeHtml as esc } from '../runtime/escape-html';
+import { escapeHtml as esc, isolateHtml } from '../runtime/escape-html';
 import { renderPostureChart, renderTrendChart, type PostureDimension } from './charts';
 import type { DrillEntry } from './drill-index';
 import { formatSeconds } from './line-chart';
@@ -30,7 +30,8 @@ const STYLE =
   '.FAIL,.failed,.chainFailed,.unsealed{color:#b71c1c;font-weight:bold}.PARTIAL{color:#e65100}.PASS,.verified{color:#1b5e20}' +
   'figure{margin:0 0 1.5em}';
 
-const cell = (text: string, cls = '') => `<td${cls ? ` class="${esc(cls)}"` : ''}>${esc(text)}</td>`;
+// Cell text in `<bdi>` when it could reorder its neighbours (runtime/escape-html.ts).
+const cell = (text: string, cls = '') => `<td${cls ? ` class="${esc(cls)}"` : ''}>${isolateHtml(text)}</td>`;
 const seconds = (s: number | undefined) => (s === undefined ? 'not measured' : formatSeconds(s));
 
 export function renderPackPage(page: PackPage): string {
@@ -68,14 +69,14 @@ export function renderPackPage(page: PackPage): string {
 
   const problems = verification.chains.flatMap((c) => c.problems.map((p) => ({ chain: c.chain, ...p })));
   const problemList = problems.length
-    ? `<ul id="problems">${problems.map((p) => `<li>${esc(`${p.chain}: ${p.kind} ${p.report}: ${p.detail}`)}</li>`).join('')}</ul>`
+    ? `<ul id="problems">${problems.map((p) => `<li>${isolateHtml(p.chain)}: ${esc(p.kind)} ${isolateHtml(p.report)}: ${isolateHtml(p.detail)}</li>`).join('')}</ul>`
     : '<p>Every chain of the period verified.</p>';
 
   const trends = resourceTrends(drills, Number.MAX_SAFE_INTEGER);
   const charted = trends.slice(0, PACK_CHART_RESOURCES);
   const charts = charted.map(
     (t) =>
-      `<section class="resource" data-resource-id="${esc(t.resourceId)}"><h3>${esc(t.resourceName)} <small>${esc(`${t.resourceType}, ${t.resourceId}`)}</small></h3>` +
+      `<section class="resource" data-resource-id="${esc(t.resourceId)}"><h3>${isolateHtml(t.resourceName)} <small>${isolateHtml(t.resourceType)}, ${isolateHtml(t.resourceId)}</small></h3>` +
       `<figure>${renderTrendChart(t, 'rto')}</figure><figure>${renderTrendChart(t, 'rpo')}</figure></section>`,
   );
   const more =

@@ -84,8 +84,14 @@ export class PostureReader {
   }
 }
 
+/**
+ * Counts keyed by a value the service gives: without a prototype, so that a value named `constructor` or `__proto__`
+ * counts as itself and a lookup of an absent value reads undefined, never a member of Object.prototype.
+ */
+const emptyTally = (): Record<string, number> => Object.create(null) as Record<string, number>;
+
 async function countCsv(path: string): Promise<CsvCount> {
-  const count: PostureCount = { total: 0, byProvider: {}, byType: {}, byEnvironment: {} };
+  const count: PostureCount = { total: 0, byProvider: emptyTally(), byType: emptyTally(), byEnvironment: emptyTally() };
   const listed: KnownResource[] = [];
   let columns: string[] | undefined;
   const bump = (into: Record<string, number>, value: string | undefined) => {

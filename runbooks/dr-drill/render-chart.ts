@@ -1,4 +1,4 @@
-import { escapeHtml as esc } from '../../runtime/escape-html';
+import { escapeHtml as esc, isolatePlain } from '../../runtime/escape-html';
 import type { DrillReport, DrillResourceResult } from './report';
 import { duration, readingOrder, restoredPoint, rpoOnNewestBefore } from './report-text';
 
@@ -132,7 +132,7 @@ function panel(m: Metric, resources: DrillResourceResult[], top: number): string
       value === undefined ? m.missing(r) : `${duration(value)}${missed ? ' ✗ missed' : m.met(r) ? ' ✓' : ''}`;
     return [
       `<g class="bar-row${missed ? ' missed' : ''}" data-metric="${m.key}" data-resource-id="${esc(r.resourceId)}">`,
-      `<text class="name" x="${LABEL_W - 8}" y="${y + 17}" text-anchor="end"${missed ? ` fill="${MISSED}" font-weight="bold"` : ''}>${esc(truncate(r.resourceName))}<title>${esc(r.resourceName)}</title></text>`,
+      `<text class="name" x="${LABEL_W - 8}" y="${y + 17}" text-anchor="end"${missed ? ` fill="${MISSED}" font-weight="bold"` : ''}>${isolatePlain(truncate(r.resourceName))}<title>${isolatePlain(r.resourceName)}</title></text>`,
       ...bars,
       `<text class="value" x="${LABEL_W + PLOT_W + 12}" y="${y + 17}"${missed ? ` fill="${MISSED}" font-weight="bold"` : ''}>${esc(text)}</text>`,
       '</g>',

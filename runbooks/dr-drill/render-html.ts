@@ -1,4 +1,4 @@
-import { escapeHtml as esc } from '../../runtime/escape-html';
+import { escapeHtml as esc, isolateHtml, isolatePlain } from '../../runtime/escape-html';
 import { CHART_MAX_ROWS, renderChart } from './render-chart';
 import type { DrillReport, DrillResourceResult, DrillVerdict } from './report';
 import { countsByType, notPassedHeading, othersNote, WORST_SHOWN, worstFirst, type TypeCounts } from './report-scale';
@@ -53,14 +53,15 @@ export function renderHtml(report: DrillReport): string {
     ['Partial', s.partial],
     ['Failed', s.failed],
   ];
+  // Rendered HTML: each value from the run is isolated from the text around it (runtime/escape-html.ts).
   const facts: [string, string][] = [
-    ['Drill started', report.startedAt],
-    ['Drill finished', report.finishedAt],
-    ['Workflow', `${report.workflowId} (run ${report.runId})`],
-    ['Targets', `RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`],
-    ['Worst RPO', seconds(s.worstRpoSeconds)],
-    ['Worst RTO', seconds(s.worstRtoSeconds)],
-    ['Report schema', report.schemaVersion === undefined ? 'n/a' : `version ${report.schemaVersion}`],
+    ['Drill started', isolateHtml(report.startedAt)],
+    ['Drill finished', isolateHtml(report.finishedAt)],
+    ['Workflow', `${isolateHtml(report.workflowId)} (run ${isolateHtml(report.runId)})`],
+    ['Targets', esc(`RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`)],
+    ['Worst RPO', esc(seconds(s.worstRpoSeconds))],
+    ['Worst RTO', esc(seconds(s.worstRtoSeconds))],
+    ['Report schema', esc(report.schemaVersion === undefined ? 'n/a' : `version ${report.schemaVersion}`)],
   ];
   const shownTotals = totals.filter(([, n]) => n !== undefined);
   const capped = report.resources.length > CHART_MAX_ROWS;
@@ -69,11 +70,11 @@ export function renderHtml(report: DrillReport): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(`Disaster-recovery drill ${report.name}: ${s.verdict}`)}</title>
+<title>Disaster-recovery drill ${isolatePlain(report.name)}: ${esc(s.verdict)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<h1>Disaster-recovery drill: ${esc(report.name)}</h1>
+<h1>Disaster-recovery drill: ${isolateHtml(report.name)}</h1>
 <p class="verdict ${verdictClass(s.verdict)}" id="verdict">${esc(verdictLine(report))}</p>
 <table class="totals" id="totals">
 <thead><tr>${shownTotals.map(([k]) => `<th>${esc(k)}</th>`).join('')}</tr></thead>
@@ -82,7 +83,7 @@ export function renderHtml(report: DrillReport): string {
 <p class="note">PASS only when every resource passed. PARTIAL: a backup or restore that ended partial; it is not
 counted as passed.</p>
 <dl class="summary">
-${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('\n')}
+${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${v}</dd>`).join('\n')}
 </dl>
 ${byTypeSection(countsByType(report.resources))}${notPassedSection(notPassed, report)}
 <ul class="note" id="definitions">
@@ -107,7 +108,7 @@ function byTypeSection(counts: TypeCounts[]): string {
   const head = ['Type', 'Resources', 'Passed', 'Partial', 'Failed'].map((c) => `<th>${c}</th>`).join('');
   const rows = counts.map(
     (c) =>
-      `<tr><td>${esc(c.resourceType)}</td><td>${c.total}</td><td>${c.passed}</td><td>${c.partial}</td><td>${c.failed}</td></tr>`,
+      `<tr><td>${isolateHtml(c.resourceType)}</td><td>${c.total}</td><td>${c.passed}</td><td>${c.partial}</td><td>${c.failed}</td></tr>`,
   );
   return `<h2>By resource type</h2>\n<table id="by-type">\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows.join('\n')}\n</tbody>\n</table>\n`;
 }
@@ -118,7 +119,7 @@ function notPassedSection(notPassed: DrillResourceResult[], report: DrillReport)
   const others = othersNote(notPassed.length);
   const items = resources.map(
     (r) =>
-      `<li class="${verdictClass(r.verdict)}"><strong>${esc(r.verdict)} ${esc(r.resourceName)}</strong> (${esc(r.resourceType)}): ${esc(r.reasons.join('; ') || 'no reason given')}</li>`,
+      `<li class="${verdictClass(r.verdict)}"><strong>${esc(r.verdict)} ${isolateHtml(r.resourceName)}</strong> (${isolateHtml(r.resourceType)}): ${r.reasons.map(isolateHtml).join('; ') || 'no reason given'}</li>`,
   );
   const note = others ? `\n<p class="note">${esc(others)}</p>` : '';
   return `<h2>${esc(notPassedHeading(notPassed.length))}</h2>\n<ul id="not-passed">\n${items.join('\n')}\n</ul>${note}`;
@@ -150,6 +151,6 @@ function row(r: DrillResourceResult): string {
     [backupJobText(r)],
     [restoreJobText(r)],
   ];
-  const tds = cells.map(([text, cls]) => `<td${cls ? ` class="${cls}"` : ''}>${esc(text)}</td>`).join('');
+  const tds = cells.map(([text, cls]) => `<td${cls ? ` class="${cls}"` : ''}>${isolateHtml(text)}</td>`).join('');
   return `<tr class="${verdictClass(r.verdict)}" data-resource-id="${esc(r.resourceId)}">${tds}</tr>`;
 }

@@ -11,6 +11,7 @@ import { allExist, appendAt, describe, finish, STALE_ROWS, UNPROTECTED_ROWS, wri
 import { page, section, table, tableRow } from './html';
 import {
   emptyCounts,
+  countValue,
   mergeCounts,
   NO_ENVIRONMENT,
   POSTURE_DIMENSIONS,
@@ -157,8 +158,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
         const environment = environmentOf(r);
         const values = { ...r, environment };
         for (const dimension of POSTURE_DIMENSIONS) {
-          const value = String(values[dimension]);
-          counts[dimension][value] = (counts[dimension][value] ?? 0) + 1;
+          countValue(counts, dimension, String(values[dimension]));
         }
         if (!input.protectedStatuses.includes(r.backupStatus)) {
           unprotected += 1;

@@ -1,9 +1,9 @@
 /** A small HTML renderer for the posture report: every text that reaches the page goes through `escapeHtml`. */
-import { escapeHtml } from '../../runtime/escape-html';
+import { escapeHtml, isolateHtml } from '../../runtime/escape-html';
 
-/** A cell's text: empty for a missing value. */
+/** A cell's text: empty for a missing value; in `<bdi>` when it could reorder its neighbours. */
 const cellText = (value: string | number | null | undefined) =>
-  escapeHtml(value === null || value === undefined ? '' : String(value));
+  isolateHtml(value === null || value === undefined ? '' : String(value));
 
 /** One table row; `header` makes its cells `th`. */
 export function tableRow(cells: readonly (string | number | null | undefined)[], header = false): string {

@@ -10,8 +10,17 @@ export type PostureCounts = Record<PostureDimension, Record<string, number>>;
 /** A resource with no environment classification is counted under the enum's own "unspecified" value. */
 export const NO_ENVIRONMENT = 'ENVIRONMENT_UNSPECIFIED';
 
+/** A dimension's counts: no prototype, so that a value named `constructor` or `__proto__` counts as itself. */
+const tally = (): Record<string, number> => Object.create(null) as Record<string, number>;
+
 export function emptyCounts(): PostureCounts {
-  return { backupStatus: {}, cloudProvider: {}, resourceType: {}, environment: {} };
+  return { backupStatus: tally(), cloudProvider: tally(), resourceType: tally(), environment: tally() };
+}
+
+/** Counts one more resource of `value` in `dimension` (`counts` from `emptyCounts`). */
+export function countValue(counts: PostureCounts, dimension: PostureDimension, value: string): void {
+  const into = counts[dimension];
+  into[value] = (Object.hasOwn(into, value) ? (into[value] ?? 0) : 0) + 1;
 }
 
 /**
@@ -26,9 +35,11 @@ export const OTHER_VALUES = '(other values)';
 export function mergeCounts(a: PostureCounts, b: PostureCounts): PostureCounts {
   const out = emptyCounts();
   for (const dimension of POSTURE_DIMENSIONS) {
-    const sum: Record<string, number> = { ...a[dimension] };
-    for (const [value, n] of Object.entries(b[dimension])) sum[value] = (sum[value] ?? 0) + n;
-    out[dimension] = Object.fromEntries(bounded(Object.entries(sum)).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    // A Map: the values are the service's, and may be named like a member of Object.prototype.
+    const sum = new Map<string, number>(Object.entries(a[dimension]));
+    for (const [value, n] of Object.entries(b[dimension])) sum.set(value, (sum.get(value) ?? 0) + n);
+    const sorted = bounded([...sum]).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    out[dimension] = Object.assign(tally(), Object.fromEntries(sorted));
   }
   return out;
 }

@@ -349,3 +349,26 @@ describe('redact()', () => {
     expect(redact('vault vault-1 not found in region-1')).toBe('vault vault-1 not found in region-1');
   });
 });
+
+describe('redact() leaves English alone and still takes the secrets', () => {
+  test('fixed text naming a token is not rewritten', () => {
+    for (const text of [
+      'the console would listen on 0.0.0.0 with no token: anyone who reaches it could read the runs',
+      'RUNBOOKS_CONSOLE_TOKEN: must be at least 16 characters',
+      'the bearer of this message',
+      'password: required',
+      'set RUNBOOKS_CODEC_SERVER_TOKEN=<token> and send Authorization: Bearer <token>',
+    ]) {
+      expect(redact(text)).toBe(text);
+    }
+  });
+
+  test('secret-shaped values after a name, bearer tokens, JWTs and AWS keys are redacted', () => {
+    expect(redact('token: abcd1234efgh5678ijkl')).toBe(`token: ${REDACTED}`);
+    expect(redact('TOKEN: abcdefghijklmnopqrstuvwx')).toBe(`TOKEN: ${REDACTED}`);
+    expect(redact('Authorization: Bearer abcd1234efgh5678ijkl')).toBe(`Authorization: Bearer ${REDACTED}`);
+    expect(redact('sent eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl to it')).toBe(`sent ${REDACTED} to it`);
+    expect(redact('key AKIAIOSFODNN7EXAMPLE used')).toBe(`key ${REDACTED} used`);
+    expect(redact('password=hunter')).toBe(`password=${REDACTED}`);
+  });
+});

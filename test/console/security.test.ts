@@ -13,7 +13,7 @@ import type { WaitingApproval } from '../../cli/output-shapes';
 import type { ConsoleData, ConsoleRun } from '../../console/data';
 import { STYLE_HASH } from '../../console/layout';
 import { checkExposure } from '../../console/serve-command';
-import { buildConsole } from '../../console/server';
+import { buildConsole, NUDGED_NOTICE } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { HistoryIndex } from '../../history';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
@@ -232,10 +232,10 @@ describe('on localhost without a token', () => {
       { origin: 'http://localhost:80', host: 'localhost:80' },
     );
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/approvals?nudged=${encodeURIComponent(run.workflowId)}`);
+    expect(res.headers.location).toBe('/approvals?nudged=1');
     expect(nudged).toEqual([run.workflowId]);
     const after = await ask({ method: 'GET', url: String(res.headers.location) });
-    expect(after.body).toContain(`Nudged <code>restore-&lt;script&gt;alert(1)&lt;/script&gt;</code>`);
+    expect(after.body).toContain(`<div class="notice" role="status">${NUDGED_NOTICE}</div>`);
   });
 
   test('a name holding <script> is shown escaped on every page', async () => {
