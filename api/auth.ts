@@ -63,7 +63,7 @@ export async function requestToken(
 
 /**
  * A token, and the dialect its answer was written in when its shape tells: `/v1/token` answers `{accessToken, …}` in
- * the public dialect and `{access_token, …}` in the specification's; the OAuth2 endpoint answers `access_token` in both.
+ * the public dialect and `{access_token, …}` in the neutral one; the OAuth2 endpoint answers `access_token` in both.
  */
 export async function issueToken(
   transport: HttpTransport,
@@ -94,8 +94,9 @@ export async function issueToken(
 }
 
 /**
- * Rotates the credentials behind `accessToken` (spec 4.1, `current`), with exactly that token and no refresh: a
- * rotation can go on with a token issued before an earlier rotation, which stays valid for up to 12 hours.
+ * Rotates the credentials behind `accessToken` by the `current` path (docs/service-interface.md §1), with exactly that
+ * token and no refresh: a rotation can go on with a token issued before an earlier rotation, which stays valid for up
+ * to 12 hours.
  */
 export async function rotateWithToken(transport: HttpTransport, accessToken: string): Promise<ApiCredentials> {
   const path = '/v1/api-credentials/current/rotate';

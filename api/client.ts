@@ -22,7 +22,7 @@ export interface ClientOptions extends HttpOptions {
   /** Shares a token provider between clients (and lets a rotation reach every one of them). */
   tokenProvider?: TokenProvider;
   /**
-   * The dialect request bodies are sent in: `neutral` (the specification's vocabulary), `public` (the real service's
+   * The dialect request bodies are sent in: `neutral` (the project's own vocabulary), `public` (the real service's
    * document), or `auto` (the default): detected from the token answer, else from a first listing.
    */
   dialect?: DialectSetting;
@@ -366,7 +366,7 @@ export class BackupServiceClient {
     return { kind: 'started', jobId: started.data.jobId };
   }
 
-  // Jobs (facts §3)
+  // Jobs (docs/service-interface.md §3)
 
   async getBackupJob(jobId: string): Promise<s.BackupJob> {
     const path = this.project`/backup-jobs/${requireId(jobId, 'jobId')}`;
@@ -391,7 +391,7 @@ export class BackupServiceClient {
     return this.all('jobs', options, (p) => this.listRestoreJobsPage(input, p));
   }
 
-  // Restore accounts (facts §5)
+  // Restore accounts (docs/service-interface.md §5)
 
   async listRestoreAccountsPage(input: s.AccountListInput = {}, page: ListOptions = {}) {
     const body = prepareBody(BODY_RULES.restoreAccountList, input, 'list');

@@ -8,7 +8,7 @@ import { record } from './schemas/common';
 /**
  * Telling the service's dialect from its answers, for a client set to `auto`: the token answer's shape first; when
  * that cannot tell (the OAuth2 endpoint answers alike in both), the tokens of a first listing, one item of each list
- * that carries a provider or a resource type. When nothing tells, the specification's vocabulary is assumed, and the
+ * that carries a provider or a resource type. When nothing tells, the neutral vocabulary is assumed, and the
  * detection says so.
  */
 

@@ -77,7 +77,7 @@ export function bodyIn(dialect: Dialect, prepared: PreparedBody): unknown {
   const { rule, name, input, neutral, given } = prepared;
   const wire = rule.kind ? requestBodyIn(dialect, rule.kind, neutral) : neutral;
   if (isRecord(wire)) rule.wireCheck?.(dialect, wire, input, name);
-  // The specification enumerates its tokens: a token it lacks is refused before the neutral service sees it.
+  // The neutral vocabulary enumerates its tokens: a token it lacks is refused before the neutral service sees it.
   if (dialect === 'neutral' && acceptingEitherDialect(rule.schema) !== rule.schema)
     validateGiven(rule.schema, neutral, name, given);
   return wire;
@@ -237,7 +237,7 @@ export const BODY_RULES = {
   role: {
     schema: s.RoleInput,
     dependsOnDialect: (input) => Array.isArray(input.accessConditions) && input.accessConditions.length > 0,
-    // The specification writes an expression as a string, the public dialect as a tree (facts §11).
+    // An expression: a string in the neutral vocabulary, a tree in the public dialect (docs/service-interface.md §11).
     wireCheck: (dialect, wire, _input, name) => {
       if (!Array.isArray(wire.accessConditions)) return;
       wire.accessConditions.forEach((condition: unknown, i) => {
@@ -249,7 +249,7 @@ export const BODY_RULES = {
           `${name}.accessConditions.${i}.expression`,
           dialect === 'public'
             ? 'the public dialect takes a structured expression ({group: {operator, operands}} or an attribute condition), not a string'
-            : 'the specification takes an expression as a string, not a structured one',
+            : 'the neutral dialect takes an expression as a string, not a structured one',
         );
       });
     },

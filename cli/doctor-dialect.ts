@@ -7,7 +7,7 @@ import type { ServiceTarget } from './doctor-target';
  * The dialect the worker's client will speak (BACKUP_SERVICE_DIALECT, or what it detects with `auto`), against the
  * one the service answers in, as a client set to `auto` tells it (the token answer's shape, else a first listing).
  * A configured dialect the service does not speak fails: the client would send words the service refuses or, worse,
- * misreads (facts §11).
+ * misreads (docs/service-interface.md §11).
  */
 
 const ID = 'service.dialect';
@@ -25,7 +25,7 @@ export async function checkDialect(target: ServiceTarget, options: ClientOptions
   const setting = `BACKUP_SERVICE_DIALECT=${target.dialect}`;
   const worker = await spoken({ ...options, dialect: target.dialect });
   const service = target.dialect === 'auto' ? worker : await spoken({ ...options, dialect: 'auto' });
-  // The client assumes the specification's vocabulary when nothing it was answered tells.
+  // The client assumes the neutral vocabulary when nothing it was answered tells.
   if (service.how.startsWith('assumed')) {
     const detail = `the service's answers do not tell its dialect (${setting}; ${service.how})`;
     const fix =

@@ -4,8 +4,8 @@ import { RUNBOOK_NAMES, type RunbookName } from '../runbooks/registry';
 import { fail, ok, warn, type CheckResult } from './doctor-report';
 
 /**
- * The permission types each runbook needs, derived from the service calls its activities make (facts §7 names the
- * types), and how `runbooks doctor` finds out whether the caller's role holds them. The service shows no call that
+ * The permission types each runbook needs, derived from the service calls its activities make (the types:
+ * docs/service-interface.md §7), and how `runbooks doctor` finds out whether the caller's role holds them. The service shows no call that
  * names the caller's own role or grants, so each permission is asked by a probe: a call that needs it and cannot
  * change anything (a read of one item, or a call on an ID that does not exist with a body the call refuses). A 403
  * means the role lacks it; any other answer means the service let the call past its permission check.

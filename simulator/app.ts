@@ -21,7 +21,7 @@ export interface BuildOptions extends SimOptions {
   prefix?: string;
   logLevel?: string;
   modules?: readonly SimModule[];
-  /** `public` serves `/v1` in the real service's dialect (interface-facts §10, §11); `neutral` by default. */
+  /** `public` serves `/v1` in the real service's dialect (docs/service-interface.md §10, §11); `neutral` by default. */
   dialect?: Dialect;
 }
 

@@ -4,8 +4,8 @@ import { SimError, conflict, forbidden, notFound } from './errors';
 import type { ActionRequestRecord } from './model';
 
 /**
- * Multi-party approval of protected operations (spec 3.1, facts §2). Every deadline is checked lazily against the
- * simulated clock whenever a request is read or used, so advancing the clock is enough to expire one.
+ * Multi-party approval of protected operations (docs/service-interface.md §2). Every deadline is checked lazily against
+ * the simulated clock whenever a request is read or used, so advancing the clock is enough to expire one.
  */
 
 export type GuardResult =

@@ -59,7 +59,7 @@ export function resourceLists(r: InventoryResource) {
   };
 }
 
-/** Every filter of spec 4.6. `accountId` matches the provider-assigned account ID of the resource. */
+/** Every filter of the resource list. `accountId` matches the provider-assigned account ID of the resource. */
 export function matchesResourceFilters(r: InventoryResource, f: ResourceFilters | undefined): boolean {
   if (!f) return true;
   const lists = resourceLists(r);

@@ -11,13 +11,17 @@ import { publicAnswer } from './public-responses';
 import { publicText } from './public-tokens';
 
 /**
- * The simulator's public-dialect edge (interface-facts §10, §11): fastify hooks around the `/v1` routes, registered
- * only when the simulator speaks the public dialect. A request is read into the neutral vocabulary before its route
- * validates it, and the route's answer is written in the public dialect before it is serialised, so that every route
- * stays written once, in the neutral vocabulary, and the state and the control API (`/_simulator/`) stay neutral.
+ * The simulator's public-dialect edge (docs/service-interface.md §10, §11): fastify hooks around the `/v1` routes,
+ * registered only when the simulator speaks the public dialect. A request is read into the neutral vocabulary before
+ * its route validates it, and the route's answer is written in the public dialect before it is serialised, so that
+ * every route stays written once, in the neutral vocabulary, and the state and the control API (`/_simulator/`) stay
+ * neutral.
  */
 
-/** List calls the public document declares no request body for: a strict server answers 415 to one (§10). */
+/**
+ * List calls the public document declares no request body for: a strict server answers 415 to one
+ * (docs/service-interface.md §10).
+ */
 const BODILESS_LISTS: ReadonlySet<string> = new Set([
   '/v1/projects/:projectId/vaults/list',
   '/v1/roles/list',

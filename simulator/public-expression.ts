@@ -1,10 +1,10 @@
 import { AccessExpressionTreeInput, type AccessExpressionTree } from '../api/schemas';
 
 /**
- * A role's access-condition expression in the public dialect (interface-facts §11) is a tree, whose rules are the
- * interface's own (api/schemas/access-expression.ts). The neutral state keeps an expression as the string the
- * specification shows; a public one is stored as its JSON, with its provider and resource-type values in the neutral
- * vocabulary.
+ * A role's access-condition expression in the public dialect (docs/service-interface.md §11) is a tree, whose rules are
+ * the interface's own (api/schemas/access-expression.ts). The neutral state keeps an expression as the string the
+ * neutral vocabulary writes; a public one is stored as its JSON, with its provider and resource-type values in the
+ * neutral vocabulary.
  */
 
 export const ExpressionInput = AccessExpressionTreeInput;

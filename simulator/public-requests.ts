@@ -14,11 +14,11 @@ import {
 } from './public-tokens';
 
 /**
- * Public-dialect requests read into the neutral vocabulary the routes validate (interface-facts §10, §11). The
- * translation is strict where a client bug would otherwise pass: a neutral token (`bucketA`, `PROVIDER_A`,
+ * Public-dialect requests read into the neutral vocabulary the routes validate (docs/service-interface.md §10, §11).
+ * The translation is strict where a client bug would otherwise pass: a neutral token (`bucketA`, `PROVIDER_A`,
  * `providerA`, `PA_VM`, …) is refused with a 400 naming it and the public word for it. A lenient mock of the public
- * document accepts a destination it does not know with 202 (§11); the real service's behaviour is then undocumented,
- * so the simulator refuses, and the suite catches the client that sends one.
+ * document accepts a destination it does not know with 202 (docs/service-interface.md §11); the real service's
+ * behaviour is then undocumented, so the simulator refuses, and the suite catches the client that sends one.
  */
 
 /** A refusal of the boundary itself: its message names neutral tokens on purpose and is sent as it is. */
@@ -80,7 +80,10 @@ export function neutralTokens(value: unknown, where: string, parentKey?: string)
   return out;
 }
 
-/** Sort fields of the account lists in the public dialect (§11), and the neutral field each stands for, if any. */
+/**
+ * Sort fields of the account lists in the public dialect (docs/service-interface.md §11), and the neutral field each
+ * stands for, if any.
+ */
 const SOURCE_ACCOUNT_SORTS: Readonly<Record<string, string | null>> = {
   accountName: 'name',
   installedVersion: null,
@@ -114,9 +117,10 @@ export function neutralAccountSorts(body: unknown, kind: 'source' | 'restore'): 
 }
 
 /**
- * A source-account update `{name?, sourceAccountAttributes?: {aws?: {roleArn}, gcp?: {serviceAccount}}}` (§11), its
- * members already neutral, as the neutral update, which names the account's provider. A body of the neutral shape
- * (with a `cloudProvider`) is refused rather than read, since a lenient server loses its change silently.
+ * A source-account update `{name?, sourceAccountAttributes?: {aws?: {roleArn}, gcp?: {serviceAccount}}}`
+ * (docs/service-interface.md §11), its members already neutral, as the neutral update, which names the account's
+ * provider. A body of the neutral shape (with a `cloudProvider`) is refused rather than read, since a lenient server
+ * loses its change silently.
  */
 export function neutralAccountUpdate(body: unknown, state: SimState, accountId: string): unknown {
   if (!isObject(body) || !isObject(body.sourceAccountAttributes)) return body;

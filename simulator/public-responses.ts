@@ -12,9 +12,9 @@ import {
 } from './public-tokens';
 
 /**
- * Neutral answers of the routes written in the public dialect: its tokens (interface-facts §10) and its shapes (§11),
- * from the state the answer was made of. Routes answer with state records themselves, so every change is made on a
- * copy.
+ * Neutral answers of the routes written in the public dialect: its tokens and its shapes (docs/service-interface.md
+ * §10, §11), from the state the answer was made of. Routes answer with state records themselves, so every change is
+ * made on a copy.
  */
 
 function publicValues(pairs: TokenPairs, value: unknown): unknown {
@@ -66,7 +66,7 @@ export function publicAnswer(body: unknown, from: AnswerSource): unknown {
   each(out, 'job', 'jobs', (j) => jobFields(j, from.state));
   each(out, 'role', 'roles', roleFields);
   if (isObject(out.actionApprovalRequest)) requestNulls(out.actionApprovalRequest);
-  // A restore that needed no approval: no action request, said as null (§11).
+  // A restore that needed no approval: no action request, said as null (docs/service-interface.md §11).
   if (RESTORE_ROUTE.test(from.route) && 'jobId' in out) out.actionApprovalRequest ??= null;
   // Query results land in an S3 bucket, the one destination a public query names.
   if (Array.isArray(out.outputLocations)) {
@@ -111,9 +111,9 @@ function resourceVaults(state: SimState): () => Map<string, Set<string>> {
 }
 
 /**
- * A resource's fields that the public document requires (§10): the simulator has no backup policies and no threat
- * scans, and the document names no member of `threatDetection`; `vaults` are those holding its snapshots. Absent
- * classification details are null (§11).
+ * A resource's fields that the public document requires (docs/service-interface.md §10): the simulator has no backup
+ * policies and no threat scans, and the document names no member of `threatDetection`; `vaults` are those holding its
+ * snapshots. Absent classification details are null (docs/service-interface.md §11).
  */
 function resourceFields(r: Json, state: SimState, vaultsOf: () => Map<string, Set<string>>): void {
   r.accountDisplayName = accountDisplayName(state, r.id, r.providerAccountId);
@@ -130,8 +130,9 @@ function snapshotFields(s: Json): void {
 }
 
 /**
- * Nulls for what a job does not know yet (§11): times until they are reached, its resource or snapshot details when
- * it has none. A restore job's `restoreType` names the resource's provider type and the restore kind (§10).
+ * Nulls for what a job does not know yet (docs/service-interface.md §11): times until they are reached, its resource or
+ * snapshot details when it has none. A restore job's `restoreType` names the resource's provider type and the restore
+ * kind (docs/service-interface.md §10).
  */
 function jobFields(job: Json, state: SimState): void {
   const exec = isObject(job.jobExecutionDetails) ? job.jobExecutionDetails : {};
@@ -150,7 +151,10 @@ function jobFields(job: Json, state: SimState): void {
   }
 }
 
-/** A role's access conditions: each expression as its tree, or null for one that was never a tree (§11). */
+/**
+ * A role's access conditions: each expression as its tree, or null for one that was never a tree
+ * (docs/service-interface.md §11).
+ */
 function roleFields(role: Json): void {
   if (!Array.isArray(role.accessConditions)) return;
   for (const condition of role.accessConditions) {

@@ -150,7 +150,7 @@ export function dialectOfToken(token: string): Dialect | undefined {
   return undefined;
 }
 
-/** The dialect of a token answer: `{access_token, …}` is the specification's, `{accessToken, …}` the public one. */
+/** The dialect of a token answer: `{access_token, …}` is the neutral one, `{accessToken, …}` the public one. */
 export function dialectOfTokenBody(body: unknown): Dialect | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   if ('accessToken' in body) return 'public';

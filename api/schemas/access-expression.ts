@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * A role's access-condition expression. The specification's vocabulary writes it as a string; the public dialect as a
- * tree (facts §11): each node names one condition on a resource attribute, `{<attribute>: {operator, <values>}}`, or
- * a `group` `{operator: AND|OR, operands}` of two or more nodes. Kept as structured data, never flattened to text.
- * The public simulator checks requests by the same rules.
+ * A role's access-condition expression. The neutral vocabulary writes it as a string; the public dialect as a tree
+ * (docs/service-interface.md §11): each node names one condition on a resource attribute, `{<attribute>: {operator,
+ * <values>}}`, or a `group` `{operator: AND|OR, operands}` of two or more nodes. Kept as structured data, never
+ * flattened to text. The public simulator checks requests by the same rules.
  */
 
 export const ACCESS_CONDITION_ATTRIBUTES = [
@@ -21,7 +21,7 @@ export const ACCESS_CONDITION_ATTRIBUTES = [
   'tagKeyValues',
   'dataClasses',
   'environment',
-  // Not in §11's list, but named by the public document.
+  // Not in the list of docs/service-interface.md §11, but named by the public document.
   'apps',
 ] as const;
 export type AccessConditionAttribute = (typeof ACCESS_CONDITION_ATTRIBUTES)[number];
@@ -33,7 +33,7 @@ export interface AccessExpressionTree {
   readonly [member: string]: unknown;
 }
 
-/** String (specification) or tree (public dialect); null where the public document allows it. */
+/** String (neutral vocabulary) or tree (public dialect); null where the public document allows it. */
 export type AccessExpression = string | AccessExpressionTree;
 
 /**

@@ -39,9 +39,9 @@ export const MpaReview = record({
 export type MpaReview = z.infer<typeof MpaReview>;
 
 /**
- * The public dialect's wrapped read: a review entry, or a policy detail of the request, may be null (facts §11). A
- * null policy detail is left out of the request read: its counts are unknown, and the request's status decides. The
- * wrapper and its request may be null too; no runbook reads the reviews.
+ * The public dialect's wrapped read: a review entry, or a policy detail of the request, may be null
+ * (docs/service-interface.md §11). A null policy detail is left out of the request read: its counts are unknown, and
+ * the request's status decides. The wrapper and its request may be null too; no runbook reads the reviews.
  */
 export const MpaRequestDetail = record({
   mpaRequestDetail: record({
@@ -93,7 +93,10 @@ export const SubmitActionInput = z.strictObject({ action: MpaSubmitActionInput, 
 export type SubmitActionInput = z.infer<typeof SubmitActionInput>;
 
 export const ActionRequestBody = record({ actionApprovalRequest: MpaRequest });
-/** Cancel's and a protected call's answer as the public document allows it: the request may be null (facts §11). */
+/**
+ * Cancel's and a protected call's answer as the public document allows it: the request may be null
+ * (docs/service-interface.md §11).
+ */
 export const ActionRequestAnswer = record({ actionApprovalRequest: MpaRequest.nullish() });
 export const SubmitActionResult = record({ actionApprovalRequest: MpaRequest.nullish() });
 

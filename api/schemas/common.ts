@@ -3,8 +3,8 @@ import { NULL_AS_ABSENT } from '../decode';
 import { SortOrderInput } from '../enums';
 
 /**
- * A field the public dialect may send as null (facts §11), decoded as absent: null there means "not known", which is
- * what an absent field already says, so readers have one case to handle and never take null for 0.
+ * A field the public dialect may send as null (docs/service-interface.md §11), decoded as absent: null there means "not
+ * known", which is what an absent field already says, so readers have one case to handle and never take null for 0.
  */
 export function nullAsAbsent<T extends z.ZodType>(schema: T) {
   const pipe = schema.nullable().transform((value): z.output<T> | undefined => value ?? undefined);

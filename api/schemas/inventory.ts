@@ -16,8 +16,8 @@ import { ResourceFilters } from './filters';
 
 const Overridable = { isOverridden: tolerant(z.boolean()) };
 /**
- * Each detail may be null in the public dialect (facts §11). The posture report reads the environment; the data
- * classes and apps no runbook reads, so they are tolerant.
+ * Each detail may be null in the public dialect (docs/service-interface.md §11). The posture report reads the
+ * environment; the data classes and apps no runbook reads, so they are tolerant.
  */
 export const Classifications = record({
   dataClassesDetails: tolerant(record({ dataClasses: z.array(z.string()).optional(), ...Overridable })),

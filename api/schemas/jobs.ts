@@ -15,7 +15,7 @@ export const JobExecutionDetails = record({
   jobId: z.string(),
   status: openEnum([...JOB_STATUSES, 'JOB_CANCELLED']),
   createdTime: Timestamp,
-  // Null while a job is pending, or when it never ran (facts §11): unknown, never "at 0".
+  // Null while a job is pending, or when it never ran (docs/service-interface.md §11): unknown, never "at 0".
   expectedStartTime: nullAsAbsent(Timestamp),
   startTime: nullAsAbsent(Timestamp),
   endTime: nullAsAbsent(Timestamp),

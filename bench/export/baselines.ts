@@ -74,7 +74,7 @@ export async function tokenOf(baseUrl: string, credentials: { clientId: string; 
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(credentials),
   });
-  // Either dialect of the token answer (facts §9).
+  // Either dialect of the token answer (docs/service-interface.md §1, §9).
   const body = (await res.body.json()) as { accessToken?: string; access_token?: string };
   const token = body.accessToken ?? body.access_token;
   if (res.statusCode !== 200 || !token) throw new Error(`token call answered ${res.statusCode} without a token`);

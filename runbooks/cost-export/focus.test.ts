@@ -53,7 +53,7 @@ test('credits become USD at a hundredth each, and a USD amount stays as it is, w
   }
 });
 
-test('a cost without a unit is in credits, the specification default', () => {
+test('a cost without a unit is in credits, the service default', () => {
   const [row] = rowsOf({ ...monthly, costs: [{ ...monthly.costs[0]!, cost: { amount: 250 } }] });
   expect(row?.BilledCost).toBe('2.5');
 });

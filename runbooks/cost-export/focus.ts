@@ -52,7 +52,7 @@ export const FOCUS_COLUMNS = [
 ] as const;
 export type FocusColumn = (typeof FOCUS_COLUMNS)[number];
 
-/** The spec's own rate (cost data, 2.8): a credit is a hundredth of a US dollar. */
+/** The service's own rate (docs/service-interface.md §8): a credit is a hundredth of a US dollar. */
 export const USD_PER_CREDIT = 0.01;
 const CREDITS_PER_USD = 100;
 const BYTES_PER_GIB = 1024 ** 3;
@@ -137,7 +137,10 @@ export function focusRows(record: CostDataRecord, context: FocusContext): string
   });
 }
 
-/** A cost in credits, whatever unit the service answered in; a missing or UNSPECIFIED unit is the spec's default. */
+/**
+ * A cost in credits, whatever unit the service answered in; a missing or UNSPECIFIED unit means credits
+ * (docs/service-interface.md §8).
+ */
 export function creditsOf(cost: { amount: number; unit?: string }): number {
   return cost.unit === 'USD' ? cost.amount * CREDITS_PER_USD : cost.amount;
 }

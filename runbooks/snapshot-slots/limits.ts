@@ -1,6 +1,6 @@
 // The arithmetic of the snapshot-start limit: pure functions of the state and an event, so that the limiter
 // workflow stays deterministic and the behaviour can be tested without Temporal. The service caps on-demand backups
-// running at once (take-snapshot answers 429) without publishing the number (spec/interface-facts.md §8).
+// running at once (take-snapshot answers 429) without publishing the number (docs/service-interface.md §8).
 
 /** Where the limit starts before the service has refused anything: low, since the cap is unknown. */
 export const INITIAL_LIMIT = 10;

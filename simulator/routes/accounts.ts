@@ -37,7 +37,7 @@ export function connectedSourceAccounts(state: SimState, cloudProvider?: string)
   );
 }
 
-/** Source accounts (spec 3.4, 4.4, facts §6) and restore accounts (facts §5). */
+/** Source and restore accounts (docs/service-interface.md §5, §6). */
 export const accountsModule: SimModule = {
   name: 'accounts',
   seed(state, random) {
@@ -242,7 +242,10 @@ interface AccountLike {
   connectedTime?: string;
 }
 
-/** Filters of facts §5/§6 (`in` any equal, `notIn` none equal, `contains` any substring), then sorts in list order. */
+/**
+ * The account lists' filters (docs/service-interface.md §5, §6): `in` any equal, `notIn` none equal, `contains` any
+ * substring; then sorts in list order.
+ */
 function listAccounts<T extends AccountLike>(
   accounts: T[],
   attributes: (account: T) => { cloudProvider: string },
@@ -261,7 +264,7 @@ function listAccounts<T extends AccountLike>(
   return sortItems(filtered, input.sorts ?? [], (a, field) => a[field]);
 }
 
-/** One page of an account list (facts §5/§6); no default page size is stated for these lists, so 50. */
+/** One page of an account list; no default page size is stated for them (docs/service-interface.md §5), so 50. */
 function accountPage<T extends AccountLike>(
   ctx: SimContext,
   req: FastifyRequest<ProjectParams>,

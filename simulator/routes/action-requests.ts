@@ -22,13 +22,16 @@ const ReviewInput = z.strictObject({
   comment: z.string().max(1000).optional(),
 });
 
-/** The caller's action requests (spec 4.3, facts §2), plus the control routes that play policy admin and reviewer. */
+/**
+ * The caller's action requests (docs/service-interface.md §2), plus the control routes that play policy admin and
+ * reviewer.
+ */
 export const actionRequestsModule: SimModule = {
   name: 'action-requests',
   routes(app, ctx) {
     const base = '/v1/projects/:projectId/action-approvals/my-requests/:requestId';
 
-    // The specification's dialect: the bare MPARequest, not the public `{mpaRequestDetail}` wrapper.
+    // The neutral dialect: the bare MPARequest, not the public `{mpaRequestDetail}` wrapper.
     app.get<RequestParams>(base, async (req) => {
       ctx.requireProject(req.params.projectId);
       const principal = ctx.authorize(req, 'mpa_requests.manage');

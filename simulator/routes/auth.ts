@@ -3,7 +3,7 @@ import { OAuthTokenRequest, TokenRequest } from '../../api';
 import type { SimContext, SimModule } from '../context';
 import { notFound, parse } from '../errors';
 
-/** Token calls and secret rotation (spec 4.1, facts §1). */
+/** Token calls and secret rotation (docs/service-interface.md §1). */
 export const authModule: SimModule = {
   name: 'auth',
   routes(app, ctx) {

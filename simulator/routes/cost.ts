@@ -18,8 +18,9 @@ import { readPageParams } from '../filters';
 import type { SimState } from '../model';
 
 /**
- * POST /v1/cost-data (spec 2.8, 4.8). Records are ordered by period, then by group; every group has a record in every
- * period, so record i is (period ⌊i / groups⌋, group i mod groups) and a page computes only its own records.
+ * POST /v1/cost-data (docs/service-interface.md §8). Records are ordered by period, then by group; every group has a
+ * record in every period, so record i is (period ⌊i / groups⌋, group i mod groups) and a page computes only its own
+ * records.
  */
 
 export const DEFAULT_COST_PAGE = 100;

@@ -29,7 +29,7 @@ const BUILT_IN_ROLES: { name: string; permissions: readonly PermissionType[] }[]
   },
 ];
 
-/** Roles, permissions, identity providers and IdP group mappings (spec 4.2, facts §7). */
+/** Roles, permissions, identity providers and IdP group mappings (docs/service-interface.md §7). */
 export const iamModule: SimModule = {
   name: 'iam',
   seed(state, random) {

@@ -26,7 +26,7 @@ type SnapshotParams = { Params: { projectId: string; id: string; snapshotId: str
 
 const DEFAULT_PAGE_SIZE = 50;
 
-/** The inventory (spec 4.6, facts §4): resources, their snapshots, take-snapshot and the two restores. */
+/** The inventory (docs/service-interface.md §4): resources, their snapshots, take-snapshot and the two restores. */
 export const inventoryModule: SimModule = {
   name: 'inventory',
   seed(state, _random, options) {
@@ -114,7 +114,7 @@ export const inventoryModule: SimModule = {
 function restoreRoutes(app: Parameters<SimModule['routes']>[0], ctx: SimContext): void {
   const base = '/v1/projects/:projectId/resources/:id/snapshots/:snapshotId';
 
-  // Never under an approval policy (facts §2).
+  // Never under an approval policy (docs/service-interface.md §2).
   app.post<SnapshotParams>(`${base}/restore-files`, async (req, reply) => {
     ctx.requireProject(req.params.projectId);
     ctx.authorize(req, 'files.restore');

@@ -26,7 +26,7 @@ const JobsConfigInput = z.strictObject({
     .optional(),
 });
 
-/** Job reading and listing (facts §3), plus the control routes that configure and reveal jobs. */
+/** Job reading and listing (docs/service-interface.md §3), plus the control routes that configure and reveal jobs. */
 export const jobsModule: SimModule = {
   name: 'jobs',
   routes(app, ctx) {

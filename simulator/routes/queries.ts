@@ -22,7 +22,7 @@ import { DATABASE_TABLES, databaseNameOf, fillDatabase, growthDays } from '../se
 import { Lru, QueryFailure, loadSqlEngine, runSelect, toCsv, type QueryOutput } from '../sql-engine';
 
 /**
- * Database queries over relational snapshots (spec 2.7, 4.7; facts §8). The SQL runs once at submit time against a
+ * Database queries over relational snapshots (docs/service-interface.md §8). The SQL runs once at submit time against a
  * seeded database; the status turns COMPLETED or FAILED `jobsConfig.querySeconds` later on the simulated clock.
  * Result rows live only in memory and are rebuilt from the seed when needed; the CSV is written when the status is
  * first seen COMPLETED.
@@ -32,7 +32,7 @@ const RELATIONAL = 'PA_RELATIONAL_DB';
 const DEFAULT_RESULTS_PAGE = 500;
 /**
  * The largest results page served: a larger pageSize gets this many rows and a token for the rest. The service states
- * no maximum (facts §9); this one keeps a page's body near a megabyte.
+ * no maximum (docs/service-interface.md §8); this one keeps a page's body near a megabyte.
  */
 export const MAX_RESULTS_PAGE = 10_000;
 export const OUTPUT_SCHEME = 'bucketa://';

@@ -33,7 +33,7 @@ export function vaultsInRegion(state: SimState, region: string): Vault[] {
     .sort((a, b) => Number(b.isManagedByEon) - Number(a.isManagedByEon));
 }
 
-/** Vaults (spec 2.4, 4.5). */
+/** Vaults. */
 export const vaultsModule: SimModule = {
   name: 'vaults',
   seed(state, random) {

@@ -93,12 +93,12 @@ describe('requestToken', () => {
   });
 
   test.each([
-    ['specification', { access_token: 'tok-spec-123456', token_type: 'Bearer', expires_in: 600 }, 600],
-    ['specification, no expires_in (12 h default)', { access_token: 'tok-spec-123456', token_type: 'Bearer' }, 43200],
+    ['neutral', { access_token: 'tok-spec-123456', token_type: 'Bearer', expires_in: 600 }, 600],
+    ['neutral, no expires_in (12 h default)', { access_token: 'tok-spec-123456', token_type: 'Bearer' }, 43200],
     ['public', { accessToken: 'tok-spec-123456', expirationSeconds: 600 }, 600],
     ['public, no expirationSeconds', { accessToken: 'tok-spec-123456' }, 43200],
     [
-      'specification, unknown fields',
+      'neutral, unknown fields',
       { access_token: 'tok-spec-123456', expires_in: 600, scope: 'all', futureField: { x: 1 } },
       600,
     ],

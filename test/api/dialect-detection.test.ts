@@ -1,5 +1,5 @@
 // `auto` tells the wire's dialect from the service's answers: the token body, else a first listing, else it assumes
-// the specification's vocabulary and says so. Found once per token provider; onDialect hears of it once per client.
+// the neutral vocabulary and says so. Found once per token provider; onDialect hears of it once per client.
 import type { Dialect } from '../../api/dialect';
 import { NetworkError } from '../../api/errors';
 import { makeClient, recordingServerForSuite, restoreAccount, sourceAccount, type JsonReply } from './helpers';

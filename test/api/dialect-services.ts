@@ -1,6 +1,6 @@
-// Local services answering in one dialect: as the real service's public document does (facts §9–§11), with its token
-// body, its tokens and the nulls and structured expressions it allows; or in the specification's vocabulary. Both
-// record every request, like the other stub servers.
+// Local services answering in one dialect: as the real service's public document does (docs/service-interface.md
+// §9–§11), with its token body, its tokens and the nulls and structured expressions it allows; or in the neutral
+// vocabulary. Both record every request, like the other stub servers.
 import { randomBytes } from 'node:crypto';
 import { DESTINATIONS, PROVIDERS, RESOURCE_TYPE_ROWS, type Dialect } from '../../api/dialect';
 import {
@@ -157,7 +157,7 @@ export function publicHandler(req: RecordedRequest): JsonReply {
   return { status: 404, json: { error: `no route ${route}` } };
 }
 
-/** Answers the calls whose bodies hold tokens, in the specification's vocabulary. */
+/** Answers the calls whose bodies hold tokens, in the neutral vocabulary. */
 export function neutralHandler(req: RecordedRequest): JsonReply {
   const route = `${req.method} ${req.path.replace(P, '{p}').replace('/api', '')}`;
   if (route === 'POST {p}/source-accounts/list') return { status: 200, json: { accounts: [sourceAccount()] } };

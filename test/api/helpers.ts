@@ -83,7 +83,7 @@ export class RecordingServer {
     this.handler = () => ({ status, json, headers });
   }
 
-  /** A token in the specification's dialect, remembered in `issuedTokens`. */
+  /** A token in the neutral dialect's shape, remembered in `issuedTokens`. */
   issueToken(expiresIn = 3600): JsonReply {
     const token = `tok_${this.issuedTokens.length + 1}_${randomBytes(12).toString('hex')}`;
     this.issuedTokens.push(token);

@@ -170,7 +170,7 @@ const listings: ListingCase[] = [
     ],
     iterate: (c, pageSize) => c.queryResultPages('q-1:q-2', { pageSize }),
     expected: wholePages,
-    // The specification makes nextToken required (null on the last page).
+    // Every page carries nextToken, null on the last (docs/service-interface.md §8).
     tokenOptional: false,
   },
   {

@@ -1,5 +1,5 @@
-// The public document's shapes decode (facts §11): the nulls it allows, read as "not known" and never as 0, and the
-// structured access-condition expressions, kept as they are.
+// The public document's shapes decode (docs/service-interface.md §11): the nulls it allows, read as "not known" and
+// never as 0, and the structured access-condition expressions, kept as they are.
 import { roleInputOf } from '../../api/access-conditions';
 import { InvalidResponseError } from '../../api/errors';
 import { collect } from '../../api/paging';

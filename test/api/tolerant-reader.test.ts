@@ -71,7 +71,7 @@ const DECODERS: [string, z.ZodType, unknown[]][] = [
   ['CostDataPage', s.CostDataPage, [{ records: [costRecord()], totalCount: 1, resourceCount: 1, nextToken: null }]],
 ];
 
-/** Fields the document lets be null that the schemas may not show as optional (the interface's facts §11). */
+/** Fields the document lets be null that the schemas may not show as optional (docs/service-interface.md §11). */
 const DOCUMENT_NULLABLE: Record<string, string[]> = {
   MpaRequestRead: ['mpaRequestDetail', 'mpaRequestDetail.request'],
   // x-nullable: the whole answer may be null.

@@ -26,7 +26,7 @@ interface ValidationCase {
   call: (c: BackupServiceClient) => unknown;
   /**
    * The client's dialect (default auto). A provider or resource type no table knows can only be judged once the wire
-   * is known: the specification's closed list refuses it, the public dialect's open one sends it.
+   * is known: the neutral dialect's closed list refuses it, the public dialect's open one sends it.
    */
   dialect?: DialectSetting;
   /** The field the error names, exactly. */

@@ -1,6 +1,6 @@
 // The client speaks one dialect on the wire, whatever dialect (or concept names) its inputs use: against a local
-// service answering as the public document does, every body carries public tokens only; against the specification's
-// vocabulary, neutral ones only. With `auto` it tells the dialect from the token answer or a first listing.
+// service answering as the public document does, every body carries public tokens only; against one speaking the
+// neutral vocabulary, neutral ones only. With `auto` it tells the dialect from the token answer or a first listing.
 import type { BackupServiceClient } from '../../api/client';
 import type { Dialect, DialectSetting } from '../../api/dialect';
 import { InvalidArgumentError } from '../../api/errors';

@@ -29,7 +29,7 @@ export const NO_CURRENT = {
   taskQueue: `doctor-idle-${randomUUID()}`,
 };
 
-/** Both dialects the service may speak: the specification's, and the real service's public one. */
+/** Both dialects the service may speak: the neutral one, and the real service's public one. */
 export const DIALECTS: Dialect[] = ['neutral', 'public'];
 
 let env: TestWorkflowEnvironment | undefined;

@@ -1,11 +1,13 @@
-// The docs hold together: README.md and docs/**/*.md link only to files and headings that exist, show only commands
+// The docs hold together: README.md and docs/**/*.md link only to files and headings that exist, name in backticks
+// only paths the repository has, show only commands
 // and options the CLI has, and name only environment variables the code reads; and docs/configuration.md lists every
 // variable the product reads. Each test fails with the whole list of what is wrong, file and line first.
+import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { commandLines, problemsOf } from './cli-lines';
 import { productVariables, variablesDocumented, variablesNamed, variablesRead } from './env-vars';
-import { anchors, links, loadPages, ROOT, type Page } from './markdown';
+import { anchors, inlineCode, links, loadPages, ROOT, type Page } from './markdown';
 
 const pages = loadPages();
 const byPath = new Map(pages.map((p) => [p.path, p]));
@@ -42,6 +44,29 @@ test('every relative link resolves to a file, and every #anchor to a heading of 
       }
     }
   }
+  expectNone(problems);
+});
+
+test('every repository path the docs show in backticks exists in the repository', () => {
+  // A path is what names a file by its extension (`docs/cli.md`, `spec/facts.md`) or starts with a tracked folder
+  // (`deploy/helm/`): a user has only the repository, so nothing else may be pointed at. Relative to the root or the
+  // page's own folder, as links are.
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n');
+  const folders = new Set(tracked.filter((f) => f.includes('/')).map((f) => f.split('/')[0]));
+  const problems: string[] = [];
+  let checked = 0;
+  for (const page of pages) {
+    for (const { code, line } of inlineCode(page)) {
+      if (!/^[\w.-]+(\/[\w.-]+)*\/?$/.test(code) || !code.includes('/')) continue;
+      const file = /\/[\w.-]+\.(md|ts|js|mjs|cjs|json|ya?ml|sh|png|html)$/.test(code);
+      if (!file && !folders.has(code.split('/')[0] ?? '')) continue;
+      checked++;
+      if (!existsSync(join(ROOT, code)) && !existsSync(join(ROOT, dirname(page.path), code))) {
+        problems.push(`${page.path}:${line}: \`${code}\` is not in the repository`);
+      }
+    }
+  }
+  expect(checked).toBeGreaterThan(50);
   expectNone(problems);
 });
 

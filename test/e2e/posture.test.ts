@@ -86,7 +86,7 @@ type ProviderFilter = NonNullable<PostureReportInput['filters']>['cloudProvider'
 
 /**
  * A provider filter naming the provider as this file's service does. The input types list the interface's values;
- * the runbook takes the public ones too (spec/interface-facts.md §11), which the public run checks.
+ * the runbook takes the public ones too (docs/service-interface.md §11), which the public run checks.
  */
 function providerFilter(stateProvider: string): ProviderFilter {
   return { in: [wireProvider(stateProvider)] } as ProviderFilter;

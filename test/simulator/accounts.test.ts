@@ -1,4 +1,4 @@
-// Conformance of source accounts (spec 3.4, 4.4; facts §6) and restore accounts (facts §5), over raw HTTP.
+// Conformance of source and restore accounts (docs/service-interface.md §5, §6), over raw HTTP.
 import {
   RestoreAccountBody,
   RestoreAccountPage,

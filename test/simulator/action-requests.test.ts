@@ -1,4 +1,4 @@
-// Action requests (spec 2.3, 3.1, 4.3, 5.8; facts §2): the caller's routes, the reviewer's control routes, the
+// Action requests (docs/service-interface.md §2): the caller's routes, the reviewer's control routes, the
 // protected-operation guard, and every transition of the state machine on the simulated clock.
 import { ActionRequestBody, MpaRequest, SubmitActionResult } from '../../api';
 import { guardProtectedOperation, operationKeyOf } from '../../simulator/approvals';

@@ -1,4 +1,4 @@
-// Conformance of POST /v1/cost-data (spec 2.8, 4.8), over raw HTTP.
+// Conformance of POST /v1/cost-data (docs/service-interface.md §8), over raw HTTP.
 import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
 import { type RunningSimulator } from '../../simulator/server';
 import { allPages, errorOf, simulatorForSuite, suiteCall, tokenFor, expectBadRequest } from './helpers';

@@ -1,4 +1,4 @@
-// Conformance of roles, permissions, identity providers and IdP groups (spec 4.2, facts §7), over raw HTTP.
+// Conformance of roles, permissions, identity providers and IdP groups (docs/service-interface.md §7), over raw HTTP.
 import { IdpGroupBody, IdpGroupPage, IdpPage, PermissionList, RoleBody, RolePage, type Role } from '../../api';
 import { PERMISSIONS } from '../../simulator/permissions';
 import { type RunningSimulator } from '../../simulator/server';

@@ -1,5 +1,5 @@
-// Conformance of the inventory calls (spec 4.6, facts §4) over raw HTTP: listing with every filter and sort, exact
-// paging, the key-value indexes, single resources and snapshots.
+// Conformance of the inventory calls (docs/service-interface.md §4) over raw HTTP: listing with every filter and sort,
+// exact paging, the key-value indexes, single resources and snapshots.
 import {
   InventoryResource,
   RESOURCE_SORT_FIELDS,

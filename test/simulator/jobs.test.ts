@@ -1,5 +1,5 @@
-// Conformance of take-snapshot, the restores and the job calls (spec 4.6, facts §2-§4) over raw HTTP, with the job
-// lifecycle driven by advancing the simulated clock.
+// Conformance of take-snapshot, the restores and the job calls (docs/service-interface.md §2–§4) over raw HTTP, with
+// the job lifecycle driven by advancing the simulated clock.
 import {
   ActionRequestBody,
   BackupJob,

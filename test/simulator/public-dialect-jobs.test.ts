@@ -1,6 +1,6 @@
-// The public dialect's restores, queries and jobs (interface-facts §10, §11), over raw HTTP: public destinations,
-// `restoreType` by resource type and restore kind, the nulls of jobs that have not run, and the refusal of neutral
-// tokens that a lenient mock would accept.
+// The public dialect's restores, queries and jobs (docs/service-interface.md §10, §11), over raw HTTP: public
+// destinations, `restoreType` by resource type and restore kind, the nulls of jobs that have not run, and the refusal
+// of neutral tokens that a lenient mock would accept.
 import { restoreKindOf } from '../../api/dialect';
 import { databaseNameOf } from '../../simulator/seed-databases';
 import { resourcesOfType } from '../../simulator/seed-inventory';
@@ -81,7 +81,7 @@ describe('restores', () => {
     ['PA_RELATIONAL_DB', 'files', 'AWS_RDS_FILE_RESTORE'],
     ['PA_VM', 'bucket', 'AWS_EC2_RESTORE'],
   ] as const)(
-    '%s, a %s restore §10 lists no value for: the stand-in %s, unknown to the table',
+    '%s, a %s restore with no value in docs/service-interface.md §10: the stand-in %s, unknown to the table',
     async (type, kind, expected) => {
       const { path } = target(type);
       const jobId = String(bodyOf(await restore(kind, path, s3), 202).jobId);
@@ -194,7 +194,8 @@ describe('queries', () => {
 });
 
 describe('neutral tokens are refused with the public word for them', () => {
-  // A lenient mock of the public document accepts an unknown destination with 202 (§11); the simulator refuses it.
+  // A lenient mock of the public document accepts an unknown destination with 202 (docs/service-interface.md §11); the
+  // simulator refuses it.
   const cases = (): [string, string, string, unknown, RegExp][] => [
     [
       'destination bucketA',

@@ -1,5 +1,5 @@
-// The public dialect's shapes beyond its vocabulary (interface-facts §11), over raw HTTP: structured access-condition
-// expressions, account sort fields, the source-account update body, and filters on public values.
+// The public dialect's shapes beyond its vocabulary (docs/service-interface.md §11), over raw HTTP: structured
+// access-condition expressions, account sort fields, the source-account update body, and filters on public values.
 import { METERING_DIMENSIONS } from '../../api/enums';
 import { publicMeteringDimension } from '../../simulator/public-tokens';
 import type { RunningSimulator } from '../../simulator/server';

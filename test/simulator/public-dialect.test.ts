@@ -1,6 +1,6 @@
-// The simulator in the public dialect (interface-facts §10, §11), over raw HTTP: the token body, the lists without a
-// body, the wrapped action-request read, and the public vocabulary of accounts, vaults, resources and snapshots. The
-// state and the control API stay neutral.
+// The simulator in the public dialect (docs/service-interface.md §10, §11), over raw HTTP: the token body, the lists
+// without a body, the wrapped action-request read, and the public vocabulary of accounts, vaults, resources and
+// snapshots. The state and the control API stay neutral.
 import { PROVIDERS, RESOURCE_TYPE_ROWS } from '../../api/dialect';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { allPages, call, control, errorOf, projectPath, simulatorForSuite, suiteCall, type Reply } from './helpers';
@@ -280,7 +280,7 @@ test('behind a path prefix, the edge works the same', async () => {
 });
 
 describe('the neutral simulator is unchanged', () => {
-  test('the four lists take a JSON body; the token body is the specification one', async () => {
+  test('the four lists take a JSON body; the token body is the neutral one', async () => {
     const neutral = await startSimulator({ port: 0 });
     try {
       const token = await call(neutral, 'POST', '/v1/token', {

@@ -1,4 +1,4 @@
-// Conformance of the database-query endpoints (spec 2.7, 4.7; facts §8), over raw HTTP.
+// Conformance of the database-query endpoints (docs/service-interface.md §8), over raw HTTP.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Conformance of the vault endpoints (spec 2.4, 4.5), over raw HTTP.
+// Conformance of the vault endpoints, over raw HTTP.
 import { VaultBody, VaultPage, type Vault } from '../../api';
 import { SEEDED_REGIONS, vaultsInRegion } from '../../simulator/routes/vaults';
 import {
