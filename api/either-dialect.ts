@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ACCOUNT_SORT_FIELDS_BY_DIALECT } from './dialect';
-import { CloudProviderInput, ResourceTypeInput } from './enums';
+import { ACCOUNT_SORT_FIELDS_BY_DIALECT, PROVIDER_CONCEPTS, PROVIDERS, RESOURCE_TYPE_ROWS } from './dialect';
+import { CloudProviderInput, ResourceTypeInput, serviceEnum } from './enums';
 import { AccountSortField } from './schemas/accounts';
 
 /**
@@ -9,16 +9,18 @@ import { AccountSortField } from './schemas/accounts';
  */
 
 /**
- * Provider and resource-type values, checked before the wire is known: the specification's, or any token shaped like
+ * Provider and resource-type values, checked before the wire is known: the neutral ones, or any token shaped like
  * the public dialect's (its document lists more types than the tables name). A responses-only `…_UNSPECIFIED` never.
  * On a neutral wire the closed enums are checked again.
  */
 const PUBLIC_TOKEN = /^[A-Z][A-Z0-9_]*$/;
-function openEnum(closed: z.ZodEnum, what: string) {
+function openEnum(closed: z.ZodEnum, what: string, publicTokens: readonly (string | undefined)[]) {
   const known = new Set<string>(closed.options as readonly string[]);
-  return z.string().refine((v) => known.has(v) || (PUBLIC_TOKEN.test(v) && !v.endsWith('_UNSPECIFIED')), {
+  const open = z.string().refine((v) => known.has(v) || (PUBLIC_TOKEN.test(v) && !v.endsWith('_UNSPECIFIED')), {
     message: `must be a ${what} of either dialect (e.g. ${[...known].slice(0, 3).join(', ')}, …)`,
   });
+  const named = publicTokens.filter((t): t is string => t !== undefined);
+  return serviceEnum(open, [...new Set([...known, ...named])]);
 }
 
 const ALL_ACCOUNT_SORT_FIELDS = [
@@ -26,8 +28,22 @@ const ALL_ACCOUNT_SORT_FIELDS = [
 ] as [string, ...string[]];
 
 const OPEN_SWAPS = new Map<z.core.$ZodType, z.core.$ZodType>([
-  [CloudProviderInput, openEnum(CloudProviderInput, 'cloudProvider')],
-  [ResourceTypeInput, openEnum(ResourceTypeInput, 'resource type')],
+  [
+    CloudProviderInput,
+    openEnum(
+      CloudProviderInput,
+      'cloudProvider',
+      PROVIDER_CONCEPTS.map((p) => PROVIDERS[p].value.public),
+    ),
+  ],
+  [
+    ResourceTypeInput,
+    openEnum(
+      ResourceTypeInput,
+      'resource type',
+      RESOURCE_TYPE_ROWS.map((r) => r.public),
+    ),
+  ],
   [AccountSortField, z.enum(ALL_ACCOUNT_SORT_FIELDS)],
 ]);
 const openSchemas = new WeakMap<z.core.$ZodType, z.ZodType>();

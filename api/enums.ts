@@ -17,10 +17,21 @@ export function openEnum<T extends Values>(values: T): z.ZodType<Open<T>> {
   return schema;
 }
 
+/**
+ * The service's enums in request schemas, with the values this release knows: a runbook input refuses any other value
+ * unless it says `allowUnknownValues: true` (runtime/input-rules.ts), for a value the service added since.
+ */
+export const SERVICE_ENUMS = new WeakMap<z.core.$ZodType, readonly string[]>();
+
+export function serviceEnum<S extends z.core.$ZodType>(schema: S, known: readonly string[]): S {
+  SERVICE_ENUMS.set(schema, known);
+  return schema;
+}
+
 /** Values a request may carry: the enum without its responses-only members. */
 export function requestEnum<T extends Values, U extends T[number]>(values: T, responsesOnly: readonly U[]) {
   const allowed = values.filter((v): v is Exclude<T[number], U> => !(responsesOnly as readonly string[]).includes(v));
-  return z.enum(allowed as [Exclude<T[number], U>, ...Exclude<T[number], U>[]]);
+  return serviceEnum(z.enum(allowed as [Exclude<T[number], U>, ...Exclude<T[number], U>[]]), allowed);
 }
 
 export const CLOUD_PROVIDERS = [

@@ -32,7 +32,7 @@ const TABLE = [
       flag('wait', 'follow the run and print its result'),
     ],
     examples: [
-      'runbooks inputs drDrill --example > drill.json && runbooks start drDrill --input drill.json --wait',
+      'runbooks inputs drDrill --example --discover > drill.json && runbooks start drDrill --input drill.json --wait',
       `runbooks start costExport --input '{"window":"previous-day"}'`,
     ],
   },
@@ -44,11 +44,12 @@ const TABLE = [
     details: [
       'The schema is generated from the one that validates the input, so the two cannot drift.',
       '--discover reads the configured service (BACKUP_SERVICE_URL and its credentials, as the worker; else the',
-      'simulator that `npm start` runs) for a restore account, a vault and resources with recovery points.',
+      'simulator that `npm start` runs) for the IDs a drDrill, approvalGatedRestore or queryExport example names:',
+      'restore accounts, vaults, resources and their snapshots.',
     ],
     options: [
       flag('example', 'print a valid example input instead of the schema'),
-      flag('discover', 'with drDrill --example: fill it with IDs found on the service'),
+      flag('discover', 'with --example: fill it with IDs found on the service'),
     ],
     examples: [
       'runbooks inputs drDrill --example --discover > drill.json',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../runbooks/registry';
+import { ALLOW_UNKNOWN_VALUES } from '../runtime/input-rules';
 
 /** The runbooks that take an input: every other one is started without `--input`. */
 export const RUNBOOKS_WITH_INPUT: readonly RunbookName[] = RUNBOOK_NAMES.filter((name) => RUNBOOKS[name].takesInput);
@@ -43,9 +44,20 @@ export function inputJsonSchema(runbook: RunbookName): JsonSchema {
     title: `${runbook} input`,
     description: typeof description === 'string' ? `${intro} ${description}` : intro,
     ...rest,
-    // An input file may name its schema; the CLI drops the key before validating.
+    // An input file may name its schema; the CLI drops the key before validating. The flag is read before the
+    // input's own schema, so zod's JSON Schema does not show it.
     ...(properties !== undefined && {
-      properties: { [SCHEMA_KEY]: { type: 'string' }, ...(properties as JsonSchema) },
+      properties: {
+        [SCHEMA_KEY]: { type: 'string' },
+        ...(properties as JsonSchema),
+        [ALLOW_UNKNOWN_VALUES]: {
+          type: 'boolean',
+          description:
+            "Take values of the service's enums (resource types, providers, statuses, …) that this release does not " +
+            'know, for a value the service added since. Without it such a value is refused, naming the closest ' +
+            'known one.',
+        },
+      },
     }),
   };
 }

@@ -10,14 +10,25 @@ const HELP = helpFor('inputs', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
 
 // Loaded only with --discover: the service client is not needed to print a schema.
 const requireHere: (id: string) => unknown = createRequire(__filename);
-const discoverModule = () => requireHere('./discover-drill') as typeof import('./discover-drill');
+const discoverModule = () => requireHere('./discover-inputs') as typeof import('./discover-inputs');
 
 export async function inputsCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(argv, HELP);
   const [name] = positionals(rest, ['runbook'], HELP);
   const runbook = runbookName(name);
-  if (values.discover && (runbook !== 'drDrill' || !values.example)) {
-    throw new UsageError(`--discover fills a drDrill example: runbooks inputs drDrill --example --discover`);
+  if (values.discover && !values.example) {
+    throw new UsageError(`--discover fills an example: runbooks inputs ${runbook} --example --discover`);
+  }
+  const discover = values.discover ? discoverModule() : undefined;
+  if (discover && !discover.isDiscoverable(runbook)) {
+    // An offboarding names the account to take away: never one picked from the service.
+    throw new UsageError(
+      `--discover fills the examples of ${discover.DISCOVERABLE.join(', ')}; ${runbook}'s example ` +
+        (runbook === 'offboardSourceAccount'
+          ? 'names the account to offboard, which only you can choose'
+          : 'names no IDs of the service') +
+        `: runbooks inputs ${runbook} --example`,
+    );
   }
   if (!RUNBOOKS[runbook].takesInput) {
     console.log(`${runbook} takes no input: runbooks start ${runbook}`);
@@ -28,10 +39,9 @@ export async function inputsCommand(argv: string[]): Promise<void> {
     process.stdout.write(jsonFileText(inputJsonSchema(runbook)));
     return;
   }
-  if (!values.discover) {
+  if (!discover?.isDiscoverable(runbook)) {
     process.stdout.write(jsonFileText(example));
     return;
   }
-  const { discoverDrillInput } = discoverModule();
-  process.stdout.write(jsonFileText(await discoverDrillInput(example)));
+  process.stdout.write(jsonFileText(await discover.discoverInput(runbook, example)));
 }

@@ -18,22 +18,29 @@ import {
 import { filtersIn, requestBodyIn } from '../api/dialect/requests';
 import { acceptingEitherDialect } from '../api/either-dialect';
 import { ResourceFilters } from '../api/schemas/filters';
+import { SERVICE_ENUMS } from '../api/enums';
 
 const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * The same schema with every object in it strict: an unknown key (a misspelled `resourceTypes`, `retentionDay`) is an
- * error naming the key and the closest known one, never silently dropped. Refinements and defaults are kept.
+ * error naming the key and the closest known one, never silently dropped; so is a value no enum of the runbook's own
+ * knows. Refinements and defaults are kept.
  */
 export function strictDeep<T extends z.ZodType>(schema: T): T {
-  return strictCore(schema) as T;
+  return strictCore(schema, namedEnum) as T;
 }
 
-function strictCore(schema: z.core.$ZodType): z.core.$ZodType {
+/**
+ * The same schema walked to its leaves, each object strict and each leaf replaced by `leaf` (the leaf itself when
+ * `leaf` returns it).
+ */
+function strictCore(schema: z.core.$ZodType, leaf: (schema: z.core.$ZodType) => z.core.$ZodType): z.core.$ZodType {
   const { clone } = z.core;
+  const inner = (part: z.core.$ZodType) => strictCore(part, leaf);
   if (schema instanceof z.core.$ZodObject) {
     const def = schema._zod.def;
-    const shape = Object.fromEntries(Object.entries(def.shape).map(([key, value]) => [key, strictCore(value)]));
+    const shape = Object.fromEntries(Object.entries(def.shape).map(([key, value]) => [key, inner(value)]));
     const known = Object.keys(shape);
     const previous = def.error;
     const error: z.core.$ZodErrorMap = (issue) =>
@@ -41,22 +48,115 @@ function strictCore(schema: z.core.$ZodType): z.core.$ZodType {
     return clone(schema, { ...def, shape, catchall: z.never(), error });
   }
   if (schema instanceof z.core.$ZodOptional || schema instanceof z.core.$ZodNullable) {
-    return clone(schema, { ...schema._zod.def, innerType: strictCore(schema._zod.def.innerType) });
+    return clone(schema, { ...schema._zod.def, innerType: inner(schema._zod.def.innerType) });
   }
   if (schema instanceof z.core.$ZodDefault || schema instanceof z.core.$ZodPrefault) {
-    return clone(schema, { ...schema._zod.def, innerType: strictCore(schema._zod.def.innerType) });
+    return clone(schema, { ...schema._zod.def, innerType: inner(schema._zod.def.innerType) });
   }
   if (schema instanceof z.core.$ZodArray) {
-    return clone(schema, { ...schema._zod.def, element: strictCore(schema._zod.def.element) });
+    return clone(schema, { ...schema._zod.def, element: inner(schema._zod.def.element) });
   }
   if (schema instanceof z.core.$ZodUnion) {
-    return clone(schema, { ...schema._zod.def, options: schema._zod.def.options.map(strictCore) });
+    return clone(schema, { ...schema._zod.def, options: schema._zod.def.options.map(inner) });
   }
   if (schema instanceof z.core.$ZodPipe) {
     const def = schema._zod.def;
-    return clone(schema, { ...def, in: strictCore(def.in), out: strictCore(def.out) });
+    return clone(schema, { ...def, in: inner(def.in), out: inner(def.out) });
   }
-  return schema;
+  return leaf(schema);
+}
+
+/**
+ * A runbook's own enum refuses a value with the closest known one. The service's enums are left as they are, for
+ * `runbookInput` to find.
+ */
+function namedEnum(schema: z.core.$ZodType): z.core.$ZodType {
+  if (!(schema instanceof z.core.$ZodEnum) || SERVICE_ENUMS.has(schema)) return schema;
+  const known = Object.values(schema._zod.def.entries).map(String);
+  const error: z.core.$ZodErrorMap = (issue) =>
+    issue.code === 'invalid_value' ? unknownValue(String(issue.input), known) : undefined;
+  return z.core.clone(schema, { ...schema._zod.def, error });
+}
+
+/** What marks an unknown value of the service's enums, for `runbookInput` to keep or drop. */
+const UNKNOWN_VALUE = 'unknownValue';
+
+/** The top-level key that lets an input carry values of the service's enums this release does not know. */
+export const ALLOW_UNKNOWN_VALUES = 'allowUnknownValues';
+
+const closedServiceEnum = (schema: z.core.$ZodType): z.core.$ZodType => {
+  const known = SERVICE_ENUMS.get(schema);
+  if (!known) return schema;
+  return z.string().superRefine((value, ctx) => {
+    if (known.includes(value)) return;
+    const added = `a value the service added after this release needs ${ALLOW_UNKNOWN_VALUES}: true`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${unknownValue(value, known)}; ${added}`,
+      params: { [UNKNOWN_VALUE]: true },
+    });
+  });
+};
+
+/** Known values listed (for editors), any other string taken: whether it may be is `runbookInput`'s to say. */
+const openServiceEnum = (schema: z.core.$ZodType): z.core.$ZodType => {
+  const known = SERVICE_ENUMS.get(schema);
+  if (!known) return schema;
+  const other = z.string().describe(`a value this release does not know, with ${ALLOW_UNKNOWN_VALUES}: true`);
+  return z.union([z.enum(known as [string, ...string[]]), other]);
+};
+
+/** What a runbook input takes besides its own fields. */
+export interface UnknownValuesFlag {
+  /** Take values of the service's enums this release does not know (the service added them since). */
+  allowUnknownValues?: boolean;
+}
+
+/**
+ * A runbook's input: strict as `strictDeep` makes it, and a value of one of the service's enums that this release
+ * does not know (`PA_VMM`) refused with the closest known one, unless the input says `allowUnknownValues: true`.
+ * The service's enums stay open in responses (api/enums.ts): only what a user types is held to the known values.
+ */
+export function runbookInput<T extends z.ZodType>(schema: T) {
+  const strict = strictCore(schema, namedEnum);
+  const closed = strictCore(strict, closedServiceEnum);
+  const open = strictCore(strict, openServiceEnum) as T;
+  const input = z.preprocess((raw: z.input<T> & UnknownValuesFlag, ctx) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !(ALLOW_UNKNOWN_VALUES in raw)) {
+      addUnknownValues(closed, raw, ctx);
+      return raw;
+    }
+    const { [ALLOW_UNKNOWN_VALUES]: allow, ...rest } = raw;
+    if (typeof allow !== 'boolean') {
+      ctx.addIssue({ code: 'custom', path: [ALLOW_UNKNOWN_VALUES], input: allow, message: 'must be true or false' });
+    } else if (!allow) addUnknownValues(closed, rest, ctx);
+    return rest as z.input<T>;
+  }, open);
+  CLOSED.set(input, closed);
+  return input;
+}
+
+const CLOSED = new WeakMap<z.core.$ZodType, z.core.$ZodType>();
+
+/**
+ * The values of the service's enums an input holds that this release does not know (`filters.resourceType.in.0:
+ * unknown value 'PA_VMM' …`): what `allowUnknownValues: true` let through, for the CLI to warn about.
+ */
+export function unknownValuesIn(schema: z.core.$ZodType, raw: unknown): string[] {
+  const closed = CLOSED.get(schema);
+  if (!closed || typeof raw !== 'object' || raw === null) return [];
+  const { [ALLOW_UNKNOWN_VALUES]: _allow, ...rest } = raw as Record<string, unknown>;
+  return unknownValueIssues(closed, rest).map((issue) => `${issue.path.join('.')}: ${issue.message.split(';')[0]}`);
+}
+
+/** The issues of the closed variant that are unknown values of the service's enums (others are the open one's). */
+function unknownValueIssues(closed: z.core.$ZodType, raw: unknown): z.core.$ZodIssue[] {
+  const issues = z.safeParse(closed, raw).error?.issues ?? [];
+  return issues.filter((issue) => issue.code === 'custom' && issue.params?.[UNKNOWN_VALUE] === true);
+}
+
+function addUnknownValues(closed: z.core.$ZodType, raw: unknown, ctx: z.RefinementCtx): void {
+  for (const { message, path } of unknownValueIssues(closed, raw)) ctx.addIssue({ code: 'custom', message, path });
 }
 
 function unknownKeys(keys: string[], known: string[]): string {
@@ -67,11 +167,17 @@ function unknownKeys(keys: string[], known: string[]): string {
   return `unknown field (${hint})${also}`;
 }
 
+function unknownValue(value: string, known: readonly string[]): string {
+  const guess = closest(value, known);
+  const hint = guess ? `did you mean '${guess}'?` : `known values: ${known.join(', ')}`;
+  return `unknown value '${value}' (${hint})`;
+}
+
 /**
  * The known key a typo most likely meant: the same ignoring case, a short form of it (`isDir`), or at most a third of
  * its letters changed.
  */
-function closest(key: string, known: string[]): string | undefined {
+export function closest(key: string, known: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   const lower = key.toLowerCase();
   for (const name of known) {

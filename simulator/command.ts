@@ -3,7 +3,8 @@ import { DIALECTS, type Dialect } from '../api/dialect';
 import { FAULT_KINDS } from './faults';
 import type { FaultConfig } from './model';
 import { FaultInput } from './routes/control';
-import { startSimulator, type StartOptions } from './server';
+import { SimulatorControlClient } from './control-client';
+import { startSimulator, type RunningSimulator, type StartOptions } from './server';
 import { parseCommandLine, positionals } from '../cli/args';
 import { CliError, UsageError } from '../cli/errors';
 import type { OptionValues } from '../cli/command-spec';
@@ -62,17 +63,49 @@ export function parseSimulatorFlags(argv: string[]): SimulatorFlags {
   };
 }
 
+/**
+ * The approval policy a simulator started alone has, so that a newcomer sees a restore wait for reviewers as the demo
+ * shows it. Tests and the worker's embedded simulator start without one (`startSimulator`), and set their own.
+ */
+export const STANDALONE_POLICY = {
+  operations: ['MPA_OPERATION_RESTORE_RESOURCE'],
+  requiredApprovals: 2,
+  approvalWindowHours: 24,
+  executionWindowHours: 4,
+  description: "restores need 2 reviewers (the standalone simulator's default)",
+};
+
+/**
+ * What `runbooks simulator` starts: the simulator with its fault flags, and the standalone approval policy unless its
+ * state (from --data-dir) holds policies already.
+ */
+export async function startStandaloneSimulator(flags: SimulatorFlags): Promise<RunningSimulator> {
+  const sim = await startSimulator(flags.options);
+  try {
+    if (flags.faults) sim.ctx.state.faults = flags.faults;
+    // Through the control API, as the demo sets its own: validated, and saved to --data-dir like any change.
+    if (Object.keys(sim.ctx.state.policies).length === 0) {
+      await new SimulatorControlClient(sim.baseUrl).call('POST', '/policies', STANDALONE_POLICY);
+    }
+    return sim;
+  } catch (err) {
+    await sim.close();
+    throw err;
+  }
+}
+
 /** `runbooks simulator`: runs the local service until SIGINT or SIGTERM. */
 export async function simulatorCommand(argv: string[]): Promise<void> {
   const flags = parseSimulatorFlags(argv);
-  const sim = await startSimulator(flags.options).catch((err: unknown) => {
+  const sim = await startStandaloneSimulator(flags).catch((err: unknown) => {
     // A port in use or an unreadable --data-dir: the reason, without a stack.
     throw new CliError(`the simulator could not start: ${err instanceof Error ? err.message : String(err)}`);
   });
-  if (flags.faults) sim.ctx.state.faults = flags.faults;
   // The dialect is named only when it is not the default, so that the usual line stays as documented.
   const dialect = sim.dialect === 'neutral' ? '' : ` dialect=${sim.dialect}`;
   console.log(`simulator listening on ${sim.baseUrl} project=${sim.projectId} clientId=${sim.clientId}${dialect}`);
+  const policies = Object.values(sim.ctx.state.policies).map((p) => p.description ?? p.operations.join(', '));
+  console.log(`approval policies: ${policies.join('; ')} (DELETE /_simulator/policies removes them)`);
   const stop = () => void sim.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

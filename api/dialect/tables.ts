@@ -1,7 +1,7 @@
 /**
  * The wire tokens of the two dialects the service may speak, next to the concepts the runbooks reason about. The
- * neutral dialect is the specification's vocabulary (api/enums.ts); the public one is the real service's OpenAPI
- * document (spec/interface-facts.md §10). Pure data: workflow code imports it, so nothing here touches Node.
+ * neutral dialect is the project's own vocabulary (api/enums.ts); the public one is the real service's OpenAPI
+ * document (docs/service-interface.md §10). Pure data: workflow code imports it, so nothing here touches Node.
  *
  * Concept names are chosen to be neither dialect's token (`amazonWebServices`, not `aws` nor `PROVIDER_A`), so that a
  * concept can never be sent, or mistaken for a wire value, by accident.
@@ -72,8 +72,8 @@ export const PROVIDERS: Readonly<Record<ProviderConcept, { value: PerDialect; me
 };
 
 /**
- * Sort fields of the account lists, by dialect and list (facts §5, §6, §11). Only the account's name is paired across
- * the dialects; a field of one dialect that the other lacks has no translation.
+ * Sort fields of the account lists, by dialect and list (docs/service-interface.md §5, §6, §11). Only the account's
+ * name is paired across the dialects; a field of one dialect that the other lacks has no translation.
  */
 export const ACCOUNT_SORT_FIELDS_BY_DIALECT: Readonly<
   Record<Dialect, Readonly<Record<AccountList, readonly string[]>>>
@@ -102,7 +102,7 @@ export const DESTINATIONS: Readonly<Record<DestinationKind, PerDialect>> = {
 /** A query's destination (`QueryDBRestoreDestination`) names an Amazon bucket only, in either dialect. */
 export const QUERY_DESTINATION_KINDS: readonly DestinationKind[] = ['amazonBucket'];
 
-/** The provider members a public source-account update takes (§11): `aws` and `gcp`, no `azure`. */
+/** A public source-account update's provider members: `aws` and `gcp`, no `azure` (docs/service-interface.md §11). */
 export const PUBLIC_UPDATE_PROVIDERS: readonly ProviderConcept[] = ['amazonWebServices', 'googleCloud'];
 
 export interface ResourceTypeRow {
@@ -124,7 +124,10 @@ const row = (
   ...(pub ? { public: pub } : {}),
 });
 
-/** Resource types, paired across the dialects by name (§10); a type one dialect lacks has only the other's token. */
+/**
+ * Resource types, paired across the dialects by name (docs/service-interface.md §10); a type one dialect lacks has only
+ * the other's token.
+ */
 export const RESOURCE_TYPE_ROWS: readonly ResourceTypeRow[] = [
   row('amazonWebServices', 'virtualMachine', 'PA_VM', 'AWS_EC2'),
   row('amazonWebServices', 'relationalDatabase', 'PA_RELATIONAL_DB', 'AWS_RDS'),
@@ -159,7 +162,8 @@ export const PRE_CATEGORY_CHECKED_TYPE = 'PA_RELATIONAL_DB';
 
 /**
  * `restoreType` of a restore job, by resource type and restore kind. The neutral dialect has one value per kind,
- * whatever the resource (what the specification's simulator returns); the public one names provider and kind (§10).
+ * whatever the resource (what the neutral simulator returns); the public one names provider and kind
+ * (docs/service-interface.md §10).
  */
 export const NEUTRAL_RESTORE_TYPES: Readonly<Record<RestoreKind, string>> = { bucket: 'BUCKET', files: 'FILES' };
 

@@ -8,6 +8,7 @@ import {
   RESOURCE_TYPES,
   USAGE_UNITS,
   openEnum,
+  requestEnum,
 } from '../enums';
 import { Timestamp, TimestampInput, record } from './common';
 import { CostFilters } from './filters';
@@ -27,11 +28,11 @@ export const TimeFrameInput = z
 
 export const CostDataInput = z.strictObject({
   timeFrame: TimeFrameInput,
-  costUnit: z.enum(['CREDITS', 'USD']).optional(),
-  usageUnit: z.enum(['BYTE_MONTHS', 'BYTES']).optional(),
-  granularity: z.enum(GRANULARITIES).optional(),
+  costUnit: requestEnum(COST_UNITS, ['UNSPECIFIED']).optional(),
+  usageUnit: requestEnum(USAGE_UNITS, ['UNSPECIFIED']).optional(),
+  granularity: requestEnum(GRANULARITIES, []).optional(),
   filters: CostFilters.optional(),
-  groupBy: z.enum(COST_GROUP_BYS).optional(),
+  groupBy: requestEnum(COST_GROUP_BYS, []).optional(),
   topN: z.number().int().min(1).optional(),
 });
 export type CostDataInput = z.infer<typeof CostDataInput>;

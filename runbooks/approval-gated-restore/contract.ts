@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { FilePath } from '../../api/schemas/restore';
 import { defineRunbook } from '../../contracts/runbook';
-import { NonBlank, RestoreTarget, strictDeep } from '../../runtime/input-rules';
+import { NonBlank, RestoreTarget, runbookInput } from '../../runtime/input-rules';
 import type { ApprovalState } from '../../steps/approvals';
 import type { JobSummary } from '../../steps/jobs';
 
-export const ApprovalGatedRestoreInput = strictDeep(
+export const ApprovalGatedRestoreInput = runbookInput(
   z
     .object({
       resourceId: NonBlank,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CostDataInput } from '../../api/schemas/cost';
 import { defineRunbook } from '../../contracts/runbook';
 import type { ExportSummary } from '../../runtime/export-file';
-import { costRequest, strictDeep, TimeWindow } from '../../runtime/input-rules';
+import { costRequest, runbookInput, TimeWindow } from '../../runtime/input-rules';
 import { costWindow, type CostWindow } from './windows';
 
 // The workflow checks its service request against the API's schema; it reaches it through this contract.
@@ -14,7 +14,7 @@ const TOP_N_GROUPS: readonly string[] = ['RESOURCE', 'RESOURCE_AND_VAULT'];
 /** Output columns: the project's own (the default), or FinOps FOCUS (see docs/runbooks/cost-export.md). */
 export const COST_EXPORT_FORMATS = ['project', 'focus'] as const;
 
-export const CostExportInput = strictDeep(
+export const CostExportInput = runbookInput(
   z.strictObject({
     /** `previous-day` or `previous-month` relative to the run's time (a schedule's fire time), or explicit times. */
     window: z.union([z.enum(['previous-day', 'previous-month']), TimeWindow]),

@@ -8,7 +8,7 @@ import {
   QueryTarget,
   QueryText,
   RestoreTarget,
-  strictDeep,
+  runbookInput,
 } from '../../runtime/input-rules';
 import { EXPECTATION } from './expectations';
 import type { DrillReportPaths, DrillSummary } from './report';
@@ -69,7 +69,7 @@ const ValidationInput = z.strictObject({
   notify: NonBlank.optional(),
 });
 
-export const DrDrillInput = strictDeep(
+export const DrDrillInput = runbookInput(
   z
     .strictObject({
       name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and dashes'),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRunbook } from '../../contracts/runbook';
-import { NonBlank, strictDeep } from '../../runtime/input-rules';
+import { NonBlank, runbookInput } from '../../runtime/input-rules';
 
-export const OffboardSourceAccountInput = strictDeep(z.strictObject({ accountId: NonBlank }));
+export const OffboardSourceAccountInput = runbookInput(z.strictObject({ accountId: NonBlank }));
 export type OffboardSourceAccountInput = z.input<typeof OffboardSourceAccountInput>;
 
 export interface OffboardResult {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { BackupStatusInput } from '../../api/enums';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
-import { InventoryFilters, strictDeep } from '../../runtime/input-rules';
+import { InventoryFilters, runbookInput } from '../../runtime/input-rules';
 
-export const PostureReportInput = strictDeep(
+export const PostureReportInput = runbookInput(
   z.strictObject({
     /** A resource whose newest snapshot is older than this (or that has none) is listed as stale. */
     maxSnapshotAgeHours: z

@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { RunQueryInput } from '../../api/schemas/queries';
 import { defineRunbook } from '../../contracts/runbook';
 import type { ExportSummary } from '../../runtime/export-file';
-import { NonBlank, QueryTarget, QueryText, strictDeep } from '../../runtime/input-rules';
+import { NonBlank, QueryTarget, QueryText, runbookInput, strictDeep } from '../../runtime/input-rules';
 
 /**
- * Rows per results page, by default and at most: the largest page the simulated service serves (the specification
+ * Rows per results page, by default and at most: the largest page the simulated service serves (the service
  * states no maximum). Fewer pages mean fewer round trips; the bound keeps a page, and so the worker's memory, small.
  */
 export const QUERY_EXPORT_PAGE_SIZE = 10_000;
 
-export const QueryExportInput = strictDeep(
+export const QueryExportInput = runbookInput(
   z.strictObject({
     snapshotId: NonBlank,
     query: strictDeep(RunQueryInput).extend({ databaseName: NonBlank, query: QueryText, destination: QueryTarget }),

@@ -8,6 +8,7 @@ import { INPUT_EXAMPLES } from '../../cli/input-examples';
 import { inputJsonSchema, RUNBOOKS_WITH_INPUT, withoutSchemaKey } from '../../cli/input-schemas';
 import { validateRunbookInput } from '../../cli/runbooks';
 import { inputFiles } from '../../cli/write-input-files';
+import { InventoryResource } from '../../api/schemas/inventory';
 import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../../runbooks/registry';
 import { runCliFromSource } from '../helpers/cli-from-source';
 
@@ -80,7 +81,7 @@ describe('a refused input', () => {
   test('names the path, the allowed values and what was given, and points at runbooks inputs', () => {
     expect(refusal('drDrill', { ...drill, recoveryPoint: { select: 'newest' } })).toEqual([
       'invalid input for drDrill; nothing was started:',
-      '  recoveryPoint.select: Invalid option: expected one of "latest"|"random"|"fresh"; got "newest"',
+      `  recoveryPoint.select: unknown value 'newest' (known values: latest, random, fresh); got "newest"`,
       'see: runbooks inputs drDrill (its JSON Schema) or runbooks inputs drDrill --example',
     ]);
   });
@@ -90,6 +91,70 @@ describe('a refused input', () => {
     expect(refusal('drDrill', { ...withoutVault, parallelism: '3' }).slice(1, 3)).toEqual([
       '  vaultId: required (expected string)',
       '  parallelism: expected number, got string "3"',
+    ]);
+  });
+});
+
+describe("a value of the service's enums this release does not know", () => {
+  const posture = { ...INPUT_EXAMPLES.postureReport, filters: { resourceType: { in: ['PA_VMM'] } } };
+
+  test('is refused naming the field, the value and the closest known one', () => {
+    expect(() => validateRunbookInput('postureReport', posture)).toThrow(
+      "filters.resourceType.in.0: unknown value 'PA_VMM' (did you mean 'PA_VM'?)",
+    );
+    const restore = { ...INPUT_EXAMPLES.costExport, options: { costUnit: 'USDD' } };
+    expect(() => validateRunbookInput('costExport', restore)).toThrow(
+      "options.costUnit: unknown value 'USDD' (did you mean 'USD'?)",
+    );
+    // The workflow checks its input with the same schema, and says the same.
+    const result = RUNBOOKS.postureReport.input.safeParse({ ...posture, filters: { environment: { in: ['PRD'] } } });
+    expect(result.error?.issues.map((i) => [i.path.join('.'), i.message.split(';')[0]])).toEqual([
+      ['filters.environment.in.0', "unknown value 'PRD' (did you mean 'PROD'?)"],
+    ]);
+  });
+
+  test('is taken with allowUnknownValues: true, which the JSON Schema of every runbook with an input names', () => {
+    const taken = RUNBOOKS.postureReport.input.safeParse({ ...posture, allowUnknownValues: true });
+    expect(taken.data).toMatchObject({ filters: { resourceType: { in: ['PA_VMM'] } } });
+    // The CLI takes it too, and says what it took on the input's word.
+    const warn = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      validateRunbookInput('postureReport', { ...posture, allowUnknownValues: true });
+      expect(warn.mock.calls).toEqual([
+        ["warning: filters.resourceType.in.0: unknown value 'PA_VMM' (did you mean 'PA_VM'?), taken as given"],
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+    expect(() => validateRunbookInput('postureReport', { ...posture, allowUnknownValues: false })).toThrow('PA_VMM');
+    expect(() => validateRunbookInput('postureReport', { ...posture, allowUnknownValues: 'yes' })).toThrow(
+      'allowUnknownValues: must be true or false',
+    );
+    for (const runbook of RUNBOOKS_WITH_INPUT) {
+      const example = { ...INPUT_EXAMPLES[runbook], allowUnknownValues: true };
+      expect([runbook, validatorOf(runbook)(example)]).toEqual([runbook, true]);
+      expect([runbook, RUNBOOKS[runbook].input.safeParse(example).success]).toEqual([runbook, true]);
+    }
+  });
+
+  const RESOURCE = {
+    id: 'res-1',
+    backupStatus: 'A_NEW_STATUS',
+    providerResourceId: 'i-1',
+    resourceName: 'web',
+    providerAccountId: '111',
+    snapshotStorage: {},
+    sourceStorage: {},
+    tags: {},
+    region: 'pa-east-1',
+  };
+
+  test('in a response still decodes: the service may add values at any time', () => {
+    const resource = InventoryResource.parse({ ...RESOURCE, resourceType: 'PA_BRAND_NEW', cloudProvider: 'NEWCLOUD' });
+    expect([resource.resourceType, resource.cloudProvider, resource.backupStatus]).toEqual([
+      'PA_BRAND_NEW',
+      'NEWCLOUD',
+      'A_NEW_STATUS',
     ]);
   });
 });
@@ -113,9 +178,16 @@ describe('runbooks inputs', () => {
   });
 
   test('an unknown runbook exits 2 naming the known ones', () => {
-    const result = runCliFromSource(['inputs', 'drDril']);
+    const result = runCliFromSource(['inputs', 'nonsense']);
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain(`<runbook> must be one of ${RUNBOOK_NAMES.join(', ')}, not 'drDril'`);
+    expect(result.stderr).toContain(`<runbook> must be one of ${RUNBOOK_NAMES.join(', ')}, not 'nonsense'`);
+  });
+
+  test('--discover refuses, saying why, an example with no IDs of the service to fill', () => {
+    const cost = runCliFromSource(['inputs', 'costExport', '--example', '--discover']);
+    expect([cost.status, cost.stderr]).toEqual([2, expect.stringContaining("costExport's example names no IDs")]);
+    const offboard = runCliFromSource(['inputs', 'offboardSourceAccount', '--example', '--discover']);
+    expect([offboard.status, offboard.stderr]).toEqual([2, expect.stringContaining('which only you can choose')]);
   });
 
   test('--help prints the usage, the options and examples', () => {

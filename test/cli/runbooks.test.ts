@@ -91,7 +91,7 @@ describe('input validation before anything starts', () => {
 
   test("a union's alternatives are spelled out", () => {
     expect(() => validateRunbookInput('costExport', { window: 'yesterday' }, NOW)).toThrow(
-      /window: .*matches none of: .*"previous-day"\|"previous-month"/,
+      /window: .*matches none of: unknown value 'yesterday' \(known values: previous-day, previous-month\)/,
     );
   });
 

@@ -210,6 +210,8 @@ test('the two workers created what they write, on the shared volume and in their
 
 test('an approval-gated restore: the reviewer approves through the control API, a worker restores', async () => {
   const ids = await seeded();
+  // In place of the standalone simulator's own policy (two reviewers): this check plays one.
+  await control.clearPolicies();
   await control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
   try {
     const handle = await env.client.workflow.start(approvalGatedRestore, {

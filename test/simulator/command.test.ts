@@ -1,6 +1,7 @@
 // `runbooks simulator` flags: every mistake is one UsageError (exit code 2) with the usage, before anything starts.
 import { CliError, HelpRequested, UsageError } from '../../cli/errors';
-import { parseSimulatorFlags, simulatorCommand } from '../../simulator/command';
+import { parseSimulatorFlags, simulatorCommand, startStandaloneSimulator } from '../../simulator/command';
+import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator } from '../../simulator/server';
 
 /** The error a call throws or rejects with. */
@@ -35,7 +36,6 @@ describe('bad flags', () => {
     [['--dialect', 'real'], "--dialect must be one of neutral, public, got 'real'"],
     [['--dialect', 'PUBLIC'], "--dialect must be one of neutral, public, got 'PUBLIC'"],
     [['--dialect', 'auto'], "--dialect must be one of neutral, public, got 'auto'"],
-    [['--verbose'], "Unknown option '--verbose'"],
     [['--port'], "Option '--port <value>' argument missing"],
     [['8080'], "unexpected argument '8080'"],
   ])('%j → UsageError starting %j, with the usage', async (argv, start) => {
@@ -45,6 +45,12 @@ describe('bad flags', () => {
     const [first, ...rest] = (err as Error).message.split('\n');
     expect(first?.startsWith(start)).toBe(true);
     expect(rest[0]).toMatch(/^usage: runbooks simulator /);
+  });
+
+  test('an unknown option is one line, with the closest known one', async () => {
+    const err = await failureOf(() => simulatorCommand(['--seeds', '2']));
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe("unknown option '--seeds' for 'simulator': did you mean '--seed'?");
   });
 
   test('the list of fault kinds is part of the message for a bad kind', async () => {
@@ -159,5 +165,25 @@ describe('good flags', () => {
     const answer: unknown = await simulatorCommand(['--help']).catch((err: unknown) => err);
     expect(answer).toBeInstanceOf(HelpRequested);
     expect((answer as HelpRequested).help).toMatch(/^usage: runbooks simulator /);
+  });
+});
+
+describe('a simulator started alone', () => {
+  test('gates restores behind two approvals, as the demo does; one started by a test has no policy', async () => {
+    const alone = await startStandaloneSimulator(parseSimulatorFlags(['--port', '0']));
+    const programmatic = await startSimulator();
+    try {
+      const { policies } = await new SimulatorControlClient(alone.baseUrl).call<{ policies: unknown[] }>(
+        'GET',
+        '/policies',
+      );
+      expect(policies).toEqual([
+        expect.objectContaining({ operations: ['MPA_OPERATION_RESTORE_RESOURCE'], requiredApprovals: 2 }),
+      ]);
+      expect(programmatic.ctx.state.policies).toEqual({});
+    } finally {
+      await alone.close();
+      await programmatic.close();
+    }
   });
 });
