@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CommandSpec, OptionSpec, OptionValues } from './command-spec';
 import type { CommandPath } from './command-table';
@@ -6,6 +7,11 @@ import { HelpRequested, UsageError } from './errors';
 import { helpFor, type CommandHelp, type Help } from './help';
 
 type ParseArgsOptions = NonNullable<ParseArgsConfig['options']>;
+
+// The closest-match function of the input rules, which load zod and the API's schemas: only on a typo's path.
+const requireHere: (id: string) => unknown = createRequire(__filename);
+const closest = (name: string, known: readonly string[]) =>
+  (requireHere('../runtime/input-rules') as typeof import('../runtime/input-rules')).closest(name, known);
 
 const asksForHelp = (argv: readonly string[]) => {
   const end = argv.indexOf('--');
@@ -36,6 +42,7 @@ export function parseCommandLine<S extends CommandSpec>(
 ): { values: OptionValues<S>; positionals: string[] } {
   if (asksForHelp(argv)) throw new HelpRequested(help.text);
   const options = Object.fromEntries((help.spec.options ?? []).map((o) => [o.name, parseArgsOption(o)]));
+  unknownOption(argv, options, help);
   try {
     const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
     // parseArgsOption gives each option the type OptionValues reads from the same spec.
@@ -43,6 +50,30 @@ export function parseCommandLine<S extends CommandSpec>(
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n${help.usage}`);
   }
+}
+
+/**
+ * The first option the command does not know, as one line with the closest known one: `parseArgs`'s own text is
+ * about positionals starting with '-', and help in full would bury the typo.
+ */
+function unknownOption(argv: string[], options: ParseArgsOptions, help: CommandHelp): void {
+  const { tokens } = parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true });
+  const known = (help.spec.options ?? []).filter((o) => !o.hidden);
+  for (const token of tokens) {
+    if (token.kind !== 'option' || Object.hasOwn(options, token.name)) continue;
+    const names = [...known.map((o) => `--${o.name}`), '--help'];
+    const guess = closest(token.rawName, names);
+    const hint = guess ? `did you mean '${guess}'?` : `see 'runbooks ${help.path} --help'`;
+    throw new UsageError(`unknown option '${token.rawName}' for '${help.path}': ${hint}`);
+  }
+}
+
+/** One line for an unknown name (a command, a runbook): the closest known one, else every one. */
+export function unknownName(what: string, name: string, known: readonly string[]): UsageError {
+  const guess = closest(name, known);
+  return new UsageError(
+    `unknown ${what} '${name}': ${guess ? `did you mean '${guess}'?` : `one of ${known.join(', ')}`}`,
+  );
 }
 
 /** The positional arguments a command requires, by name, or a usage error naming the first one missing. */
@@ -110,6 +141,12 @@ export function wholeNumber(value: string, flag: string, min: number, max: numbe
 /** A command group's answer to `--help`, to no subcommand and to an unknown one: the group's help. */
 export function otherSubcommand(sub: string | undefined, group: CommandPath): void {
   const help = helpFor(group);
+  const spec: CommandSpec = help.spec;
   if (sub !== undefined && asksForHelp([sub])) throw new HelpRequested(help.text);
-  throw new UsageError(sub === undefined ? help.text : `unknown ${group} command '${sub}'\n${help.text}`);
+  if (sub === undefined) throw new UsageError(help.text);
+  throw unknownName(
+    `${group} command`,
+    sub,
+    (spec.subcommands ?? []).map((c) => c.name),
+  );
 }

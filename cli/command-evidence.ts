@@ -27,8 +27,8 @@ export const EVIDENCE_COMMAND = {
         flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
       ],
       examples: [
-        'runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json',
-        'runbooks evidence verify evidence-2026-q1.tar.gz --public-key evidence-signing-key.history.json',
+        'runbooks evidence verify .data/output --public-key .data/evidence-signing-key.history.json',
+        'runbooks evidence verify evidence-2026-q1.tar.gz --public-key .data/evidence-signing-key.history.json',
       ],
     },
     {
@@ -82,5 +82,5 @@ export const EVIDENCE_COMMAND = {
       examples: ['runbooks evidence key show', 'runbooks evidence key rotate'],
     },
   ],
-  examples: ['runbooks evidence verify .data/exports --public-key evidence-signing-key.history.json'],
+  examples: ['runbooks evidence verify .data/output --public-key .data/evidence-signing-key.history.json'],
 } as const satisfies CommandSpec;

@@ -51,7 +51,7 @@ export const SCHEDULE_COMMAND = {
       ],
       examples: [
         `runbooks schedule create nightly-cost-export --runbook costExport --cron '0 2 * * *' --input '{"window":"previous-day"}'`,
-        "runbooks schedule create weekly-drill --runbook drDrill --cron '0 3 * * 1' --input drill.json --timezone Europe/Paris",
+        "runbooks schedule create weekly-drill --runbook drDrill --cron '0 3 * * 1' --input examples/drDrill.json --timezone Europe/Paris",
       ],
     },
     {

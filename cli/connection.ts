@@ -61,7 +61,7 @@ export async function connectTemporal(env: Env = process.env, connectTimeoutMs =
     temporal = loadTemporalConfig(env);
     codecKeys = loadCodecKeys(env);
   } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
+    if (err instanceof ConfigError) throw configUsageError(err);
     throw err;
   }
   const { address, source, configured } = resolveAddress(temporal, env);
@@ -72,7 +72,7 @@ export async function connectTemporal(env: Env = process.env, connectTimeoutMs =
       connectTimeout: connectTimeoutMs,
     });
   } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
+    if (err instanceof ConfigError) throw configUsageError(err);
     const hint = configured ? `check ${source}` : 'is the worker (`npm start`) still running?';
     throw new NotConnectedError(
       `cannot reach Temporal at ${address} (from ${source}): ${(err as Error).message}; ${hint}`,
@@ -93,6 +93,13 @@ export async function connectTemporal(env: Env = process.env, connectTimeoutMs =
     taskQueue: temporal.taskQueue,
     close: () => connection.close(),
   };
+}
+
+/** A configuration error as a usage error (exit 2); one problem is said on one line, naming its variable. */
+function configUsageError(err: ConfigError): UsageError {
+  const [only, ...more] = err.issues;
+  if (only === undefined || more.length > 0) return new UsageError(err.message);
+  return new UsageError(`invalid configuration: ${only.variable} ${only.message}`);
 }
 
 function tracingInterceptors(env: Env): Pick<ClientOptions, 'interceptors'> {

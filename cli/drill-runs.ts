@@ -24,15 +24,26 @@ export function shellWord(text: string): string {
 }
 
 /**
- * Why a drill did not start under `workflowId` (a run under it is open), and the command that starts a second drill
- * the same day: the same input under its own ID. `inputArg` is `--input` as given; unknown, it is left to fill in.
+ * Why a drill did not start under `workflowId` (a run under it is open, `running` when it could be described), and
+ * what to do: follow it, cancel it, or start a second drill the same day: the same input under its own ID. `inputArg`
+ * is `--input` as given; unknown, it is left to fill in.
  */
-export function drillAlreadyRunning(workflowId: string, inputArg?: string): string {
+export function drillAlreadyRunning(
+  workflowId: string,
+  inputArg?: string,
+  running?: Pick<WorkflowExecutionDescription, 'runId' | 'status' | 'startTime'>,
+): string {
   const input = inputArg === undefined ? '<the same input>' : shellWord(inputArg);
+  const which = running
+    ? ` (run ${running.runId}, ${running.status.name} since ${running.startTime.toISOString()})`
+    : '';
+  const id = shellWord(workflowId);
   return (
-    `a drill is already running as ${workflowId} (a drill's ID is drill-<name>-<day> unless --id says otherwise).\n` +
-    `Follow it with \`runbooks status ${workflowId}\`. To start a second drill the same day, give it its own ID:\n` +
-    `  runbooks start drDrill --input ${input} --id ${shellWord(`${workflowId}-2`)}`
+    `a drill is already running as ${workflowId}${which}; a drill's ID is drill-<name>-<day> unless --id says ` +
+    `otherwise.\n` +
+    `  follow it:      runbooks status ${id} --watch\n` +
+    `  cancel it:      runbooks cancel ${id}\n` +
+    `  start another:  runbooks start drDrill --input ${input} --id ${shellWord(`${workflowId}-2`)}  (a different --id)`
   );
 }
 

@@ -11,6 +11,7 @@ import { NamespaceNotFoundError } from '@temporalio/common';
  * - `unreachable` 3: Temporal or the Backup Management Service is not configured, or does not answer.
  * - `runFailed` 4: a run that was waited for failed, timed out or, for a drill, ended without `PASS`.
  * - `notFound` 5: the workflow, schedule, namespace, deployment, build ID, file or folder named does not exist.
+ * - `interrupted` 130: Ctrl-C while following a run (`start --wait`, `status --watch`), as a shell reports it.
  */
 export const EXIT_CODES = {
   ok: 0,
@@ -19,6 +20,7 @@ export const EXIT_CODES = {
   unreachable: 3,
   runFailed: 4,
   notFound: 5,
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
@@ -66,6 +68,17 @@ export class RunFailedError extends CliError {
 export class NotFoundError extends CliError {
   constructor(message: string) {
     super(message, EXIT_CODES.notFound);
+  }
+}
+
+/** Ctrl-C while following a run: the run goes on in Temporal; the message says how to follow it again. */
+export class InterruptedError extends CliError {
+  constructor(workflowId: string) {
+    super(
+      `interrupted: only the following stopped; ${workflowId} goes on running in Temporal. ` +
+        `Follow it again with \`runbooks status ${workflowId} --watch\``,
+      EXIT_CODES.interrupted,
+    );
   }
 }
 

@@ -28,10 +28,16 @@ interface TrustedKey {
   line: string;
 }
 
+/** A problem's kind in words: a report sealed with another key is unverified, not edited. */
+const problemKind = (problem: Problem) => (problem.kind === 'otherKey' ? 'unverified' : problem.kind);
+
 /** Verification ran and found a problem; the message names the first report at fault. */
 export class EvidenceCheckFailedError extends CliError {
   constructor(readonly problem: Problem) {
-    super(`evidence check failed: ${problem.kind} report ${problem.report}: ${problem.detail}`, EXIT_CODES.failed);
+    super(
+      `evidence check failed: ${problemKind(problem)} report ${problem.report}: ${problem.detail}`,
+      EXIT_CODES.failed,
+    );
   }
 }
 
@@ -90,7 +96,7 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
       continue;
     }
     console.log(`chain ${chain.chain}: FAILED, ${count}`);
-    for (const p of chain.problems) console.log(`  ${p.kind}: ${p.report}: ${p.detail}`);
+    for (const p of chain.problems) console.log(`  ${problemKind(p)}: ${p.report}: ${p.detail}`);
   }
   if (first) throw new EvidenceCheckFailedError(first);
 }

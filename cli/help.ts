@@ -10,6 +10,8 @@ export interface Help {
 /** The help of a command, with the spec it is made from: what cli/args.ts parses its command line by. */
 export interface CommandHelp<S extends CommandSpec = CommandSpec> extends Help {
   spec: S;
+  /** The command's path in the table (`schedule create`), for errors that name it. */
+  path: string;
 }
 
 const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', description: 'print this help' };
@@ -36,6 +38,7 @@ function section(title: string, lines: readonly string[]): string[] {
 }
 
 function render<S extends CommandSpec>(
+  path: string,
   usage: string,
   spec: S,
   details: readonly string[],
@@ -52,7 +55,7 @@ function render<S extends CommandSpec>(
       (spec.examples ?? []).map((e) => `  ${e}`),
     ),
   ].join('\n');
-  return { usage, text, spec };
+  return { usage, text, spec, path };
 }
 
 /**
@@ -65,7 +68,7 @@ export function helpFor<P extends CommandPath>(path: P, more: readonly string[] 
   const details = [...(spec.details ?? []), ...more];
   if (spec.subcommands) {
     const usage = `usage: runbooks ${path} <command> [options]`;
-    return render(usage, spec, details, [
+    return render(path, usage, spec, details, [
       ...section('commands', columns(spec.subcommands.map((s) => [s.name, s.description]))),
       '',
       `Run 'runbooks ${path} <command> --help' for a command's options.`,
@@ -73,7 +76,13 @@ export function helpFor<P extends CommandPath>(path: P, more: readonly string[] 
   }
   const usage = `usage: runbooks ${spec.usage ?? path}`;
   const options = [...(spec.options ?? []).filter((o) => !o.hidden), HELP_OPTION];
-  return render(usage, spec, details, section('options', columns(options.map((o) => [optionLabel(o), o.description]))));
+  return render(
+    path,
+    usage,
+    spec,
+    details,
+    section('options', columns(options.map((o) => [optionLabel(o), o.description]))),
+  );
 }
 
 /** `runbooks --help`: every command with its one line. */

@@ -29,12 +29,18 @@ export function statusBlock(status: RunbookStatus): string[] {
     lines.push(`resources:   ${drillCounts(status.drill)}`, `batches:     ${batchCounts(status.drill)}`);
   if (status.waitingFor) lines.push(`waiting for: ${status.waitingFor}`);
   if (status.detail) lines.push(`detail:      ${status.detail}`);
+  lines.push(...idLines(status), `updated:     ${status.updatedAt}`);
+  return lines;
+}
+
+/** The service's IDs the run worked with (request, job, query): still true once it closed. */
+export function idLines(status: RunbookStatus): string[] {
   // A status from a worker older than the IDs has none.
   const ids = status.ids ?? {};
+  const lines: string[] = [];
   if (ids.requestId) lines.push(`request:     ${ids.requestId}`);
   if (ids.jobId) lines.push(`job:         ${ids.jobId}`);
   if (ids.queryId) lines.push(`query:       ${ids.queryId}`);
-  lines.push(`updated:     ${status.updatedAt}`);
   return lines;
 }
 

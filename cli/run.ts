@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
 import { registerEnvironmentSecrets } from '../runtime/env-secrets';
+import { unknownName } from './args';
 import type { CommandName } from './command-table';
 import { describeCliError, EXIT_CODES, HelpRequested, type ExitCode } from './errors';
 import { topLevelHelp } from './help';
@@ -83,10 +84,11 @@ async function dispatch(argv: string[], io: CliOutput): Promise<ExitCode> {
     io.out(topLevelHelp());
     return EXIT_CODES.ok;
   }
-  if (name === undefined || !isCommand(name)) {
-    io.err(name ? `unknown command '${name}'\n${topLevelHelp()}` : topLevelHelp());
+  if (name === undefined) {
+    io.err(topLevelHelp());
     return EXIT_CODES.usage;
   }
+  if (!isCommand(name)) throw unknownName('command', name, Object.keys(COMMANDS));
   await COMMANDS[name]()(rest);
   return EXIT_CODES.ok;
 }

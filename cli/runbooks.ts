@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { RunbookContract } from '../contracts/runbook';
 import { isRunbookName, RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../runbooks/registry';
 import { explainIssue, issuesInOrder } from '../api/validate';
+import { closest, unknownValuesIn } from '../runtime/input-rules';
+import { unknownName } from './args';
 import { UsageError } from './errors';
 import { withoutSchemaKey } from './input-schemas';
 
@@ -12,8 +14,10 @@ export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 10);
 }
 
+/** A runbook's name; a misspelled one is answered with the closest (`drdrill`: did you mean 'drDrill'?). */
 export function runbookName(name: string | undefined, flag = '<runbook>'): RunbookName {
   if (name && isRunbookName(name)) return name;
+  if (name && closest(name, RUNBOOK_NAMES)) throw unknownName('runbook', name, RUNBOOK_NAMES);
   throw new UsageError(`${flag} must be one of ${RUNBOOK_NAMES.join(', ')}${name ? `, not '${name}'` : ''}`);
 }
 
@@ -39,6 +43,8 @@ export function validateRunbookInput(runbook: RunbookName, given: unknown, now: 
         `see: runbooks inputs ${runbook} (its JSON Schema) or runbooks inputs ${runbook} --example`,
     );
   }
+  // Taken on the input's word (allowUnknownValues): said, so that a typo let through is seen.
+  for (const value of unknownValuesIn(contract.input, raw)) console.error(`warning: ${value}, taken as given`);
   return {
     args: contract.takesInput ? [raw] : [],
     workflowId: contract.defaultId(result.data, { now, hash: shortHash }),

@@ -1,13 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   WorkflowFailedError,
   WorkflowNotFoundError,
   type Client,
+  type WorkflowExecutionDescription,
   type WorkflowExecutionStatusName,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { statusQuery, type RunbookStatus } from '../contracts';
-import { NotFoundError, RunFailedError } from './errors';
+import { InterruptedError, NotFoundError, RunFailedError } from './errors';
 
 /** The runbook's own status, or undefined when it cannot answer (no worker is polling, or it has not started yet). */
 export async function queryStatus(handle: WorkflowHandle): Promise<RunbookStatus | undefined> {
@@ -59,6 +61,8 @@ export interface WatchOptions {
   timeoutMs?: number;
   /** Called on every poll while it runs, with its last known status. */
   onStatus?: (status: RunbookStatus | undefined) => void;
+  /** Aborted (Ctrl-C): stop following at once with an InterruptedError; the run itself goes on. */
+  signal?: AbortSignal;
 }
 
 /** Polls until the workflow closes; returns how it closed. */
@@ -66,6 +70,22 @@ export async function waitUntilClosed(
   handle: WorkflowHandle,
   options: WatchOptions = {},
 ): Promise<WorkflowExecutionStatusName> {
+  const { signal } = options;
+  if (!signal) return poll(handle, options);
+  let onAbort = () => {};
+  const interrupted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new InterruptedError(handle.workflowId));
+  });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await Promise.race([poll(handle, options), interrupted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+async function poll(handle: WorkflowHandle, options: WatchOptions): Promise<WorkflowExecutionStatusName> {
   const interval = options.intervalMs ?? 1_000;
   const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
   for (;;) {
@@ -84,8 +104,44 @@ export async function waitUntilClosed(
         `${handle.workflowId} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s${doing}`,
       );
     }
-    await new Promise((r) => setTimeout(r, interval));
+    // Interrupted mid-sleep, it wakes at once: no timer outlives the command.
+    await sleep(interval, undefined, { signal: options.signal }).catch(() => undefined);
+    if (options.signal?.aborted) return status.name;
   }
+}
+
+/**
+ * Runs `follow` with a signal that Ctrl-C (SIGINT) aborts, instead of killing the process mid-line: the wait ends
+ * with an InterruptedError (exit 130) that says the run goes on and how to follow it again. The client's calls
+ * under way are cancelled too: a status query waiting for a worker must not outlive the connection.
+ */
+export async function followUntilInterrupted<T>(
+  client: Pick<Client, 'withAbortSignal'>,
+  follow: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    return await client.withAbortSignal(controller.signal, () => follow(controller.signal));
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
+const CLOSED_HOW: Partial<Record<WorkflowExecutionStatusName, string>> = {
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'was cancelled',
+  TERMINATED: 'was terminated',
+  TIMED_OUT: 'timed out',
+  CONTINUED_AS_NEW: 'continued as a new run',
+};
+
+/** How a closed run ended, in words: `completed at 2026-11-25T10:00:00.000Z`. */
+export function closedHow(description: Pick<WorkflowExecutionDescription, 'status' | 'closeTime'>): string {
+  const how = CLOSED_HOW[description.status.name] ?? description.status.name.toLowerCase();
+  return description.closeTime ? `${how} at ${description.closeTime.toISOString()}` : how;
 }
 
 /** The innermost failure's type (an application failure's, such as APPROVAL_DENIED) and message. */

@@ -3,21 +3,33 @@ import {
   WorkflowNotFoundError,
   type Client,
   type WorkflowExecutionDescription,
+  type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { DrDrillResult } from '../runbooks/dr-drill/contract';
 import { nudgeSignal, RunbookKindKey } from '../contracts';
 import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } from './args';
 import { withTemporal } from './connection';
-import { drillAlreadyRunning, earlierRunNote, unpassedDrill } from './drill-runs';
+import { drillAlreadyRunning, earlierRunNote, shellWord, unpassedDrill } from './drill-runs';
 import { CliError, UsageError } from './errors';
 import { helpFor, type CommandHelp } from './help';
 import { outputFormat, printJson } from './output';
 import type { ListOutput, WorkflowRun } from './output-shapes';
-import { formatDuration, statusBlock, statusLine } from './progress';
+import { formatDuration, idLines, statusBlock, statusLine } from './progress';
 import { statusOutput, workflowRun } from './run-output';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from './runbooks';
-import { notFound, queryStatus, resultOf, statusPrinter, waitUntilClosed } from './watch';
+import {
+  closedHow,
+  followUntilInterrupted,
+  notFound,
+  queryStatus,
+  resultOf,
+  statusPrinter,
+  waitUntilClosed,
+} from './watch';
+
+/** Said when a command starts following a run: Ctrl-C stops the following only. */
+const FOLLOWING = 'following the run until it closes (Ctrl-C stops following; the run goes on)';
 
 const START_HELP = helpFor('start', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
 
@@ -56,14 +68,32 @@ export async function startRunbook(
     return { workflowId: id, runId: handle.firstExecutionRunId, notes };
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      if (runbook === 'drDrill') throw new CliError(drillAlreadyRunning(id, inputArg));
+      const running = await latestRun(client, id);
+      if (runbook === 'drDrill') throw new CliError(drillAlreadyRunning(id, inputArg, running));
       throw new CliError(
-        `workflow ${id} is already running: the same work was started before (IDs are deterministic).\n` +
-          `Follow it with \`runbooks status ${id}\`, or pass --id to start a separate run.`,
+        `workflow ${id} is already running${running ? ` (${runningRun(running)})` : ''}: ` +
+          `the same work was started before (IDs are deterministic).\n${whatToDo(id, runbook, inputArg)}`,
       );
     }
     throw err;
   }
+}
+
+/** `run <runId>, RUNNING since <start>`: which run holds the ID. */
+function runningRun(run: WorkflowExecutionDescription): string {
+  return `run ${run.runId}, ${run.status.name} since ${run.startTime.toISOString()}`;
+}
+
+/** What to do about a run that holds the ID: follow it, cancel it, or start another under a different ID. */
+export function whatToDo(workflowId: string, runbook: RunbookName, inputArg?: string): string {
+  const input = RUNBOOKS[runbook].takesInput
+    ? ` --input ${inputArg === undefined ? '<input>' : shellWord(inputArg)}`
+    : '';
+  return [
+    `  follow it:      runbooks status ${shellWord(workflowId)} --watch`,
+    `  cancel it:      runbooks cancel ${shellWord(workflowId)}`,
+    `  start another:  runbooks start ${runbook}${input} --id ${shellWord(`${workflowId}-2`)}  (a different --id)`,
+  ].join('\n');
 }
 
 /** The newest run under a workflow ID, or undefined when there is none (or it cannot be told: this is for a note). */
@@ -99,8 +129,11 @@ export async function startCommand(argv: string[]): Promise<void> {
     const handle = client.workflow.getHandle(started.workflowId, started.runId);
     const printer = statusPrinter();
     const began = Date.now();
-    await waitUntilClosed(handle, { onStatus: (s) => s && printer.show(statusLine(s)) });
-    printer.done();
+    // Said once Ctrl-C is caught, so that it holds from the moment it is read.
+    await followUntilInterrupted(client, (signal) => {
+      console.log(FOLLOWING);
+      return waitUntilClosed(handle, { signal, onStatus: (s) => s && printer.show(statusLine(s)) });
+    }).finally(() => printer.done());
     const result = await resultOf<unknown>(handle);
     console.log(`completed in ${formatDuration(Date.now() - began)}`);
     console.log(JSON.stringify(result, null, 2));
@@ -122,8 +155,10 @@ export async function statusCommand(argv: string[]): Promise<void> {
     if (values.watch) {
       // JSON waits without drawing, then prints one document for the closed run.
       const printer = format === 'text' ? statusPrinter() : undefined;
-      await waitUntilClosed(handle, { onStatus: (s) => s && printer?.show(statusLine(s)) });
-      printer?.done();
+      await followUntilInterrupted(client, (signal) => {
+        if (printer) console.log(FOLLOWING);
+        return waitUntilClosed(handle, { signal, onStatus: (s) => s && printer?.show(statusLine(s)) });
+      }).finally(() => printer?.done());
     }
     const description = await handle.describe().catch((err: unknown) => {
       throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
@@ -139,7 +174,11 @@ export async function statusCommand(argv: string[]): Promise<void> {
     console.log(
       `started:     ${description.startTime.toISOString()} (${formatDuration(end.getTime() - description.startTime.getTime())} ${description.closeTime ? 'total' : 'so far'})`,
     );
-    if (status) for (const line of statusBlock(status)) console.log(line);
+    if (description.closeTime) {
+      // A closed run has no live phase: its last one ("waiting for approval") would read as if it still waited.
+      console.log(`closed:      ${closedHow(description)}`);
+      if (status) for (const line of idLines(status)) console.log(line);
+    } else if (status) for (const line of statusBlock(status)) console.log(line);
     else console.log(`phase:       unknown (${NO_WORKER})`);
     if (description.status.name === 'COMPLETED') {
       console.log(`result:      ${JSON.stringify(await handle.result())}`);
@@ -150,6 +189,11 @@ export async function statusCommand(argv: string[]): Promise<void> {
 }
 
 const LIST_HELP = helpFor('list');
+
+/** Runs by start time, newest first (a copy). */
+export function newestFirst<R extends { startTime: Date }>(runs: readonly R[]): R[] {
+  return [...runs].sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+}
 
 export async function listCommand(argv: string[]): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(argv, LIST_HELP);
@@ -162,19 +206,19 @@ export async function listCommand(argv: string[]): Promise<void> {
       ? `RunbookKind = '${runbookName(values.runbook, '--runbook')}'`
       : `WorkflowType IN (${RUNBOOK_NAMES.map((n) => `'${n}'`).join(', ')})`;
   await withTemporal(async ({ client }) => {
-    const runs: WorkflowRun[] = [];
-    const rows: string[][] = [];
-    for await (const run of client.workflow.list({ query })) {
-      runs.push(workflowRun(run));
-      rows.push([
-        run.workflowId,
-        run.type,
-        run.status.name,
-        run.startTime.toISOString(),
-        run.closeTime ? formatDuration(run.closeTime.getTime() - run.startTime.getTime()) : '',
-      ]);
-      if (rows.length >= limit) break;
-    }
+    // Temporal's SQL visibility lists open runs first, then by close time: every match is read and sorted here,
+    // newest start first, as the help says.
+    const all: WorkflowExecutionInfo[] = [];
+    for await (const run of client.workflow.list({ query })) all.push(run);
+    const newest = newestFirst(all).slice(0, limit);
+    const runs: WorkflowRun[] = newest.map(workflowRun);
+    const rows = newest.map((run) => [
+      run.workflowId,
+      run.type,
+      run.status.name,
+      run.startTime.toISOString(),
+      run.closeTime ? formatDuration(run.closeTime.getTime() - run.startTime.getTime()) : '',
+    ]);
     if (format === 'json') {
       printJson({ workflows: runs } satisfies ListOutput);
       return;
@@ -191,6 +235,7 @@ export async function cancelCommand(argv: string[]): Promise<void> {
   await actOnRun(
     argv,
     helpFor('cancel'),
+    'cancel',
     (handle) => handle.cancel(),
     (id) => `cancellation requested for ${id}; the runbook withdraws what it started and stops`,
   );
@@ -200,6 +245,7 @@ export async function nudgeCommand(argv: string[]): Promise<void> {
   await actOnRun(
     argv,
     helpFor('nudge'),
+    'nudge',
     (handle) => handle.signal(nudgeSignal),
     (id) => `nudged ${id}: it checks what it waits for now`,
   );
@@ -209,15 +255,23 @@ export async function nudgeCommand(argv: string[]): Promise<void> {
 async function actOnRun(
   argv: string[],
   help: CommandHelp,
+  verb: string,
   act: (handle: WorkflowHandle) => Promise<unknown>,
   done: (workflowId: string) => string,
 ): Promise<void> {
   const { positionals: rest } = parseCommandLine(argv, help);
   const workflowId = idArgument(positionals(rest, ['workflowId'], help)[0] ?? '', '<workflowId>', help);
   await withTemporal(async ({ client }) => {
-    await act(client.workflow.getHandle(workflowId)).catch((err: unknown) => {
+    const handle = client.workflow.getHandle(workflowId);
+    const fail = (err: unknown) => {
       throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
-    });
+    };
+    // Temporal would accept a cancellation of a closed run and do nothing: say so instead.
+    const description = await handle.describe().catch(fail);
+    if (description.status.name !== 'RUNNING') {
+      throw new CliError(`${workflowId} is already closed: it ${closedHow(description)}; nothing to ${verb}`);
+    }
+    await act(handle).catch(fail);
     console.log(done(workflowId));
   });
 }

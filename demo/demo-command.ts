@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_EVIDENCE_KEY_FILE } from '../runtime/evidence-key';
 import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '../runtime/config';
 import { createLogger, installRuntime } from '../worker/logger';
 import { startStack, type Stack } from '../worker/stack';
@@ -19,6 +20,9 @@ import { helpFor } from '../cli/help';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../console/serve-command';
 
 const HELP = helpFor('demo');
+
+/** The demo's log file, in its data directory. */
+export const DEMO_LOG = 'demo.log';
 
 /** Simulated job durations: long enough to watch, short enough for a demo. */
 const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
@@ -43,8 +47,9 @@ export async function demoCommand(argv: string[]): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
   const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();
   const logLevel: LogLevelName = (LOG_LEVELS as readonly string[]).includes(wanted) ? (wanted as LogLevelName) : 'warn';
-  // Logs go to stderr, so that stdout holds the demo's story only.
-  const log = createLogger({ level: logLevel, destination: 'stderr', name: 'runbooks-demo' });
+  // Logs (the worker's, Temporal's) go to a file in the data directory: the terminal holds the demo's story only.
+  const logFile = join(dir, DEMO_LOG);
+  const log = createLogger({ level: logLevel, destination: { file: logFile }, name: 'runbooks-demo' });
   installRuntime(log, logLevel);
 
   console.log('== Starting a Temporal dev server, the simulator and the worker (bundling workflows takes a moment)');
@@ -96,13 +101,16 @@ export async function demoCommand(argv: string[]): Promise<void> {
         `(${dialect} dialect; the worker detected ${await stack.serviceClient.wireDialect()}), ` +
         `worker on task queue ${stack.taskQueue}; ready after ${formatDuration(Date.now() - began)}`,
     );
-    console.log(`  data directory ${dir}`);
+    console.log(`  data directory ${dir} (logs: ${logFile})`);
     // The time limit is for the runbooks: a first run may spend minutes fetching the Temporal CLI and bundling.
     const deadline = new Deadline(timeoutSeconds * 1000);
     const workerStopped = stack.run.then(() => {
       throw new RunFailedError('the worker stopped before the demo finished');
     });
-    await Promise.race([runScenarios(stack, simulator, deadline, config.outputDir, began, serve), workerStopped]);
+    await Promise.race([
+      runScenarios(stack, simulator, deadline, config.dataDir, config.outputDir, began, serve),
+      workerStopped,
+    ]);
     if (serve) {
       // Ctrl-C now ends the demo as asked, not as an interruption.
       process.removeListener('SIGINT', stopOnSignal);
@@ -150,6 +158,7 @@ async function runScenarios(
   stack: Stack,
   simulator: RunningSimulator,
   deadline: Deadline,
+  dataDir: string,
   outputDir: string,
   began: number,
   serving: boolean,
@@ -174,7 +183,7 @@ async function runScenarios(
 
   await run('1. Approval-gated restore of a bucket', () => restoreScenario(client, taskQueue, sim, targets, deadline));
   await run('2. Disaster-recovery drill over three resource types', () =>
-    drillScenario(client, taskQueue, targets, deadline),
+    drillScenario(client, taskQueue, targets, deadline, join(dataDir, DEFAULT_EVIDENCE_KEY_FILE)),
   );
   await run('3. Query export from a database snapshot', () => queryScenario(client, taskQueue, targets, deadline));
   await run('4. Cost export for the previous day', () => costScenario(client, taskQueue, deadline));

@@ -10,18 +10,23 @@ import type { PostureReportInput } from '../runbooks/posture-report/contract';
 import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
 import { unpassedDrill } from '../cli/drill-runs';
+import { keyHistoryPath } from '../runtime/evidence-key-history';
 import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
 import { resourceLine, short } from './drill-lines';
 import type { DemoTargets } from './discover';
 import { runToEnd, type Deadline } from './follow';
 import { exportedFile, fileFacts, type StepReport } from './report';
 
-/** A DR drill over resources of different types in one region, with a SQL check on the database. */
+/**
+ * A DR drill over resources of different types in one region, with a SQL check on the database. `keyFile` is the
+ * demo's own signing key, in its data directory, for the command that verifies the report.
+ */
 export async function drillScenario(
   client: Client,
   taskQueue: string,
   targets: DemoTargets,
   deadline: Deadline,
+  keyFile: string,
 ): Promise<StepReport> {
   const { vault, resources, database } = targets.drill;
   const input: DrDrillInput = {
@@ -68,7 +73,8 @@ export async function drillScenario(
       ...report.resources.map(resourceLine),
       `worst RPO ${short(s.worstRpoSeconds)}, worst RTO ${short(s.worstRtoSeconds)} (targets ${short(report.targets.rpoSeconds)} / ${short(report.targets.rtoSeconds)})`,
       `sealed as report ${seal.sequence} of the '${seal.chain}' chain (Ed25519 key ${seal.keyId}); ` +
-        `check with: runbooks evidence verify ${dirname(sealPath)} --public-key <the key history: runbooks evidence key show>`,
+        `check with: runbooks evidence verify ${dirname(sealPath)} --public-key ${keyHistoryPath(keyFile)}`,
+      `(the demo's own key, not the project's: runbooks evidence key show --key-file ${keyFile})`,
     ],
     files: [
       ...(await Promise.all(

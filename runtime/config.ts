@@ -148,6 +148,12 @@ const bool = z
   .transform((v) => v === 'true' || v === '1');
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/;
 
+/** host:port with a port from 1 to 65535: `127.0.0.1:99999` would only fail later, at the connection. */
+function validHostPort(value: string): boolean {
+  const port = Number(value.slice(value.lastIndexOf(':') + 1));
+  return HOST_PORT.test(value) && port >= 1 && port <= 65535;
+}
+
 // The TEMPORAL_* variables are read by @temporalio/envconfig; these checks only refuse values it would misread.
 const TemporalEnv = z.object({
   TEMPORAL_TLS: bool.optional(),
@@ -365,8 +371,8 @@ export function loadTemporalConfig(env: Env = process.env): TemporalConfig {
 
   const issues: ConfigIssue[] = [];
   const address = merged.address?.trim() || undefined;
-  if (address !== undefined && !HOST_PORT.test(address)) {
-    issues.push({ variable: nameOf('address'), message: 'must be host:port, e.g. localhost:7233' });
+  if (address !== undefined && !validHostPort(address)) {
+    issues.push({ variable: nameOf('address'), message: `must be host:port, e.g. localhost:7233, not '${address}'` });
   }
   const tls = merged.tls;
   const tlsGiven = (['serverName', 'clientCert', 'clientKey', 'serverCaCert'] as const).filter((s) =>

@@ -17,7 +17,9 @@ export type ProblemKind =
   /** Files moved between reports, or the sequence disagrees with the links. */
   | 'reordered'
   /** A report without a seal. */
-  | 'unsealed';
+  | 'unsealed'
+  /** Sealed with a key that none given is: not proof of an edit, and not verified either. */
+  | 'otherKey';
 
 export interface Problem {
   kind: ProblemKind;
@@ -130,7 +132,8 @@ function checkSignature({ file, seal }: Found, keys: Map<string, KeyObject>): Pr
   const key = keys.get(seal.keyId);
   if (!key) {
     const known = [...keys.keys()].join(', ') || 'none';
-    return [{ kind: 'edited', report: file, detail: `signed by key ${seal.keyId}, not a given public key (${known})` }];
+    const detail = `sealed with another key (id ${seal.keyId}), not this one (${known})`;
+    return [{ kind: 'otherKey', report: file, detail }];
   }
   const ok = verify(null, signedBytes(seal), key, Buffer.from(seal.signature, 'base64'));
   return ok ? [] : [{ kind: 'edited', report: file, detail: `the signature of ${file}${SEAL_SUFFIX} does not hold` }];

@@ -69,6 +69,8 @@ const FULL = [
   'test/cli/completion-workflow-ids.test.ts',
   'test/cli/doctor.test.ts',
   'test/cli/exit-codes.test.ts',
+  'test/cli/demo-output.test.ts',
+  'test/cli/help-examples-run.test.ts',
   'test/cli/temporal-profile.test.ts',
   'test/worker/health-server.test.ts',
   'test/worker/startup.test.ts',

@@ -1,3 +1,4 @@
+import { openSync, writeSync } from 'node:fs';
 import { IllegalStateError, type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import pino, { type DestinationStream, type Logger } from 'pino';
@@ -39,8 +40,8 @@ const SECRET_PATHS = [
 
 export interface LoggerOptions {
   level: LogLevelName;
-  /** The worker logs to stdout; the demo sends its few log lines to stderr, away from its report. */
-  destination?: 'stdout' | 'stderr';
+  /** The worker logs to stdout; the demo writes its log lines to a file (`{ file }`), away from its story. */
+  destination?: 'stdout' | 'stderr' | { file: string };
   name?: string;
 }
 
@@ -49,8 +50,7 @@ export interface LoggerOptions {
  * which removes registered secrets and issued tokens wherever they hide (messages, error stacks, nested metadata).
  */
 export function createLogger(options: LoggerOptions): Logger {
-  const out = options.destination === 'stderr' ? process.stderr : process.stdout;
-  const stream: DestinationStream = { write: (line: string) => out.write(redact(line)) };
+  const stream: DestinationStream = { write: writerTo(options.destination) };
   return pino(
     {
       name: options.name ?? 'backup-runbooks',
@@ -60,6 +60,16 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     stream,
   );
+}
+
+/** Writes each line, after `redact()`; a file is appended to synchronously, so that no line is lost at exit. */
+function writerTo(destination: LoggerOptions['destination']): (line: string) => void {
+  if (typeof destination === 'object') {
+    const fd = openSync(destination.file, 'a');
+    return (line) => writeSync(fd, redact(line));
+  }
+  const out = destination === 'stderr' ? process.stderr : process.stdout;
+  return (line) => void out.write(redact(line));
 }
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {

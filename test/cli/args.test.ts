@@ -24,8 +24,18 @@ test('a repeatable option gives every value, in order', () => {
   expect(parseCommandLine(given, DOCTOR).values['restore-account']).toEqual(['ra-1', 'ra-2']);
 });
 
-test('an unknown option, a value for a flag or a missing value is a usage error with the usage', () => {
-  for (const argv of [['--no-such-option'], ['--json=yes'], ['--timeout']]) {
+test('an unknown option is one line naming it and the closest known one', () => {
+  expect(() => parseCommandLine(['--no-such-option'], DOCTOR)).toThrow(
+    new UsageError("unknown option '--no-such-option' for 'doctor': see 'runbooks doctor --help'"),
+  );
+  expect(() => parseCommandLine(['--restore-acount', 'ra-1'], DOCTOR)).toThrow(
+    new UsageError("unknown option '--restore-acount' for 'doctor': did you mean '--restore-account'?"),
+  );
+  expect(() => parseCommandLine(['-x'], DOCTOR)).toThrow("unknown option '-x' for 'doctor'");
+});
+
+test('a value for a flag or a missing value is a usage error with the usage', () => {
+  for (const argv of [['--json=yes'], ['--timeout']]) {
     const parse = () => parseCommandLine(argv, DOCTOR);
     expect(parse).toThrow(UsageError);
     expect(parse).toThrow(argv[0]?.split('=')[0] ?? '');

@@ -30,6 +30,8 @@ test('move needs the build to move from, and takes --to but not --ramp', () => {
   expect(run(['move'], withName).stderr).toContain('missing <fromBuildId>');
   const ramp = run(['move', 'v1', '--ramp', '10'], withName);
   expect(ramp.status).toBe(2);
-  expect(ramp.stderr).toContain("Unknown option '--ramp'");
-  expect(run(['promote', 'v2', '--to', 'v3'], withName).stderr).toContain("Unknown option '--to'");
+  expect(ramp.stderr).toContain("unknown option '--ramp' for 'deployment move'");
+  expect(run(['promote', 'v2', '--to', 'v3'], withName).stderr).toContain(
+    "unknown option '--to' for 'deployment promote'",
+  );
 });

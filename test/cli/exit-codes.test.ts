@@ -8,7 +8,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EXIT_CODES } from '../../cli/errors';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
-import { runCliFromSource, runCliFromSourceAsync } from '../helpers/cli-from-source';
+import { runCliFromSource, runCliFromSourceAsync, spawnCliFromSource } from '../helpers/cli-from-source';
 import { startTestEnv } from '../helpers/temporal';
 
 // No worker polls this queue: what the CLI starts stays open until the test ends it.
@@ -72,10 +72,10 @@ test('failed (1): the target refuses, such as a second start under the ID of a r
 
 test('usage (2): an unknown option is named, an unknown command too', () => {
   const option = run(['status', 'some-id', '--colour']);
-  expect(option.stderr).toContain("Unknown option '--colour'");
+  expect(option.stderr).toBe("unknown option '--colour' for 'status': see 'runbooks status --help'\n");
   expect(option.status).toBe(EXIT_CODES.usage);
-  const command = run(['stauts']);
-  expect(command.stderr).toMatch(/^unknown command 'stauts'/);
+  const command = run(['stats']);
+  expect(command.stderr).toBe("unknown command 'stats': did you mean 'status'?\n");
   expect(command.status).toBe(EXIT_CODES.usage);
 });
 
@@ -190,4 +190,30 @@ describe('notFound (5)', () => {
     expect(key.stderr).toMatch(new RegExp(`^no evidence key at ${keyFile}`));
     expect(key.status).toBe(EXIT_CODES.notFound);
   });
+});
+
+test('interrupted (130): Ctrl-C while following a run; the run goes on', async () => {
+  const id = `exit-codes-interrupted-${randomUUID()}`;
+  expect(run(['start', 'costExport', '--input', EXPORT_INPUT, '--id', id]).status).toBe(EXIT_CODES.ok);
+  const child = spawnCliFromSource(['status', id, '--watch'], cliEnv);
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  // Ctrl-C once it says that it follows the run.
+  await new Promise<void>((following) =>
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Ctrl-C stops following')) following();
+    }),
+  );
+  child.kill('SIGINT');
+  expect(await exited).toBe(EXIT_CODES.interrupted);
+  expect(stderr).toBe(
+    `interrupted: only the following stopped; ${id} goes on running in Temporal. ` +
+      `Follow it again with \`runbooks status ${id} --watch\`\n`,
+  );
+  const { status } = await env.client.workflow.getHandle(id).describe();
+  expect(status.name).toBe('RUNNING');
+  await env.client.workflow.getHandle(id).terminate('test over');
 });

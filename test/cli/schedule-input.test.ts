@@ -38,7 +38,7 @@ test.each([
 
 test('an unknown runbook, and an input its schema refuses, are usage errors', () => {
   expect(() => parseCreate(['x', '--runbook', 'drill', '--cron', '@daily'])).toThrow(
-    /--runbook must be one of .*not 'drill'/,
+    "unknown runbook 'drill': did you mean 'drDrill'?",
   );
   const bad = () =>
     parseCreate(['x', '--runbook', 'costExport', '--cron', '@daily', '--input', '{"window":"yesterday"}']);

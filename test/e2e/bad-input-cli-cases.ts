@@ -134,7 +134,7 @@ export const CLI_CASES: CliCase[] = [
   {
     name: 'an unknown runbook',
     args: () => ['start', 'drDril', '--input', '{}'],
-    message: /<runbook> must be one of .*not 'drDril'/,
+    message: /^unknown runbook 'drDril': did you mean 'drDrill'\?\n$/,
   },
   {
     name: 'input for rotateCredentials',
@@ -154,7 +154,7 @@ export const CLI_CASES: CliCase[] = [
   {
     name: 'an unknown start flag',
     args: () => ['start', 'costExport', '--input', costInput, '--bogus'],
-    message: /Unknown option '--bogus'/,
+    message: /^unknown option '--bogus' for 'start'/,
   },
   {
     name: '--wait with a value',
@@ -176,7 +176,7 @@ export const CLI_CASES: CliCase[] = [
   {
     name: 'list --runbook unknown',
     args: () => ['list', '--runbook', 'drill'],
-    message: /--runbook must be one of .*not 'drill'/,
+    message: /^unknown runbook 'drill': did you mean 'drDrill'\?\n$/,
   },
   { name: 'list with a positional', args: () => ['list', 'drDrill'], message: /unexpected argument 'drDrill'/ },
   { name: 'cancel without an ID', args: () => ['cancel'], message: /missing <workflowId>/ },

@@ -216,7 +216,8 @@ test('another public key, a bad key file and a missing folder are refused with t
   await writeFile(otherPublic, otherKey.publicKeyPem);
   const wrong = verifyCli(reports, '--public-key', otherPublic);
   expect(wrong.status).toBe(1);
-  expect(wrong.stderr).toContain('signed by key');
+  expect(wrong.stderr).toContain('unverified report');
+  expect(wrong.stderr).toContain('sealed with another key (id ');
 
   const bad = join(scratch, 'bad.pem');
   await writeFile(bad, 'not a key\n');

@@ -94,15 +94,15 @@ test('reports of one drill sealed at the same moment take turns: one chain, no f
   expect(result.chains[0]?.reports).toHaveLength(4);
 });
 
-test('a seal checked against another key fails, naming the key it was signed with', async () => {
+test('a seal checked against another key fails as sealed with another key, not as edited, naming it', async () => {
   await report('drill-a-1', 'a', 'run-1');
   const other = parseEvidenceKey(
     generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     'other.pem',
   );
   const { first } = await verifyWith(other);
-  expect(first).toMatchObject({ kind: 'edited', report: 'drill-a-1' });
-  expect(first?.detail).toContain(`signed by key ${key.keyId}`);
+  expect(first).toMatchObject({ kind: 'otherKey', report: 'drill-a-1' });
+  expect(first?.detail).toBe(`sealed with another key (id ${key.keyId}), not this one (${other.keyId})`);
 });
 
 test('a seal re-signed with the right key ID but a forged signature fails', async () => {
