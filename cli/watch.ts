@@ -63,6 +63,8 @@ export interface WatchOptions {
   onStatus?: (status: RunbookStatus | undefined) => void;
   /** Aborted (Ctrl-C): stop following at once with an InterruptedError; the run itself goes on. */
   signal?: AbortSignal;
+  /** Runs each poll's calls, so that an interruption can cancel them (followUntilInterrupted's `calls`). */
+  calls?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** Polls until the workflow closes; returns how it closed. */
@@ -88,12 +90,15 @@ export async function waitUntilClosed(
 async function poll(handle: WorkflowHandle, options: WatchOptions): Promise<WorkflowExecutionStatusName> {
   const interval = options.intervalMs ?? 1_000;
   const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+  const calls = options.calls ?? ((fn) => fn());
   for (;;) {
-    const { status } = await handle.describe().catch((err: unknown) => {
-      throw err instanceof WorkflowNotFoundError ? notFound(handle.workflowId) : err;
+    const { status, last } = await calls(async () => {
+      const { status } = await handle.describe().catch((err: unknown) => {
+        throw err instanceof WorkflowNotFoundError ? notFound(handle.workflowId) : err;
+      });
+      return { status, last: status.name === 'RUNNING' ? await queryStatus(handle) : undefined };
     });
     if (status.name !== 'RUNNING') return status.name;
-    const last = await queryStatus(handle);
     options.onStatus?.(last);
     if (Date.now() > deadline) {
       // Say what it was doing, so that a slow machine is told apart from a stuck run.
@@ -110,6 +115,18 @@ async function poll(handle: WorkflowHandle, options: WatchOptions): Promise<Work
   }
 }
 
+/** What followUntilInterrupted gives the code that follows a run. */
+export interface Interruption {
+  /** Aborted by Ctrl-C. */
+  signal: AbortSignal;
+  /**
+   * Runs a round of client calls so that Ctrl-C cancels them, each round under a signal of its own: the client adds
+   * a listener per call to the signal it is given and never removes it, so one signal for a watch of hours would
+   * gather thousands.
+   */
+  calls: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
 /**
  * Runs `follow` with a signal that Ctrl-C (SIGINT) aborts, instead of killing the process mid-line: the wait ends
  * with an InterruptedError (exit 130) that says the run goes on and how to follow it again. The client's calls
@@ -117,13 +134,23 @@ async function poll(handle: WorkflowHandle, options: WatchOptions): Promise<Work
  */
 export async function followUntilInterrupted<T>(
   client: Pick<Client, 'withAbortSignal'>,
-  follow: (signal: AbortSignal) => Promise<T>,
+  follow: (interruption: Interruption) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
+  const calls = async <R>(fn: () => Promise<R>): Promise<R> => {
+    const round = new AbortController();
+    const abortRound = () => round.abort();
+    controller.signal.addEventListener('abort', abortRound, { once: true });
+    try {
+      return await client.withAbortSignal(round.signal, fn);
+    } finally {
+      controller.signal.removeEventListener('abort', abortRound);
+    }
+  };
   try {
-    return await client.withAbortSignal(controller.signal, () => follow(controller.signal));
+    return await follow({ signal: controller.signal, calls });
   } finally {
     process.removeListener('SIGINT', onSigint);
   }

@@ -130,9 +130,9 @@ export async function startCommand(argv: string[]): Promise<void> {
     const printer = statusPrinter();
     const began = Date.now();
     // Said once Ctrl-C is caught, so that it holds from the moment it is read.
-    await followUntilInterrupted(client, (signal) => {
+    await followUntilInterrupted(client, ({ signal, calls }) => {
       console.log(FOLLOWING);
-      return waitUntilClosed(handle, { signal, onStatus: (s) => s && printer.show(statusLine(s)) });
+      return waitUntilClosed(handle, { signal, calls, onStatus: (s) => s && printer.show(statusLine(s)) });
     }).finally(() => printer.done());
     const result = await resultOf<unknown>(handle);
     console.log(`completed in ${formatDuration(Date.now() - began)}`);
@@ -155,9 +155,9 @@ export async function statusCommand(argv: string[]): Promise<void> {
     if (values.watch) {
       // JSON waits without drawing, then prints one document for the closed run.
       const printer = format === 'text' ? statusPrinter() : undefined;
-      await followUntilInterrupted(client, (signal) => {
+      await followUntilInterrupted(client, ({ signal, calls }) => {
         if (printer) console.log(FOLLOWING);
-        return waitUntilClosed(handle, { signal, onStatus: (s) => s && printer?.show(statusLine(s)) });
+        return waitUntilClosed(handle, { signal, calls, onStatus: (s) => s && printer?.show(statusLine(s)) });
       }).finally(() => printer?.done());
     }
     const description = await handle.describe().catch((err: unknown) => {

@@ -2,11 +2,13 @@
 // name (exit 2), `list` is newest first, a closed run is said to be closed, a run already under an ID is named with
 // what to do, Ctrl-C while following a run says that it goes on (exit 130), and a malformed TEMPORAL_ADDRESS is
 // refused at once. In process, through cli/run.ts, with a fake Temporal client in place of cli/connection.ts.
+import { getEventListeners } from 'node:events';
 import { format } from 'node:util';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RunbookStatus } from '../../contracts';
 import { EXIT_CODES } from '../../cli/errors';
 import { run } from '../../cli/run';
+import { followUntilInterrupted } from '../../cli/watch';
 
 interface FakeRun {
   workflowId: string;
@@ -263,4 +265,29 @@ describe('Ctrl-C while following a run', () => {
     // The wait let go of Ctrl-C: the next one is the shell's again.
     expect(process.listenerCount('SIGINT')).toBe(0);
   });
+});
+
+test('a long watch leaves no listener on its Ctrl-C signal, and Ctrl-C still cancels the calls under way', async () => {
+  const signals: AbortSignal[] = [];
+  // As Temporal's connection does: a listener per call on the signal in force, never removed.
+  const client = {
+    withAbortSignal: <R>(signal: AbortSignal, fn: () => Promise<R>) => {
+      signals.push(signal);
+      signal.addEventListener('abort', () => undefined);
+      return fn();
+    },
+  };
+  const inFlight = await followUntilInterrupted(client, async ({ signal, calls }) => {
+    for (let round = 0; round < 50; round += 1) await calls(async () => undefined);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    let held: AbortSignal | undefined;
+    const pending = calls(() => {
+      held = signals.at(-1);
+      process.emit('SIGINT');
+      return Promise.resolve(held?.aborted);
+    });
+    return pending;
+  });
+  expect(new Set(signals).size).toBe(51);
+  expect(inFlight).toBe(true);
 });
