@@ -3,12 +3,11 @@
 // what to do, Ctrl-C while following a run says that it goes on (exit 130), and a malformed TEMPORAL_ADDRESS is
 // refused at once. In process, through cli/run.ts, with a fake Temporal client in place of cli/connection.ts.
 import { getEventListeners } from 'node:events';
-import { format } from 'node:util';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RunbookStatus } from '../../contracts';
 import { EXIT_CODES } from '../../cli/errors';
-import { run } from '../../cli/run';
 import { followUntilInterrupted } from '../../cli/watch';
+import { runCliInProcess as runbooks } from '../helpers/cli-in-process';
 
 interface FakeRun {
   workflowId: string;
@@ -69,34 +68,6 @@ jest.mock('../../cli/connection', () => ({
   withTemporal: (fn: (session: unknown) => Promise<unknown>) =>
     fn({ client: mockClient, address: 'fake:7233', namespace: 'default', taskQueue: 'q', close: () => undefined }),
 }));
-
-interface CliResult {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `runbooks <args>` in this process: its exit code, and what it printed, its own lines and a command's console's. */
-async function runbooks(args: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const toOut = (...parts: unknown[]) => void (stdout += `${format(...parts)}\n`);
-  const toErr = (...parts: unknown[]) => void (stderr += `${format(...parts)}\n`);
-  const spies = [
-    jest.spyOn(console, 'log').mockImplementation(toOut),
-    jest.spyOn(console, 'error').mockImplementation(toErr),
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stdout += String(chunk);
-      return true;
-    }),
-  ];
-  try {
-    const status = await run(args, { out: toOut, err: toErr });
-    return { status, stdout, stderr };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-}
 
 const STATUS: RunbookStatus = {
   runbook: 'approvalGatedRestore',

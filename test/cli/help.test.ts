@@ -3,11 +3,10 @@
 // (TEMPORAL_ADDRESS points nowhere). An unknown option is a usage error (exit 2) that names it.
 // The CLI runs in this process, through cli/run.ts (what cli/main.ts runs); one spawned `runbooks --help` proves the
 // real entry point.
-import { format } from 'node:util';
 import type { CommandSpec } from '../../cli/command-spec';
 import { COMMAND_TABLE } from '../../cli/command-table';
-import { run } from '../../cli/run';
 import { runCliFromSource } from '../helpers/cli-from-source';
+import { runCliInProcess as runbooks, type CliResult } from '../helpers/cli-in-process';
 
 const NOWHERE = '127.0.0.1:1';
 
@@ -19,12 +18,6 @@ function everyCommand(specs: readonly CommandSpec[] = COMMAND_TABLE, prefix = ''
   });
 }
 
-interface CliResult {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
 let temporalAddress: string | undefined;
 beforeAll(() => {
   temporalAddress = process.env.TEMPORAL_ADDRESS;
@@ -34,26 +27,6 @@ afterAll(() => {
   if (temporalAddress === undefined) delete process.env.TEMPORAL_ADDRESS;
   else process.env.TEMPORAL_ADDRESS = temporalAddress;
 });
-
-/** `runbooks <args>` in this process: its exit code, and what it printed, its own lines and a command's console's. */
-async function runbooks(args: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const toOut = (...parts: unknown[]) => void (stdout += `${format(...parts)}\n`);
-  const toErr = (...parts: unknown[]) => void (stderr += `${format(...parts)}\n`);
-  const spies = [
-    jest.spyOn(console, 'log').mockImplementation(toOut),
-    jest.spyOn(console, 'info').mockImplementation(toOut),
-    jest.spyOn(console, 'warn').mockImplementation(toErr),
-    jest.spyOn(console, 'error').mockImplementation(toErr),
-  ];
-  try {
-    const status = await run(args, { out: toOut, err: toErr });
-    return { status, stdout, stderr };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-}
 
 /** One after the other: the console is shared. */
 async function runAll(cases: string[][]): Promise<CliResult[]> {
