@@ -99,7 +99,7 @@ export async function connectTemporal(env: Env = process.env, connectTimeoutMs =
 function configUsageError(err: ConfigError): UsageError {
   const [only, ...more] = err.issues;
   if (only === undefined || more.length > 0) return new UsageError(err.message);
-  return new UsageError(`invalid configuration: ${only.variable} ${only.message}`);
+  return new UsageError(`invalid configuration: ${only.variable}: ${only.message}`);
 }
 
 function tracingInterceptors(env: Env): Pick<ClientOptions, 'interceptors'> {

@@ -23,7 +23,7 @@ test.each(['127.0.0.1:99999', 'host:', ':7233', 'a b', 'localhost', 'host:0'])(
     try {
       const status = await run(['list'], { out: () => undefined, err: toErr });
       expect(stderr).toBe(
-        `invalid configuration: TEMPORAL_ADDRESS must be host:port, e.g. localhost:7233, not '${address}'\n`,
+        `invalid configuration: TEMPORAL_ADDRESS: must be host:port, e.g. localhost:7233, not '${address}'\n`,
       );
       expect(status).toBe(EXIT_CODES.usage);
     } finally {

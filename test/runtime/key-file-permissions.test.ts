@@ -132,7 +132,7 @@ test('the CLI refuses to start without a codec key when RUNBOOKS_REQUIRE_ENCRYPT
   );
   expect(cli).toBeInstanceOf(UsageError);
   expect((cli as UsageError).exitCode).toBe(2);
-  expect((cli as UsageError).message).toContain('RUNBOOKS_REQUIRE_ENCRYPTION is true, but no codec key is configured');
+  expect((cli as UsageError).message).toContain('RUNBOOKS_REQUIRE_ENCRYPTION: is true, but no codec key is configured');
 });
 
 test('the CLI refuses a shared codec keys file too', async () => {
