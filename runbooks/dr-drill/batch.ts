@@ -6,7 +6,7 @@ import { serviceCalls } from '../../runtime/calls';
 import { JobWatcher } from '../../runtime/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { drillInLanes, resourceDriller } from './drill-one';
+import { drillInLanes, resourceDriller, type DrillContext } from './drill-one';
 import { SnapshotSlots } from '../snapshot-slots/calls';
 import {
   PROGRESS_EVERY_MS,
@@ -17,6 +17,7 @@ import {
   type BatchProgress,
   type BatchSummary,
   type DrillBatchInput,
+  type DrillFile,
 } from './fan-out-contract';
 import type { DrillResourceResult } from './report';
 import { ValidationDesk } from './validation-desk';
@@ -24,38 +25,21 @@ import { summarize } from './verdicts';
 
 const service = serviceCalls<Activities>();
 
+/**
+ * The batch, as it runs: it reads its resources, drills them in its lanes (telling the drill its progress), waits for
+ * the verdicts still owed, writes its part and tells the drill its end, even when it fails or is cancelled.
+ */
 export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary> {
-  // Validated by the drill that started the batch.
-  const input = batch.drill;
   const tracker = new RunbookTracker('drDrillBatch', { tag: false });
   const desk = new ValidationDesk(batch.drillWorkflowId);
   setHandler(batchVerdictSignal, (verdict) => desk.takeForwarded(verdict));
   const drill = getExternalWorkflowHandle(batch.drillWorkflowId);
-  const startedAt = new Date(batch.startedAt);
-
   // Every worker's starts share the project's limit (runbooks/snapshot-slots).
   const snapshotSlots = new SnapshotSlots();
-  const progress: BatchProgress = {
-    batch: batch.batch,
-    sent: 0,
-    done: 0,
-    failed: 0,
-    running: 0,
-    waitingForSlot: 0,
-    awaiting: [],
-    lanesDone: false,
-  };
-  let lastSent = Number.NEGATIVE_INFINITY;
-  /** Sends the progress; unless `now`, at most once every PROGRESS_EVERY_MS (workflow time: the same on replay). */
-  const report = (now: boolean) => {
-    if (!now && Date.now() - lastSent < PROGRESS_EVERY_MS) return;
-    lastSent = Date.now();
-    progress.waitingForSlot = snapshotSlots.waiting;
-    progress.sent += 1;
-    // Not awaited: a lane goes on while the signal is on its way; a drill that has ended no longer needs it.
-    drill.signal(batchProgressSignal, { ...progress, awaiting: [...progress.awaiting] }).catch(() => undefined);
-  };
+  const progress = progressTeller(batch.batch, drill, snapshotSlots);
 
+  // The awaits stay in this function, as they ran: behind a helper's await of its own, the batch would resume a
+  // microtask later, and its commands could change places with those of its lanes.
   try {
     const resources = await service.readDrillBatch({
       resources: batch.resources,
@@ -64,45 +48,12 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
     });
     const results = new Array<DrillResourceResult>(resources.length);
     tracker.phase('drilling', { progress: { done: 0, total: resources.length, unit: 'resources' } });
-    const drillOne = resourceDriller({
-      input,
-      selection: input.recoveryPoint,
-      startedAt,
-      drillWorkflowId: batch.drillWorkflowId,
-      tracker,
-      desk,
-      // A batch begins with this code: every change the drill's patches mark is in.
-      patched: () => true,
-      onBehalfOf: { runbook: 'drDrill', workflowId: batch.drillWorkflowId, runId: batch.drillRunId },
-      // Many lanes' jobs in one list call per look: a batch is where many jobs are in flight.
-      jobWatchers: {
-        backup: new JobWatcher('backup', { nudges: () => tracker.nudged }),
-        restore: new JobWatcher('restore', { nudges: () => tracker.nudged }),
-      },
-      snapshotSlots,
-      onWaiting: (ids) => {
-        progress.awaiting = ids;
-        tracker.waitingFor(ids.length === 0 ? undefined : `validation of ${ids.join(', ')}`, ids);
-        report(true);
-      },
-    });
-    const finished = (index: number, result: DrillResourceResult) => {
-      results[index] = result;
-      progress.done += 1;
-      progress.running -= 1;
-      if (result.verdict === 'FAIL') progress.failed += 1;
-      tracker.progress(progress.done, resources.length, 'resources');
-      report(false);
-    };
-
-    // The drill's lanes, as in one workflow before: a wait for a verdict leaves its lane.
-    const taken = () => {
-      progress.running += 1;
-    };
-    const validating = await drillInLanes(resources, batch.lanes, drillOne, { taken, finished });
+    const drillOne = resourceDriller(drillContext(batch, tracker, desk, snapshotSlots, progress));
+    const hooks = laneHooks(results, tracker, progress);
+    const validating = await drillInLanes(resources, batch.lanes, drillOne, hooks);
     if (validating.length > 0) {
-      progress.lanesDone = true;
-      report(true);
+      progress.state.lanesDone = true;
+      progress.tell(true);
     }
     await Promise.all(validating);
 
@@ -112,33 +63,121 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
       batch: batch.batch,
       results,
     });
-    const { total, passed, partial = 0, failed, worstRpoSeconds, worstRtoSeconds } = summarize(results);
-    const summary: BatchSummary = {
-      batch: batch.batch,
-      total,
-      passed,
-      partial,
-      failed,
-      ...(worstRpoSeconds === undefined ? {} : { worstRpoSeconds }),
-      ...(worstRtoSeconds === undefined ? {} : { worstRtoSeconds }),
-      part,
-    };
-    await ended({ batch: batch.batch, summary });
+    const summary = summaryOf(batch.batch, results, part);
+    await ended(drill, { batch: batch.batch, summary });
     return summary;
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    await ended({ batch: batch.batch, error: why, ...(isCancellation(err) ? { cancelled: true } : {}) });
+    await ended(drill, { batch: batch.batch, error: why, ...(isCancellation(err) ? { cancelled: true } : {}) });
     throw err;
   }
+}
 
-  /**
-   * Tells the drill the batch has ended, even when it was cancelled: the drill counts its batches by these signals,
-   * since it may have continued as new since it started this one.
-   */
-  async function ended(end: BatchEnded): Promise<void> {
-    await CancellationScope.nonCancellable(() =>
-      // A drill that has ended (it was terminated) has no one left to tell.
-      drill.signal(batchEndedSignal, end).catch(() => undefined),
-    );
-  }
+type DrillHandle = ReturnType<typeof getExternalWorkflowHandle>;
+
+/** The batch's progress, and how it is told to the drill. */
+interface ProgressTeller {
+  state: BatchProgress;
+  /** Sends the progress; unless `now`, at most once every PROGRESS_EVERY_MS (workflow time: the same on replay). */
+  tell: (now: boolean) => void;
+}
+
+function progressTeller(batch: number, drill: DrillHandle, snapshotSlots: SnapshotSlots): ProgressTeller {
+  const state: BatchProgress = {
+    batch,
+    sent: 0,
+    done: 0,
+    failed: 0,
+    running: 0,
+    waitingForSlot: 0,
+    awaiting: [],
+    lanesDone: false,
+  };
+  let lastSent = Number.NEGATIVE_INFINITY;
+  const tell = (now: boolean) => {
+    if (!now && Date.now() - lastSent < PROGRESS_EVERY_MS) return;
+    lastSent = Date.now();
+    state.waitingForSlot = snapshotSlots.waiting;
+    state.sent += 1;
+    // Not awaited: a lane goes on while the signal is on its way; a drill that has ended no longer needs it.
+    drill.signal(batchProgressSignal, { ...state, awaiting: [...state.awaiting] }).catch(() => undefined);
+  };
+  return { state, tell };
+}
+
+/** What drilling a resource of this batch needs: the drill's input and IDs, and the batch's watchers and slots. */
+function drillContext(
+  batch: DrillBatchInput,
+  tracker: RunbookTracker,
+  desk: ValidationDesk,
+  snapshotSlots: SnapshotSlots,
+  progress: ProgressTeller,
+): DrillContext {
+  // Validated by the drill that started the batch.
+  const input = batch.drill;
+  return {
+    input,
+    selection: input.recoveryPoint,
+    startedAt: new Date(batch.startedAt),
+    drillWorkflowId: batch.drillWorkflowId,
+    tracker,
+    desk,
+    // A batch begins with this code: every change the drill's patches mark is in.
+    patched: () => true,
+    onBehalfOf: { runbook: 'drDrill', workflowId: batch.drillWorkflowId, runId: batch.drillRunId },
+    // Many lanes' jobs in one list call per look: a batch is where many jobs are in flight.
+    jobWatchers: {
+      backup: new JobWatcher('backup', { nudges: () => tracker.nudged }),
+      restore: new JobWatcher('restore', { nudges: () => tracker.nudged }),
+    },
+    snapshotSlots,
+    onWaiting: (ids) => {
+      progress.state.awaiting = ids;
+      tracker.waitingFor(ids.length === 0 ? undefined : `validation of ${ids.join(', ')}`, ids);
+      progress.tell(true);
+    },
+  };
+}
+
+/** The drill's lanes, as in one workflow before: a wait for a verdict leaves its lane. */
+function laneHooks(results: DrillResourceResult[], tracker: RunbookTracker, progress: ProgressTeller) {
+  const { state } = progress;
+  const taken = () => {
+    state.running += 1;
+  };
+  const finished = (index: number, result: DrillResourceResult) => {
+    results[index] = result;
+    state.done += 1;
+    state.running -= 1;
+    if (result.verdict === 'FAIL') state.failed += 1;
+    tracker.progress(state.done, results.length, 'resources');
+    progress.tell(false);
+  };
+  return { taken, finished };
+}
+
+/** The batch's counts and worst times, and where its results are: all the drill is told of them. */
+function summaryOf(batch: number, results: DrillResourceResult[], part: DrillFile): BatchSummary {
+  const { total, passed, partial = 0, failed, worstRpoSeconds, worstRtoSeconds } = summarize(results);
+  return {
+    batch,
+    total,
+    passed,
+    partial,
+    failed,
+    ...(worstRpoSeconds === undefined ? {} : { worstRpoSeconds }),
+    ...(worstRtoSeconds === undefined ? {} : { worstRtoSeconds }),
+    part,
+  };
+}
+
+/**
+ * Tells the drill the batch has ended, even when it was cancelled: the drill counts its batches by these signals,
+ * since it may have continued as new since it started this one.
+ */
+async function ended(drill: DrillHandle, end: BatchEnded): Promise<void> {
+  await CancellationScope.nonCancellable(() =>
+    // A drill that has ended (it was terminated) has no one left to tell.
+    drill.signal(batchEndedSignal, end).catch(() => undefined),
+  );
 }

@@ -46,6 +46,7 @@ import {
   type BatchProgress,
   type BatchSummary,
   type DrillFile,
+  type DrillSettings,
 } from './fan-out-contract';
 import type { BatchOutcome } from './parts';
 import { checkVerdictShape } from './validation-desk';
@@ -127,6 +128,31 @@ export interface FanOutState {
   answered: Record<string, { batch: number; result: 'pass' | 'fail'; answeredAt: string }>;
 }
 
+/** What the phases of one run of a drill share: the drill's state, and what is on its way between it and its batches. */
+interface DrillRun {
+  readonly input: DrillInput;
+  /** The input as each batch takes it: all of it but the selection. */
+  readonly settings: DrillSettings;
+  readonly tracker: RunbookTracker;
+  readonly workflowId: string;
+  readonly state: FanOutState;
+  /** Batches in all: the drill ends when each has. */
+  readonly batches: number;
+  /** Bumped by every change the main loop should look at. */
+  version: number;
+  /** Starts of batches on their way. */
+  starting: number;
+  /** Signals and cancellations to batches on their way (see `send`). */
+  readonly signalling: Set<Promise<void>>;
+  /** Batches this run started: it awaits their ends; the others it asks after now and then. */
+  readonly startedHere: Set<number>;
+}
+
+/**
+ * The drill, as it runs: it selects its resources (its first run only), listens to its batches and takes the verdicts
+ * they wait for, then starts batches while lanes are free and waits for a change, until every batch has ended (then
+ * it writes the report) or its history is long (then it continues as new).
+ */
 export async function drillFannedOut(
   raw: DrDrillInput,
   input: DrillInput,
@@ -134,45 +160,108 @@ export async function drillFannedOut(
 ): Promise<DrDrillResult> {
   const tracker = new RunbookTracker('drDrill');
   const { workflowId } = workflowInfo();
-  const state = carried ?? (await select());
+  const state = carried ?? (await selectResources(input, tracker, workflowId));
   tracker.phase('drilling');
+  const run = planBatches(input, tracker, workflowId, state);
+  listenToBatches(run);
+  takeVerdicts(run);
+
+  // The loop's awaits stay in this function: behind a helper's await of its own, the loop would resume a microtask
+  // later, and its commands could change places with those of a verdict taken in the same activation.
+  try {
+    for (;;) {
+      startBatches(run);
+      showProgress(run);
+      if (state.ended.length === run.batches) break;
+      if (historyIsLong()) {
+        // Hands over to the next run once no start, handler, signal or cancellation of this one is on its way.
+        await condition(() => run.starting === 0 && allHandlersFinished());
+        await Promise.all([...run.signalling]);
+        return await continueAsNew<typeof drDrill>(raw, state);
+      }
+      const seen = run.version;
+      const inherited = inheritedBatches(run);
+      if (inherited.length === 0) await condition(() => run.version !== seen);
+      else if (!(await condition(() => run.version !== seen, CHECK_INHERITED_BATCHES_MS)))
+        await askAfter(run, inherited);
+    }
+  } catch (err) {
+    if (isCancellation(err)) await stopBatches(run);
+    throw err;
+  }
+
+  tracker.phase('writing report');
+  const written = await service.writeDrillReportFromParts(reportFromParts(run));
+  return reportWritten(run, written);
+}
+
+/** Resolves the drill's selection into a file of resources, and fixes the size of its batches. */
+async function selectResources(input: DrillInput, tracker: RunbookTracker, workflowId: string): Promise<FanOutState> {
+  const startedAt = new Date().toISOString();
+  const { firstExecutionRunId: firstRunId } = workflowInfo();
+  tracker.phase('selecting resources');
+  const selected = await service.selectDrillResources({ selection: input.resources, workflowId, runId: firstRunId });
+  const batchSize = batchSizeFor(input);
+  return { startedAt, firstRunId, ...selected, batchSize, next: 0, ended: [], running: [], answered: {} };
+}
+
+/** This run of the drill: how many batches there are, and nothing yet on its way. */
+function planBatches(input: DrillInput, tracker: RunbookTracker, workflowId: string, state: FanOutState): DrillRun {
   const batches = Math.ceil(state.total / state.batchSize);
   const { resources: _selection, ...settings } = input;
-  const childId = (batch: number) => batchWorkflowId(workflowId, state.firstRunId, batch);
-  /** Bumped by every change the main loop should look at. */
-  let version = 0;
-  let starting = 0;
-  /** Signals and cancellations to batches on their way (see `send`). */
-  const signalling = new Set<Promise<void>>();
-  /** Batches this run started: it awaits their ends; the others it asks after now and then. */
-  const startedHere = new Set<number>();
+  return {
+    input,
+    settings,
+    tracker,
+    workflowId,
+    state,
+    batches,
+    version: 0,
+    starting: 0,
+    signalling: new Set<Promise<void>>(),
+    startedHere: new Set<number>(),
+  };
+}
 
+function childId(run: DrillRun, batch: number): string {
+  return batchWorkflowId(run.workflowId, run.state.firstRunId, batch);
+}
+
+/** What the batches tell the drill (their progress, their end), and the nudges it passes on to them. */
+function listenToBatches(run: DrillRun): void {
+  const { state } = run;
   setHandler(batchProgressSignal, (progress) => {
     const running = state.running.find((r) => r.batch === progress.batch);
     if (!running || progress.sent <= (running.progress?.sent ?? -1)) return;
     running.progress = progress;
-    version += 1;
+    run.version += 1;
   });
-  setHandler(batchEndedSignal, (end) => batchEnded(end));
+  setHandler(batchEndedSignal, (end) => batchEnded(run, end));
   // A nudge makes every running batch look again at once; one that cannot take it has closed without a word.
   setHandler(nudgeSignal, () => {
     for (const { batch } of state.running) {
       send(
-        childId(batch),
+        run,
+        childId(run, batch),
         (h) => h.signal(nudgeSignal),
-        () => closedSilently(batch, 'NOT_RUNNING'),
+        () => closedSilently(run, batch, 'NOT_RUNNING'),
       );
     }
   });
+}
+
+/** Takes the verdicts that running batches wait for, and forwards each to the batch holding its resource. */
+function takeVerdicts(run: DrillRun): void {
+  const { state, workflowId } = run;
   setHandler(
     drillValidationUpdate,
     async (verdict) => {
-      const holder = holderOf(verdict.resourceId);
+      const holder = holderOf(run, verdict.resourceId);
       const answeredAt = new Date().toISOString();
       if (holder === undefined) throw new Error(`resource ${verdict.resourceId} is not waiting`);
       state.answered[verdict.resourceId] = { batch: holder.batch, result: verdict.result, answeredAt };
-      version += 1;
-      await getExternalWorkflowHandle(childId(holder.batch))
+      run.version += 1;
+      await getExternalWorkflowHandle(childId(run, holder.batch))
         .signal(batchVerdictSignal, { ...verdict, answeredAt })
         .catch(() => {
           // The batch closed as the verdict came (its window ended): it can take no more.
@@ -181,34 +270,197 @@ export async function drillFannedOut(
         });
       return { taken: true as const, resourceId: verdict.resourceId, result: verdict.result };
     },
-    { validator: (verdict) => void checkVerdict(verdict) },
+    { validator: (verdict) => void checkVerdict(run, verdict) },
   );
+}
 
-  try {
-    for (;;) {
-      startBatches();
-      show();
-      if (state.ended.length === batches) break;
-      if (workflowInfo().historyLength > PARENT_HISTORY_BOUND || workflowInfo().continueAsNewSuggested) {
-        await condition(() => starting === 0 && allHandlersFinished());
-        await Promise.all([...signalling]);
-        return await continueAsNew<typeof drDrill>(raw, state);
-      }
-      const seen = version;
-      const inherited = state.running.filter((r) => !startedHere.has(r.batch));
-      if (inherited.length === 0) await condition(() => version !== seen);
-      else if (!(await condition(() => version !== seen, CHECK_INHERITED_BATCHES_MS))) await askAfter(inherited);
-    }
-  } catch (err) {
-    if (isCancellation(err)) await stopBatches();
-    throw err;
+/**
+ * Starts batches while lanes are free, each with as many lanes as it has resources (up to the parallelism): few
+ * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them.
+ */
+function startBatches(run: DrillRun): void {
+  const { input, state } = run;
+  const perBatch = Math.min(input.parallelism, state.batchSize);
+  for (;;) {
+    const held = state.running.reduce((sum, r) => sum + (r.progress?.lanesDone ? 0 : r.lanes), 0);
+    const free = input.parallelism - held;
+    if (state.next >= run.batches || free < 1) return;
+    const batch = state.next++;
+    const offset = batch * state.batchSize;
+    const count = Math.min(state.batchSize, state.total - offset);
+    const lanes = Math.min(free, perBatch, count);
+    state.running.push({ batch, lanes });
+    startBatch(run, batch, offset, count, lanes);
   }
+}
 
-  tracker.phase('writing report');
-  const written = await service.writeDrillReportFromParts({
+function startBatch(run: DrillRun, batch: number, offset: number, count: number, lanes: number): void {
+  const { state } = run;
+  run.starting += 1;
+  run.startedHere.add(batch);
+  // Not cancellable with the drill: a cancelled drill cancels its batches itself, the same way whichever run
+  // started them (see `stopBatches`).
+  const started = CancellationScope.nonCancellable(() =>
+    startChild(drDrillBatch, {
+      workflowId: childId(run, batch),
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      args: [
+        {
+          drill: run.settings,
+          drillWorkflowId: run.workflowId,
+          drillRunId: state.firstRunId,
+          startedAt: state.startedAt,
+          resources: state.resources,
+          batch,
+          offset,
+          count,
+          lanes,
+        },
+      ],
+    }),
+  );
+  started
+    .finally(() => {
+      run.starting -= 1;
+      run.version += 1;
+    })
+    .then((handle) => handle.result())
+    // A batch tells its end by signal; one that could not (it was terminated, or never started) ends here.
+    .then(
+      () => undefined,
+      (err: unknown) => batchEnded(run, { batch, error: err instanceof Error ? err.message : String(err) }),
+    );
+}
+
+function historyIsLong(): boolean {
+  return workflowInfo().historyLength > PARENT_HISTORY_BOUND || workflowInfo().continueAsNewSuggested;
+}
+
+/** Running batches an earlier run started: this run cannot await their ends, it asks after them. */
+function inheritedBatches(run: DrillRun): RunningBatch[] {
+  return run.state.running.filter((r) => !run.startedHere.has(r.batch));
+}
+
+/** Batches of an earlier run that closed without a word (terminated from outside) end here, as failed. */
+async function askAfter(run: DrillRun, batchesAsked: RunningBatch[]): Promise<void> {
+  const closed = await service.closedDrillBatches({ workflowIds: batchesAsked.map((r) => childId(run, r.batch)) });
+  for (const { workflowId: id, status } of closed) {
+    const batch = batchesAsked.find((r) => childId(run, r.batch) === id)?.batch;
+    if (batch !== undefined) closedSilently(run, batch, status);
+  }
+}
+
+function closedSilently(run: DrillRun, batch: number, status: string): void {
+  batchEnded(run, { batch, error: `batch closed (${status}) without telling its end` });
+}
+
+function batchEnded(run: DrillRun, end: BatchEnded): void {
+  const { state } = run;
+  const index = state.running.findIndex((r) => r.batch === end.batch);
+  if (index < 0) return;
+  state.running.splice(index, 1);
+  for (const [id, answer] of Object.entries(state.answered)) {
+    if (answer.batch === end.batch) delete state.answered[id];
+  }
+  const offset = end.batch * state.batchSize;
+  const count = Math.min(state.batchSize, state.total - offset);
+  const outcome: EndedBatch = { batch: end.batch, offset, count };
+  if (end.summary) {
+    const { part, ...summary } = end.summary;
+    Object.assign(outcome, { part, summary });
+  } else outcome.error = end.error ?? 'ended without results';
+  state.ended.push(outcome);
+  run.version += 1;
+}
+
+/** The running batch that waits for a verdict on this resource, if one does. */
+function holderOf(run: DrillRun, resourceId: string): RunningBatch | undefined {
+  if (run.state.answered[resourceId]) return undefined;
+  return run.state.running.find((r) => r.progress?.awaiting.includes(resourceId));
+}
+
+function checkVerdict(run: DrillRun, given: unknown): void {
+  const verdict = checkVerdictShape(given);
+  const about = `resource ${verdict.resourceId} of drill ${run.workflowId}`;
+  const answered = run.state.answered[verdict.resourceId];
+  if (answered) throw new Error(`${about} was validated already: ${answered.result} at ${answered.answeredAt}`);
+  if (!holderOf(run, verdict.resourceId)) {
+    throw new Error(`${about} is not waiting for a validation verdict (not restored yet, or not validated this way)`);
+  }
+}
+
+/** Progress over every batch, as each last reported; and the verdicts waited for. */
+function showProgress(run: DrillRun): void {
+  const { state, tracker } = run;
+  let done = 0;
+  let failed = 0;
+  for (const { summary, count } of state.ended) {
+    done += summary?.total ?? count;
+    failed += summary ? summary.failed : count;
+  }
+  let running = 0;
+  let waitingForSlot = 0;
+  const awaiting: string[] = [];
+  for (const { progress } of state.running) {
+    if (!progress) continue;
+    done += progress.done;
+    failed += progress.failed;
+    running += progress.running;
+    waitingForSlot += progress.waitingForSlot;
+    awaiting.push(...progress.awaiting.filter((id) => !state.answered[id]));
+  }
+  const batchCounts = { total: run.batches, done: state.ended.length, running: state.running.length };
+  const waitingForVerdict = awaiting.length;
+  tracker.drillProgress({
+    total: state.total,
+    done,
+    failed,
+    running,
+    waitingForSlot,
+    waitingForVerdict,
+    batches: batchCounts,
+  });
+  const named = awaiting.slice(0, NAMED_IN_TEXT).join(', ');
+  const more = awaiting.length > NAMED_IN_TEXT ? ` and ${awaiting.length - NAMED_IN_TEXT} more` : '';
+  const answer = `runbooks drill validate ${run.workflowId} --resource <id> --result pass|fail`;
+  tracker.waitingFor(awaiting.length === 0 ? undefined : `validation of ${named}${more}: ${answer}`, awaiting);
+}
+
+/** Cancels every running batch and waits (not cancellable itself) until each has said it stopped. */
+async function stopBatches(run: DrillRun): Promise<void> {
+  await CancellationScope.nonCancellable(async () => {
+    await condition(() => run.starting === 0);
+    for (const { batch } of run.state.running) {
+      send(run, childId(run, batch), (h) => h.cancel());
+    }
+    await Promise.all([...run.signalling]);
+    await condition(() => run.state.running.length === 0, STOP_WAIT);
+  });
+}
+
+/** A signal or cancellation to a batch, not awaited; one that has ended needs neither. */
+function send(
+  run: DrillRun,
+  id: string,
+  what: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>,
+  failed: () => void = () => undefined,
+): void {
+  const sent: Promise<void> = what(getExternalWorkflowHandle(id))
+    .catch(failed)
+    .finally(() => run.signalling.delete(sent));
+  run.signalling.add(sent);
+}
+
+type ReportFromParts = Parameters<Activities['writeDrillReportFromParts']>[0];
+type WrittenFromParts = Awaited<ReturnType<Activities['writeDrillReportFromParts']>>;
+
+/** The report's header, and where its resources and its batches' results are: the activity reads them. */
+function reportFromParts(run: DrillRun): ReportFromParts {
+  const { input, state } = run;
+  return {
     header: {
       name: input.name,
-      workflowId,
+      workflowId: run.workflowId,
       runId: state.firstRunId,
       startedAt: state.startedAt,
       finishedAt: new Date().toISOString(),
@@ -216,181 +468,13 @@ export async function drillFannedOut(
     },
     resources: state.resources,
     batches: state.ended.map(({ summary: _summary, ...outcome }) => outcome),
-  });
+  };
+}
+
+/** The drill's result, once its report is written; a notification the activity could not deliver is sent again. */
+function reportWritten(run: DrillRun, written: WrittenFromParts): DrDrillResult {
   const { notified, summary, ...paths } = written;
-  tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
+  run.tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
   resend(notified);
   return { report: paths, summary };
-
-  async function select(): Promise<FanOutState> {
-    const startedAt = new Date().toISOString();
-    const { firstExecutionRunId: firstRunId } = workflowInfo();
-    tracker.phase('selecting resources');
-    const selected = await service.selectDrillResources({ selection: input.resources, workflowId, runId: firstRunId });
-    const batchSize = batchSizeFor(input);
-    return { startedAt, firstRunId, ...selected, batchSize, next: 0, ended: [], running: [], answered: {} };
-  }
-
-  /**
-   * Starts batches while lanes are free, each with as many lanes as it has resources (up to the parallelism): few
-   * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them.
-   */
-  function startBatches(): void {
-    const perBatch = Math.min(input.parallelism, state.batchSize);
-    for (;;) {
-      const held = state.running.reduce((sum, r) => sum + (r.progress?.lanesDone ? 0 : r.lanes), 0);
-      const free = input.parallelism - held;
-      if (state.next >= batches || free < 1) return;
-      const batch = state.next++;
-      const offset = batch * state.batchSize;
-      const count = Math.min(state.batchSize, state.total - offset);
-      const lanes = Math.min(free, perBatch, count);
-      state.running.push({ batch, lanes });
-      start(batch, offset, count, lanes);
-    }
-  }
-
-  function start(batch: number, offset: number, count: number, lanes: number): void {
-    starting += 1;
-    startedHere.add(batch);
-    // Not cancellable with the drill: a cancelled drill cancels its batches itself, the same way whichever run
-    // started them (see `stopBatches`).
-    const started = CancellationScope.nonCancellable(() =>
-      startChild(drDrillBatch, {
-        workflowId: childId(batch),
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        args: [
-          {
-            drill: settings,
-            drillWorkflowId: workflowId,
-            drillRunId: state.firstRunId,
-            startedAt: state.startedAt,
-            resources: state.resources,
-            batch,
-            offset,
-            count,
-            lanes,
-          },
-        ],
-      }),
-    );
-    started
-      .finally(() => {
-        starting -= 1;
-        version += 1;
-      })
-      .then((handle) => handle.result())
-      // A batch tells its end by signal; one that could not (it was terminated, or never started) ends here.
-      .then(
-        () => undefined,
-        (err: unknown) => batchEnded({ batch, error: err instanceof Error ? err.message : String(err) }),
-      );
-  }
-
-  /** Batches of an earlier run that closed without a word (terminated from outside) end here, as failed. */
-  async function askAfter(batchesAsked: RunningBatch[]): Promise<void> {
-    const closed = await service.closedDrillBatches({ workflowIds: batchesAsked.map((r) => childId(r.batch)) });
-    for (const { workflowId: id, status } of closed) {
-      const batch = batchesAsked.find((r) => childId(r.batch) === id)?.batch;
-      if (batch !== undefined) closedSilently(batch, status);
-    }
-  }
-
-  function closedSilently(batch: number, status: string): void {
-    batchEnded({ batch, error: `batch closed (${status}) without telling its end` });
-  }
-
-  function batchEnded(end: BatchEnded): void {
-    const index = state.running.findIndex((r) => r.batch === end.batch);
-    if (index < 0) return;
-    state.running.splice(index, 1);
-    for (const [id, answer] of Object.entries(state.answered)) {
-      if (answer.batch === end.batch) delete state.answered[id];
-    }
-    const offset = end.batch * state.batchSize;
-    const count = Math.min(state.batchSize, state.total - offset);
-    const outcome: EndedBatch = { batch: end.batch, offset, count };
-    if (end.summary) {
-      const { part, ...summary } = end.summary;
-      Object.assign(outcome, { part, summary });
-    } else outcome.error = end.error ?? 'ended without results';
-    state.ended.push(outcome);
-    version += 1;
-  }
-
-  /** The running batch that waits for a verdict on this resource, if one does. */
-  function holderOf(resourceId: string): RunningBatch | undefined {
-    if (state.answered[resourceId]) return undefined;
-    return state.running.find((r) => r.progress?.awaiting.includes(resourceId));
-  }
-
-  function checkVerdict(given: unknown): void {
-    const verdict = checkVerdictShape(given);
-    const about = `resource ${verdict.resourceId} of drill ${workflowId}`;
-    const answered = state.answered[verdict.resourceId];
-    if (answered) throw new Error(`${about} was validated already: ${answered.result} at ${answered.answeredAt}`);
-    if (!holderOf(verdict.resourceId)) {
-      throw new Error(`${about} is not waiting for a validation verdict (not restored yet, or not validated this way)`);
-    }
-  }
-
-  /** Progress over every batch, as each last reported; and the verdicts waited for. */
-  function show(): void {
-    let done = 0;
-    let failed = 0;
-    for (const { summary, count } of state.ended) {
-      done += summary?.total ?? count;
-      failed += summary ? summary.failed : count;
-    }
-    let running = 0;
-    let waitingForSlot = 0;
-    const awaiting: string[] = [];
-    for (const { progress } of state.running) {
-      if (!progress) continue;
-      done += progress.done;
-      failed += progress.failed;
-      running += progress.running;
-      waitingForSlot += progress.waitingForSlot;
-      awaiting.push(...progress.awaiting.filter((id) => !state.answered[id]));
-    }
-    const batchCounts = { total: batches, done: state.ended.length, running: state.running.length };
-    const waitingForVerdict = awaiting.length;
-    tracker.drillProgress({
-      total: state.total,
-      done,
-      failed,
-      running,
-      waitingForSlot,
-      waitingForVerdict,
-      batches: batchCounts,
-    });
-    const named = awaiting.slice(0, NAMED_IN_TEXT).join(', ');
-    const more = awaiting.length > NAMED_IN_TEXT ? ` and ${awaiting.length - NAMED_IN_TEXT} more` : '';
-    const answer = `runbooks drill validate ${workflowId} --resource <id> --result pass|fail`;
-    tracker.waitingFor(awaiting.length === 0 ? undefined : `validation of ${named}${more}: ${answer}`, awaiting);
-  }
-
-  /** Cancels every running batch and waits (not cancellable itself) until each has said it stopped. */
-  async function stopBatches(): Promise<void> {
-    await CancellationScope.nonCancellable(async () => {
-      await condition(() => starting === 0);
-      for (const { batch } of state.running) {
-        send(childId(batch), (h) => h.cancel());
-      }
-      await Promise.all([...signalling]);
-      await condition(() => state.running.length === 0, STOP_WAIT);
-    });
-  }
-
-  /** A signal or cancellation to a batch, not awaited; one that has ended needs neither. */
-  function send(
-    id: string,
-    what: (h: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>,
-    failed: () => void = () => undefined,
-  ): void {
-    const sent: Promise<void> = what(getExternalWorkflowHandle(id))
-      .catch(failed)
-      .finally(() => signalling.delete(sent));
-    signalling.add(sent);
-  }
 }

@@ -12,6 +12,8 @@ import { FAN_OUT_PATCH, RECOVERY_POINT_PATCH } from './patches';
 
 const service = serviceCalls<Activities>();
 
+type WrittenReport = Awaited<ReturnType<Activities['writeDrillReport']>>;
+
 /**
  * A disaster-recovery drill: restore a recovery point of each resource, validate it, and write the evidence. Drills
  * fan out to batches (./fan-out.ts); `carried` is what a drill hands to its next run when it continues as new. Runs
@@ -76,6 +78,15 @@ async function drillInOneRun(input: DrillInput): Promise<DrDrillResult> {
   // The report's activity sends drill.passed or drill.failed itself (see `leanHistory`).
   const inline = leanHistory();
   const written = await service.writeDrillReport({ report, ...(inline ? { announce: true } : {}) });
+  return reportWritten(input, tracker, { summary, written, inline });
+}
+
+/** The drill's result once its report is written; drill.passed or drill.failed goes out unless the activity sent it. */
+function reportWritten(
+  input: DrillInput,
+  tracker: RunbookTracker,
+  { summary, written, inline }: { summary: DrDrillResult['summary']; written: WrittenReport; inline: boolean },
+): DrDrillResult {
   const { notified, ...paths } = written;
   tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
   if (inline) resend(notified);

@@ -40,43 +40,30 @@ export async function postureReport(
 ): Promise<PostureReportResult> {
   const input = parseInput(PostureReportInput, raw);
   const tracker = new RunbookTracker('postureReport');
-  const base = workflowInfo().workflowId;
-  const scan: PostureScanInput = {
-    base,
-    // The partial files belong to the whole chain of runs: the first run's ID names them.
-    run: workflowInfo().firstExecutionRunId,
-    filters: input.filters,
-    protectedStatuses: input.protectedStatuses,
-    maxSnapshotAgeHours: input.maxSnapshotAgeHours,
-    pageSize: input.pageSize,
-  };
+  const scan = scanInputOf(input);
 
   tracker.phase('scanning inventory', { detail: `snapshots older than ${input.maxSnapshotAgeHours} h count as stale` });
-  let counts = carried?.counts ?? emptyCounts();
-  let resources = carried?.resources ?? 0;
-  let unprotected = carried?.unprotected ?? 0;
-  let stale = carried?.stale ?? 0;
+  const totals: PostureTotals = {
+    counts: carried?.counts ?? emptyCounts(),
+    resources: carried?.resources ?? 0,
+    unprotected: carried?.unprotected ?? 0,
+    stale: carried?.stale ?? 0,
+  };
   let pages = 0;
   let page = await heartbeating.scanPosturePage(
     carried ? { ...scan, pageToken: carried.pageToken, offsets: carried.offsets, asOf: carried.asOf } : scan,
   );
   for (;;) {
     pages += 1;
-    counts = mergeCounts(counts, page.counts);
-    resources += page.resources;
-    unprotected += page.unprotected;
-    stale += page.stale;
-    tracker.progress(resources, Math.max(resources, page.total ?? resources), 'resources');
+    addPage(totals, page);
+    tracker.progress(totals.resources, Math.max(totals.resources, page.total ?? totals.resources), 'resources');
     if (page.nextToken === null) break;
     if (pages >= PAGES_PER_RUN && patched(POSTURE_CONTINUE_AS_NEW)) {
       await continueAsNew<typeof postureReport>(raw, {
         pageToken: page.nextToken,
         offsets: page.offsets,
         asOf: page.asOf,
-        counts,
-        resources,
-        unprotected,
-        stale,
+        ...totals,
       });
     }
     page = await heartbeating.scanPosturePage({
@@ -88,25 +75,56 @@ export async function postureReport(
   }
 
   tracker.phase('writing report');
-  const summary = {
-    asOf: page.asOf,
-    cutoff: page.cutoff,
-    maxSnapshotAgeHours: input.maxSnapshotAgeHours,
-    resources,
-    counts,
-    unprotected,
-    stale,
-  };
+  const summary = summaryOf(input, page, totals);
   const files = await service.writePostureFiles({
-    base,
+    base: scan.base,
     run: scan.run,
     offsets: page.offsets,
     summary,
     filters: input.filters,
   });
+  const { resources, unprotected, stale } = totals;
   tracker.phase('completed', {
     progress: { done: resources, total: resources, unit: 'resources' },
     detail: `${resources} resources: ${unprotected} unprotected, ${stale} without a recent snapshot; ${files.html.path}`,
   });
   return { ...summary, files };
+}
+
+type PostureInput = ReturnType<typeof parseInput<typeof PostureReportInput>>;
+type PostureScanPage = Awaited<ReturnType<Activities['scanPosturePage']>>;
+
+/** What the scan has counted so far, over this run's pages and those of the runs before it. */
+type PostureTotals = Pick<PostureScanCarried, 'counts' | 'resources' | 'unprotected' | 'stale'>;
+
+/** What every page's activity is given, besides where the scan stands. */
+function scanInputOf(input: PostureInput): PostureScanInput {
+  return {
+    base: workflowInfo().workflowId,
+    // The partial files belong to the whole chain of runs: the first run's ID names them.
+    run: workflowInfo().firstExecutionRunId,
+    filters: input.filters,
+    protectedStatuses: input.protectedStatuses,
+    maxSnapshotAgeHours: input.maxSnapshotAgeHours,
+    pageSize: input.pageSize,
+  };
+}
+
+function addPage(totals: PostureTotals, page: PostureScanPage): void {
+  totals.counts = mergeCounts(totals.counts, page.counts);
+  totals.resources += page.resources;
+  totals.unprotected += page.unprotected;
+  totals.stale += page.stale;
+}
+
+function summaryOf(input: PostureInput, page: PostureScanPage, totals: PostureTotals) {
+  return {
+    asOf: page.asOf,
+    cutoff: page.cutoff,
+    maxSnapshotAgeHours: input.maxSnapshotAgeHours,
+    resources: totals.resources,
+    counts: totals.counts,
+    unprotected: totals.unprotected,
+    stale: totals.stale,
+  };
 }

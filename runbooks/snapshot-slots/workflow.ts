@@ -45,81 +45,108 @@ const checks = proxyLocalActivities<SnapshotSlotActivities>({
  * nothing while it waits, where a waiting activity would hold a worker's slot.
  */
 export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
-  const book = new SlotBook(input.carried);
-  const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
-  const now = () => Date.now();
-  let sweepAt = now() + sweepMs;
-  /** Grants on their way to their runs; continue-as-new waits for them. */
-  const signalling = new Set<Promise<void>>();
-  /** The main loop's timer; a handler that needs an earlier wake-up bumps `woken`. */
-  let scheduledAt: number | undefined;
-  let woken = 0;
+  const slots = new Granter(input);
+  const { book } = slots;
+  answerSignals(input, slots);
 
-  const nextWake = (): number | undefined => {
-    const times = [book.resumesAt(now()), book.held + book.waiting > 0 ? sweepAt : undefined].filter(
+  // Grants owed from the run before (a pause that has ended, slots freed as it continued).
+  slots.changed();
+  while (!slots.tooLong()) {
+    const target = slots.nextWake();
+    slots.scheduledAt = target;
+    const seen = slots.woken;
+    const wake = () => slots.woken !== seen || slots.tooLong();
+    if (target === undefined) await condition(wake);
+    else await condition(wake, Math.max(1, target - now()));
+    slots.scheduledAt = undefined;
+    if (now() >= slots.sweepAt) {
+      slots.sweepAt = now() + slots.sweepMs;
+      const holders = book.holders();
+      if (holders.length > 0) book.reclaim(await checks.endedSlotHolders(holders));
+    }
+    slots.changed();
+  }
+
+  // Every grant reaches its run before the book moves on; signals that arrive meanwhile are handled and carried.
+  while (slots.signalling.size > 0) await Promise.all([...slots.signalling]);
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof snapshotSlots>({ ...input, carried: book.carried() });
+}
+
+const now = () => Date.now();
+
+/** The book, and the grants on their way: what the handlers and the main loop of one run share. */
+class Granter {
+  readonly book: SlotBook;
+  readonly sweepMs: number;
+  readonly historyLimit: number;
+  sweepAt: number;
+  /** Grants on their way to their runs; continue-as-new waits for them. */
+  readonly signalling = new Set<Promise<void>>();
+  /** The main loop's timer; a handler that needs an earlier wake-up bumps `woken`. */
+  scheduledAt: number | undefined;
+  woken = 0;
+
+  constructor(input: SnapshotSlotsInput) {
+    this.book = new SlotBook(input.carried);
+    const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
+    this.sweepMs = sweepMs;
+    this.historyLimit = historyLimit;
+    this.sweepAt = now() + sweepMs;
+  }
+
+  nextWake(): number | undefined {
+    const { book } = this;
+    const times = [book.resumesAt(now()), book.held + book.waiting > 0 ? this.sweepAt : undefined].filter(
       (t): t is number => t !== undefined,
     );
     return times.length === 0 ? undefined : Math.min(...times);
-  };
-  const tellGranted = (lease: Lease) => {
+  }
+
+  tellGranted(lease: Lease): void {
     const { workflowId, runId } = lease.holder;
     const sent = getExternalWorkflowHandle(workflowId, runId)
       .signal(slotGrantedSignal, { leaseId: lease.leaseId, grant: lease.grant })
       .catch(() => {
         // The run has ended (or never was): its slot comes back at once.
-        if (book.grantOf(lease.leaseId) === lease.grant && book.reclaimLease(lease.leaseId)) changed();
+        if (this.book.grantOf(lease.leaseId) === lease.grant && this.book.reclaimLease(lease.leaseId)) this.changed();
       })
-      .finally(() => signalling.delete(sent));
-    signalling.add(sent);
-  };
-  const changed = () => {
-    for (const lease of book.grant(now())) tellGranted(lease);
-    const wake = nextWake();
-    if (wake !== undefined && (scheduledAt === undefined || wake < scheduledAt)) woken += 1;
-  };
-  const tooLong = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyLimit;
+      .finally(() => this.signalling.delete(sent));
+    this.signalling.add(sent);
+  }
 
+  changed(): void {
+    for (const lease of this.book.grant(now())) this.tellGranted(lease);
+    const wake = this.nextWake();
+    if (wake !== undefined && (this.scheduledAt === undefined || wake < this.scheduledAt)) this.woken += 1;
+  }
+
+  tooLong(): boolean {
+    return workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > this.historyLimit;
+  }
+}
+
+/** The queries of the book, and the signals of the runs that ask for, report and release slots. */
+function answerSignals(input: SnapshotSlotsInput, slots: Granter): void {
+  const { book } = slots;
   setHandler(slotsQuery, (): SlotsStatus => book.status(input.projectId, now()));
   setHandler(statusQuery, (): RunbookStatus => statusOf(book.status(input.projectId, now())));
   setHandler(requestSlotSignal, ({ leaseId, holder }) => {
     const lease = book.leaseOf(leaseId);
     // Asked again while it holds a slot (a run that asks again after a long wait): the same grant, told again.
-    if (lease) tellGranted(lease);
+    if (lease) slots.tellGranted(lease);
     else book.enqueue(leaseId, holder, now());
-    changed();
+    slots.changed();
   });
   setHandler(reportStartSignal, (report) => {
     book.report(report, now());
-    changed();
+    slots.changed();
   });
   setHandler(releaseSlotSignal, ({ leaseId, handedTo }) => {
     if (handedTo === undefined) book.release(leaseId);
     else book.handOver(leaseId, handedTo, now());
-    changed();
+    slots.changed();
   });
-
-  // Grants owed from the run before (a pause that has ended, slots freed as it continued).
-  changed();
-  while (!tooLong()) {
-    const target = nextWake();
-    scheduledAt = target;
-    const seen = woken;
-    const wake = () => woken !== seen || tooLong();
-    if (target === undefined) await condition(wake);
-    else await condition(wake, Math.max(1, target - now()));
-    scheduledAt = undefined;
-    if (now() >= sweepAt) {
-      sweepAt = now() + sweepMs;
-      const holders = book.holders();
-      if (holders.length > 0) book.reclaim(await checks.endedSlotHolders(holders));
-    }
-    changed();
-  }
-
-  // Every grant reaches its run before the book moves on; signals that arrive meanwhile are handled and carried.
-  while (signalling.size > 0) await Promise.all([...signalling]);
-  await condition(allHandlersFinished);
-  await continueAsNew<typeof snapshotSlots>({ ...input, carried: book.carried() });
 }
 
 function statusOf(slots: SlotsStatus): RunbookStatus {
