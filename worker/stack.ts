@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, type Worker, type WorkerOptions } from '@temporalio/worker';
@@ -7,10 +8,10 @@ import type { Logger } from 'pino';
 import { closeHttpPools, type BackupServiceClient, type ClientOptions } from '../api';
 import { writeCredentialsFile } from '../runtime/credentials-file';
 import { DEFAULT_EVIDENCE_KEY_FILE, loadOrCreateEvidenceKey } from '../runtime/evidence-key';
-import { startSimulator, type RunningSimulator } from '../simulator/server';
+import type { RunningSimulator } from '../simulator/server';
 import type { Config } from '../runtime/config';
 import { resolveCredentials } from './credentials';
-import { startDevServer, type DevServer } from './dev-server';
+import type { DevServer } from './dev-server';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
 import {
   ADDRESS_FILE,
@@ -27,6 +28,15 @@ import { abortable, connectTemporal } from './connect-temporal';
 import { codecDataConverter } from '../runtime/codec';
 import { loadTracing, tracingEnabled } from '../runtime/tracing';
 import { bootstrapCurrentVersion, buildIdOfBundle } from './versioning';
+
+/**
+ * The embedded default loads only when a configuration asks for it: the simulator (Fastify, sql.js and its seeded
+ * data) when BACKUP_SERVICE_URL is unset, the dev server's starter when TEMPORAL_ADDRESS is. A worker configured for a
+ * real service and a real Temporal never loads either (test/worker/lean-worker.test.ts).
+ */
+const requireHere: (id: string) => unknown = createRequire(__filename);
+const simulatorServer = () => requireHere('../simulator/server') as typeof import('../simulator/server');
+const devServer = () => requireHere('./dev-server') as typeof import('./dev-server');
 
 export interface StackOptions {
   log: Logger;
@@ -93,7 +103,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
     let temporalAddress = config.temporal.address;
     let uiUrl: string | undefined;
     if (!temporalAddress) {
-      const server: DevServer = await startDevServer({
+      const server: DevServer = await devServer().startDevServer({
         log: options.log,
         namespace: config.temporal.namespace,
         preferredPort: options.persistTemporal === false ? undefined : 7233,
@@ -306,7 +316,12 @@ async function connectService(
     return { service, credentialsFile };
   }
   await mkdir(dataDir, { recursive: true });
-  const simulator = await startSimulator({ port: 0, host: '127.0.0.1', dataDir: join(dataDir, 'simulator'), seed: 1 });
+  const simulator = await simulatorServer().startSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: join(dataDir, 'simulator'),
+    seed: 1,
+  });
   // Rotation keeps its new secret in this file, as it would with a real service; the simulator persists it too.
   const credentialsFile = join(dataDir, EMBEDDED_CREDENTIALS_FILE);
   try {
