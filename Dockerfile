@@ -20,7 +20,8 @@ COPY console ./console
 COPY demo ./demo
 COPY simulator ./simulator
 COPY bench ./bench
-RUN npm run build
+# A fresh build has nothing stale to clean (prebuild): its scripts/ is not copied in.
+RUN npm run build --ignore-scripts
 # Bundled once here, as in Temporal's production sample: workers start without webpack.
 RUN node dist/worker/bundle-workflows.js dist/workflow-bundle.js
 

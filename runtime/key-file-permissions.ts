@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
  * Files that hold keys (service credentials, codec keys, the evidence signing key) must be readable by their owner
  * only: a key that the group or others can read has, for an auditor, leaked. The worker and the CLI refuse such a
  * file, unless RUNBOOKS_ALLOW_SHARED_KEY_FILES=true says that the folder's own permissions protect it (e.g. a secret
- * volume mounted 0440 for a group of one). Kept free of imports of ours: runtime/config.ts uses it.
+ * volume mounted 0440 for a group of one). Kept free of imports of ours: runtime/config/ uses it.
  */
 
 export const ALLOW_SHARED_KEY_FILES = 'RUNBOOKS_ALLOW_SHARED_KEY_FILES';

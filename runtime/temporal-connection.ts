@@ -39,7 +39,7 @@ export function temporalConnectionOptions(temporal: TemporalConfig, address: str
       { variable: temporalSettingName(temporal, setting), message: `cannot read ${path}: ${code ?? 'unreadable'}` },
     ]);
   }
-  // A key read from its file is as secret as one given as data (which config.ts registered).
+  // A key read from its file is as secret as one given as data (which config/temporal-load.ts registered).
   const tlsOptions = options.connectionOptions.tls;
   if (tlsOptions && typeof tlsOptions === 'object' && tlsOptions.clientCertPair) {
     registerSecret(Buffer.from(tlsOptions.clientCertPair.key).toString('utf8'));

@@ -67,7 +67,7 @@ const ENV_ONLY = ['RUNBOOKS_WEBHOOK_SECRET', 'RUNBOOKS_WEBHOOK_FORMAT', 'RUNBOOK
 
 /**
  * The webhook targets of the environment: RUNBOOKS_WEBHOOK_URL with its _SECRET, _FORMAT and _EVENTS, or a JSON list
- * in RUNBOOKS_WEBHOOKS_FILE. None: notifications are off. Problems come back as issues (config.ts throws them).
+ * in RUNBOOKS_WEBHOOKS_FILE. None: notifications are off. Problems come back as issues (config/ throws them).
  */
 export function webhookTargetsOf(
   env: Env,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, type Page } from './markdown';
 
@@ -16,10 +16,10 @@ import { ROOT, type Page } from './markdown';
  *
  * Must be in docs/configuration.md (the reverse): what the product reads, meaning the worker, the CLI and its
  * console, the simulator and the demo (worker/, cli/, console/, runtime/, simulator/, demo/, api/, steps/, runbooks/,
- * contracts/, tests excluded): the keys of runtime/config.ts's schemas, every `env.NAME` or `env['NAME']` read, and
- * every quoted variable name of our prefixes (config.ts names the TEMPORAL_* it checks that way). Variables of the
- * tools (scripts/, the benchmarks and the tests) configure the development machine, not a deployment: the docs that
- * mention them are checked the first way, not required in the reference. HOME, XDG_CONFIG_HOME and APPDATA only
+ * contracts/, tests excluded): the keys of the schemas in runtime/config/, every `env.NAME` or `env['NAME']` read,
+ * and every quoted variable name of our prefixes (runtime/config/ names the TEMPORAL_* it checks that way). Variables
+ * of the tools (scripts/, the benchmarks and the tests) configure the development machine, not a deployment: the docs
+ * that mention them are checked the first way, not required in the reference. HOME, XDG_CONFIG_HOME and APPDATA only
  * locate Temporal's default config file, as every Temporal tool does; configuration.md says so at TEMPORAL_CONFIG_FILE
  * rather than listing the platform's variables.
  */
@@ -59,14 +59,21 @@ export function variablesNamed(page: Page): NamedVariable[] {
 
 const CODE_FILE = /\.(?:ts|js|cjs|mjs|sh|ya?ml|json)$|(?:^|\/)(?:Dockerfile|run)$/;
 
+/** Tracked files and new ones not yet committed (ignored files excepted), without those deleted from the tree. */
 function trackedFiles(): string[] {
-  return execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((f) => CODE_FILE.test(f) && !f.startsWith('test/fixtures/') && !f.startsWith('docs/'))
+    .filter((f) => existsSync(join(ROOT, f)))
     .filter((f) => !/^(?:package-lock\.json|schemas\/|examples\/)/.test(f));
 }
 
-const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+// The docs lines of runtime/config/ (`…_SETTINGS: readonly SettingDoc[]`) name variables to document, and read none.
+const DOCS_LINES = /^export const \w+: readonly SettingDoc\[\] = \[$[\s\S]*?^\];$/gm;
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8').replace(DOCS_LINES, '');
 
 /** Names the code reads (every pattern a read takes here) in one file's text. */
 // The tool scripts' error codes (TEMPORAL_CLI_NOT_FOUND, …) are quoted like variables and are none.
@@ -93,11 +100,11 @@ export function productVariables(): Set<string> {
   for (const file of trackedFiles().filter((f) => product.test(f) && !f.endsWith('.test.ts'))) {
     const text = read(file);
     for (const name of readsIn(text, OUR_LITERALS)) names.add(name);
-    if (file === 'runtime/config.ts') {
+    if (file.startsWith('runtime/config/')) {
       for (const m of text.matchAll(/^\s+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):/gm)) names.add(m[1]!);
     }
   }
-  // config.ts names the TLS files by a base that it completes with _PATH or _DATA (variableOf).
+  // runtime/config/temporal.ts names the TLS files by a base that it completes with _PATH or _DATA (variableOf).
   for (const base of ['TEMPORAL_TLS_CLIENT_CERT', 'TEMPORAL_TLS_CLIENT_KEY', 'TEMPORAL_TLS_SERVER_CA_CERT']) {
     if (names.delete(base)) for (const suffix of ['_PATH', '_DATA']) names.add(`${base}${suffix}`);
   }
@@ -147,13 +154,70 @@ function safeList(dir: string): string[] {
   }
 }
 
-/** The variables docs/configuration.md documents: the first column of its tables. */
-export function variablesDocumented(configuration: Page): Set<string> {
-  const names = new Set<string>();
-  for (const row of configuration.prose.matchAll(/^\|([^|\n]*)\|/gm)) {
-    for (const m of row[1]!.matchAll(/`([A-Z][A-Z0-9_]*)(?:\*|<[A-Z_]+>)?`/g)) names.add(m[1]!);
-  }
-  return names;
+/** A table of docs/configuration.md: its section, its header's cells, and its rows' cells, each with its line. */
+export interface DocTable {
+  section: string;
+  header: string[];
+  rows: { cells: string[]; line: number }[];
 }
+
+// A cell ends at a pipe that no backslash escapes.
+const cellsOf = (row: string) =>
+  row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+
+/** The tables of a page (outside code blocks), in order. */
+export function tablesOf(page: Page): DocTable[] {
+  const tables: DocTable[] = [];
+  let section = '';
+  let open: DocTable | undefined;
+  page.prose.split('\n').forEach((line, i) => {
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) section = heading[1]!.trim();
+    if (!line.trim().startsWith('|')) {
+      open = undefined;
+      return;
+    }
+    const cells = cellsOf(line);
+    if (!open) {
+      open = { section, header: cells, rows: [] };
+      tables.push(open);
+    } else if (!cells.every((c) => /^:?-+:?$/.test(c))) {
+      open.rows.push({ cells, line: i + 1 });
+    }
+  });
+  return tables;
+}
+
+/** A variable's row of docs/configuration.md: the names of its first cell, its default and its meaning. */
+export interface SettingRow {
+  names: string[];
+  default: string;
+  meaning: string;
+  section: string;
+  line: number;
+}
+
+/** The rows of the page's `Variable | Default | Meaning` tables. */
+export function settingRows(configuration: Page): SettingRow[] {
+  return tablesOf(configuration)
+    .filter((t) => t.header.join('|') === 'Variable|Default|Meaning')
+    .flatMap((t) =>
+      t.rows.map(({ cells, line }) => ({
+        names: [...(cells[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!),
+        default: cells[1] ?? '',
+        meaning: cells[2] ?? '',
+        section: t.section,
+        line,
+      })),
+    );
+}
+
+/** A documented name as the code reads it: `TEMPORAL_GRPC_META_<NAME>` is the family TEMPORAL_GRPC_META_. */
+export const readName = (documented: string) => documented.replace(/(?:\*|<[A-Za-z_]+>)$/, '');
 
 export const isProductPrefixed = (name: string) => PRODUCT_PREFIX.test(name);
