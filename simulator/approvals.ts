@@ -1,4 +1,4 @@
-import type { MpaPolicyDetail, MpaRequest, MpaStatus } from '../api';
+import type { MpaPolicyDetailDocument as MpaPolicyDetail, MpaRequestDocument as MpaRequest, MpaStatus } from '../api';
 import type { Principal, SimContext } from './context';
 import { SimError, conflict, forbidden, notFound } from './errors';
 import type { ActionRequestRecord } from './model';

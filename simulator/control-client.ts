@@ -1,5 +1,9 @@
 import { request } from 'undici';
-import type { BackupJob, MpaRequest, RestoreJob } from '../api';
+import type {
+  BackupJobDocument as BackupJob,
+  MpaRequestDocument as MpaRequest,
+  RestoreJobDocument as RestoreJob,
+} from '../api';
 import type { FaultConfig, JobsConfig } from './model';
 
 /**

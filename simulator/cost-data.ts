@@ -1,4 +1,4 @@
-import type { CostDataInput, CostFilters, InventoryResource } from '../api';
+import type { CostDataInput, CostFilters, InventoryResourceDocument as InventoryResource } from '../api';
 import { METERING_DIMENSIONS } from '../api/enums';
 import { matchesInNotIn, matchesList } from './filters';
 import type { SimState } from './model';

@@ -1,4 +1,9 @@
-import type { InventoryResource, PageParams, ResourceFilters, ResourceListInput } from '../api';
+import type {
+  InventoryResourceDocument as InventoryResource,
+  PageParams,
+  ResourceFilters,
+  ResourceListInput,
+} from '../api';
 import { PageParams as PageParamsSchema } from '../api';
 import { parse } from './errors';
 

@@ -1,4 +1,10 @@
-import type { BackupJob, JobExecutionDetails, JobStatus, RestoreJob, Snapshot } from '../api';
+import type {
+  BackupJobDocument as BackupJob,
+  JobExecutionDetailsDocument as JobExecutionDetails,
+  JobStatus,
+  RestoreJobDocument as RestoreJob,
+  SnapshotDocument as Snapshot,
+} from '../api';
 import type { SimContext } from './context';
 import { SimError } from './errors';
 import type { BackupJobRecord, JobOutcome, ResourceRecord, RestoreJobRecord, SimState } from './model';

@@ -1,17 +1,17 @@
 import type {
   CostDataInput,
-  IdentityProvider,
-  IdpGroup,
-  InventoryResource,
-  MpaRequest,
+  IdentityProviderDocument as IdentityProvider,
+  IdpGroupDocument as IdpGroup,
+  InventoryResourceDocument as InventoryResource,
+  MpaRequestDocument as MpaRequest,
   MpaReview,
   ObjectStorageDestination,
   QueryDestination,
-  RestoreAccount,
+  RestoreAccountDocument as RestoreAccount,
   Role,
-  Snapshot,
-  SourceAccount,
-  Vault,
+  SnapshotDocument as Snapshot,
+  SourceAccountDocument as SourceAccount,
+  VaultDocument as Vault,
 } from '../api';
 import type { FaultKind } from './faults';
 

@@ -1,5 +1,5 @@
 import type { Database } from 'sql.js';
-import type { InventoryResource, Snapshot } from '../api';
+import type { InventoryResourceDocument as InventoryResource, SnapshotDocument as Snapshot } from '../api';
 import { Random } from './random';
 
 /**

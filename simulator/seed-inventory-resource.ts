@@ -1,4 +1,4 @@
-import type { CloudProvider, InventoryResource, ResourceType } from '../api';
+import type { CloudProvider, InventoryResourceDocument as InventoryResource, ResourceType } from '../api';
 import type { Random } from './random';
 
 /** One seeded inventory resource: names, tags, classifications, network, volumes and key-value indexes. */

@@ -1,4 +1,11 @@
-import type { CloudProvider, InventoryResource, ResourceType, Snapshot, SourceAccount, Vault } from '../api';
+import type {
+  CloudProvider,
+  InventoryResourceDocument as InventoryResource,
+  ResourceType,
+  SnapshotDocument as Snapshot,
+  SourceAccountDocument as SourceAccount,
+  VaultDocument as Vault,
+} from '../api';
 import { refreshSnapshotFields } from './jobs';
 import type { ResourceRecord, SimState } from './model';
 import { Random } from './random';

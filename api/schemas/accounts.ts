@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_STATUSES, AccountStatusInput, CLOUD_PROVIDERS, CloudProviderInput, openEnum } from '../enums';
-import { Timestamp, inNotIn, pageOf, record, sortsOf } from './common';
+import { Timestamp, inNotIn, pageOf, readerOf, record, sortsOf } from './common';
 import { ResourceNameFilters } from './filters';
 
 const ProviderAAttributes = z.strictObject({ roleArn: z.string().min(1) });
@@ -58,7 +58,18 @@ const accountFields = {
   connectedTime: Timestamp.optional(),
 };
 
-export const SourceAccount = record({ ...accountFields, sourceAccountAttributes: SourceAccountAttributes });
+/** A source account as the service sends it: the simulator's model. */
+export const SourceAccountDocument = record({ ...accountFields, sourceAccountAttributes: SourceAccountAttributes });
+export type SourceAccountDocument = z.infer<typeof SourceAccountDocument>;
+/**
+ * A source account as the runbooks read it: its ID, name, provider account ID and status (offboarding, the cost
+ * export's account names); the rest is tolerant.
+ */
+export const SourceAccount = readerOf(SourceAccountDocument, [
+  'providerAccountName',
+  'connectedTime',
+  'sourceAccountAttributes',
+]);
 export type SourceAccount = z.infer<typeof SourceAccount>;
 
 export const ConnectSourceAccountInput = z.strictObject({
@@ -92,11 +103,18 @@ export type AccountListInput = z.infer<typeof AccountListInput>;
 
 export const SourceAccountPage = pageOf('accounts', SourceAccount);
 
-export const RestoreAccount = record({
+/** A restore account as the service sends it: the simulator's model. */
+export const RestoreAccountDocument = record({
   ...accountFields,
   restoreAccountAttributes: record({ cloudProvider: openEnum(CLOUD_PROVIDERS) }),
   isRestoreAllowed: z.boolean(),
 });
+export type RestoreAccountDocument = z.infer<typeof RestoreAccountDocument>;
+/**
+ * A restore account as the runbooks read it: its ID, name, status, whether it allows restores and its provider
+ * (doctor, input discovery, the demo); the rest is tolerant.
+ */
+export const RestoreAccount = readerOf(RestoreAccountDocument, ['providerAccountId', 'providerAccountName', 'connectedTime']);
 export type RestoreAccount = z.infer<typeof RestoreAccount>;
 export const RestoreAccountBody = record({ restoreAccount: RestoreAccount });
 export const RestoreAccountPage = pageOf('accounts', RestoreAccount);

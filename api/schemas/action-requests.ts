@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { MPA_OPERATIONS, MPA_STATUSES, MpaSubmitActionInput, REVIEW_DECISIONS, openEnum } from '../enums';
-import { JobStarted, Timestamp, record, tolerant } from './common';
+import { JobStarted, Timestamp, readerOf, record, tolerant } from './common';
 
-export const MpaPolicyDetail = record({
+export const MpaPolicyDetailDocument = record({
   requiredApprovals: z.number().int(),
   currentApprovals: z.number().int(),
   executionWindowHours: z.number().int(),
@@ -11,14 +11,23 @@ export const MpaPolicyDetail = record({
   approverIdpId: z.string().nullish(),
   approverProviderGroupId: z.string().nullish(),
 });
+export type MpaPolicyDetailDocument = z.infer<typeof MpaPolicyDetailDocument>;
+/** The runbooks read a policy's approval counts and execution window (steps/approvals.ts); the rest is tolerant. */
+export const MpaPolicyDetail = readerOf(MpaPolicyDetailDocument, [
+  'approvalWindowHours',
+  'description',
+  'approverIdpId',
+  'approverProviderGroupId',
+]);
 export type MpaPolicyDetail = z.infer<typeof MpaPolicyDetail>;
 
-export const MpaRequest = record({
+/** An action request as the service sends it: the simulator's model. */
+export const MpaRequestDocument = record({
   id: z.string(),
   operation: openEnum(MPA_OPERATIONS),
   requesterEmail: z.string(),
   status: openEnum(MPA_STATUSES),
-  policyDetails: z.array(MpaPolicyDetail),
+  policyDetails: z.array(MpaPolicyDetailDocument),
   createdTime: Timestamp,
   requesterName: z.string().optional(),
   comment: z.string().optional(),
@@ -26,6 +35,14 @@ export const MpaRequest = record({
   executionExpirationTime: Timestamp.nullish(),
   resolvedTime: Timestamp.nullish(),
 });
+export type MpaRequestDocument = z.infer<typeof MpaRequestDocument>;
+/**
+ * An action request as the runbooks read it: its ID, status, policies, times and expirations (steps/approvals.ts,
+ * steps/jobs.ts); who asked for what, and the comment, are tolerant.
+ */
+export const MpaRequest = readerOf(MpaRequestDocument, ['operation', 'requesterEmail', 'requesterName', 'comment']).extend(
+  { policyDetails: z.array(MpaPolicyDetail) },
+);
 export type MpaRequest = z.infer<typeof MpaRequest>;
 
 export const MpaReview = record({

@@ -14,11 +14,29 @@ export function nullAsAbsent<T extends z.ZodType>(schema: T) {
 }
 
 /**
- * A field no runbook reads (the tolerant reader): kept when it has the known shape, dropped when it is null or of
- * another shape, so that it never fails the call. Fields the runbooks read stay checked.
+ * A field no runbook reads (the tolerant reader), whether the document marks it required or not: kept when it has the
+ * known shape, dropped when it is null, absent or of another shape, so that it never fails the call. Fields the
+ * runbooks read stay checked (docs/service-interface.md §9).
  */
 export function tolerant<T extends z.ZodType>(schema: T) {
   return schema.optional().catch(undefined).optional();
+}
+
+type Tolerant<T> = T extends z.ZodType ? ReturnType<typeof tolerant<T>> : never;
+
+/**
+ * The decoder of a documented response record: the record with the fields `unread`, which nothing outside the client
+ * and the simulator reads, made tolerant (whether the document marks them required or not). The documented record
+ * stays what the service sends (the simulator builds its answers with it); the decoder refuses a body only for a field
+ * something reads, and names that field.
+ */
+export function readerOf<S extends z.core.$ZodLooseShape, K extends keyof S & string>(
+  documented: z.ZodObject<S, z.core.$loose>,
+  unread: readonly K[],
+) {
+  const shape = documented.shape;
+  const tolerantShape = Object.fromEntries(unread.map((key) => [key, tolerant(shape[key] as z.ZodType)]));
+  return documented.extend(tolerantShape as { [P in K]: Tolerant<S[P]> });
 }
 
 type OptionalAsNullable<S extends z.core.$ZodLooseShape> = {
@@ -63,10 +81,13 @@ export function sortsOf<T extends z.ZodType>(field: T) {
   return z.array(z.strictObject({ field, order: SortOrderInput }));
 }
 
-/** A paged list response: its items under `key`, plus `totalCount` and `nextToken`. */
+/**
+ * A paged list response: its items under `key`, plus `totalCount` and `nextToken`. Only the inventory's count is read
+ * (the posture report's progress, `ResourcePage`): elsewhere it is tolerant.
+ */
 export function pageOf<K extends string, T extends z.ZodType>(key: K, item: T) {
   return record({
-    totalCount: z.number().int().optional(),
+    totalCount: tolerant(z.number().int()),
     nextToken: z.string().nullish(),
   }).extend({ [key]: z.array(item) } as { [P in K]: z.ZodArray<T> });
 }

@@ -10,7 +10,7 @@ import {
   openEnum,
   requestEnum,
 } from '../enums';
-import { Timestamp, TimestampInput, record } from './common';
+import { Timestamp, TimestampInput, record, tolerant } from './common';
 import { CostFilters } from './filters';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -56,10 +56,11 @@ export const CostDataRecord = record({
 });
 export type CostDataRecord = z.infer<typeof CostDataRecord>;
 
+/** The cost export reads the records and pages on; the page's counts no runbook reads, so they are tolerant. */
 export const CostDataPage = record({
   records: z.array(CostDataRecord),
-  totalCount: z.number().int().optional(),
-  resourceCount: z.number().int().optional(),
+  totalCount: tolerant(z.number().int()),
+  resourceCount: tolerant(z.number().int()),
   nextToken: z.string().nullish(),
 });
 export type CostDataPage = z.infer<typeof CostDataPage>;

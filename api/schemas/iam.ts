@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { ACCESS_CONDITION_EFFECTS, openEnum } from '../enums';
 import { AccessExpressionInput, AccessExpressionRecord } from './access-expression';
-import { pageOf, record } from './common';
+import { pageOf, readerOf, record } from './common';
 
-export const Permission = record({
+export const PermissionDocument = record({
   permissionType: z.string(),
   description: z.string().optional(),
   allowConditions: z.boolean().optional(),
 });
+/** Doctor reads a permission's type (the catalogue check); the rest is tolerant. */
+export const Permission = readerOf(PermissionDocument, ['description', 'allowConditions']);
 export type Permission = z.infer<typeof Permission>;
 export const PermissionList = record({ permissions: z.array(Permission) });
 
@@ -19,6 +21,11 @@ export const AccessCondition = record({
 export type AccessCondition = z.infer<typeof AccessCondition>;
 const PermissionGrant = record({ permission: z.string(), accessConditionId: z.string().optional() });
 
+/**
+ * No runbook reads a role, but the client's read-change-write of a role writes it back whole (`roleInputOf`,
+ * api/access-conditions.ts; PUT replaces the role): a grant or condition dropped here would be one removed there. And a
+ * role's ID is what every call on it takes. So a role stays checked.
+ */
 export const Role = record({
   id: z.string(),
   name: z.string(),
@@ -61,17 +68,26 @@ export type RoleInput = z.infer<typeof RoleInput>;
 export const RoleBody = record({ role: Role });
 export const RolePage = pageOf('roles', Role);
 
-export const IdentityProvider = record({ id: z.string(), providerName: z.string() });
+export const IdentityProviderDocument = record({ id: z.string(), providerName: z.string() });
+export type IdentityProviderDocument = z.infer<typeof IdentityProviderDocument>;
+/** No runbook reads an identity provider; its ID is what a group names it by. The rest is tolerant. */
+export const IdentityProvider = readerOf(IdentityProviderDocument, ['providerName']);
 export type IdentityProvider = z.infer<typeof IdentityProvider>;
 export const IdpPage = pageOf('idps', IdentityProvider);
 
-export const IdpGroup = record({
+export const IdpGroupDocument = record({
   id: z.string(),
   idpId: z.string(),
   providerGroupId: z.string(),
   roleIds: z.array(z.string()),
   displayName: z.string().optional(),
 });
+export type IdpGroupDocument = z.infer<typeof IdpGroupDocument>;
+/**
+ * No runbook reads an IdP group (an update replaces its roles, never read back); its ID is what every call on it takes.
+ * The rest is tolerant.
+ */
+export const IdpGroup = readerOf(IdpGroupDocument, ['idpId', 'providerGroupId', 'roleIds', 'displayName']);
 export type IdpGroup = z.infer<typeof IdpGroup>;
 export const IdpGroupInput = z.strictObject({
   idpId: z.string().min(1),

@@ -11,7 +11,7 @@ import {
   RESOURCE_TYPES,
   openEnum,
 } from '../enums';
-import { Timestamp, pageOf, record, sortsOf, tolerant } from './common';
+import { Timestamp, nullAsAbsent, pageOf, readerOf, record, sortsOf, tolerant } from './common';
 import { ResourceFilters } from './filters';
 
 const Overridable = { isOverridden: tolerant(z.boolean()) };
@@ -72,12 +72,8 @@ export const KeyValueDbProperties = record({
   localSecondaryIndexes: z.array(LocalSecondaryIndex).optional(),
 });
 
-/**
- * The runbooks read a resource's identity, type, place, status, tags, snapshot counts and times (posture report, DR
- * drill discovery, offboarding): those stay checked. What no runbook reads is tolerant: one resource with a null or
- * new-shaped detail must not stop a whole inventory page.
- */
-export const InventoryResource = record({
+/** A resource as the service sends it (the simulator's model); details no runbook reads are tolerant already. */
+export const InventoryResourceDocument = record({
   id: z.string(),
   backupStatus: openEnum(BACKUP_STATUSES),
   providerResourceId: z.string(),
@@ -107,6 +103,15 @@ export const InventoryResource = record({
     record({ vmA: record({ volumes: z.array(InventoryVolume).optional() }).optional(), kvDbA: KeyValueDbProperties.optional() }),
   ),
 });
+export type InventoryResourceDocument = z.infer<typeof InventoryResourceDocument>;
+
+/**
+ * The runbooks read a resource's identity, type, place, account, status, environment, Eon snapshot count and newest
+ * snapshot time (posture report, DR drill discovery, offboarding, input discovery): those stay checked. What no runbook
+ * reads is tolerant, whether the document requires it or not (its tags, times, storage sizes, network, properties):
+ * one resource with a null or new-shaped detail must not stop a whole inventory page.
+ */
+export const InventoryResource = readerOf(InventoryResourceDocument, ['sourceStorage', 'tags', 'createdTime']);
 export type InventoryResource = z.infer<typeof InventoryResource>;
 
 export const ResourceListInput = z.strictObject({
@@ -116,5 +121,6 @@ export const ResourceListInput = z.strictObject({
 export type ResourceListInput = z.infer<typeof ResourceListInput>;
 export const ResourceIncludes = z.array(z.enum(RESOURCE_INCLUDES));
 
-export const ResourcePage = pageOf('resources', InventoryResource);
+/** The posture report shows the count as its progress: it stays checked here. */
+export const ResourcePage = pageOf('resources', InventoryResource).extend({ totalCount: nullAsAbsent(z.number().int()) });
 export const ResourceBody = record({ resource: InventoryResource });

@@ -8,10 +8,11 @@ import {
   RESOURCE_TYPES,
   openEnum,
 } from '../enums';
-import { Timestamp, inNotIn, nullAsAbsent, pageOf, record, sortsOf, tolerant } from './common';
-import { Vault } from './vaults';
+import { Timestamp, inNotIn, nullAsAbsent, pageOf, readerOf, record, sortsOf, tolerant } from './common';
+import { VaultDocument } from './vaults';
 
-export const JobExecutionDetails = record({
+/** A job's execution details as the service sends them: the simulator's model. */
+export const JobExecutionDetailsDocument = record({
   jobId: z.string(),
   status: openEnum([...JOB_STATUSES, 'JOB_CANCELLED']),
   createdTime: Timestamp,
@@ -23,9 +24,12 @@ export const JobExecutionDetails = record({
   errorCode: openEnum(JOB_ERROR_CODES).optional(),
   statusMessage: z.string().optional(),
 });
+export type JobExecutionDetailsDocument = z.infer<typeof JobExecutionDetailsDocument>;
+/** The runbooks read a job's ID, status, times, duration and error (steps/jobs.ts `summarize`). */
+export const JobExecutionDetails = readerOf(JobExecutionDetailsDocument, ['expectedStartTime']);
 export type JobExecutionDetails = z.infer<typeof JobExecutionDetails>;
 
-export const JobResourceDetails = record({
+const JobResourceDetailsDocument = record({
   id: z.string(),
   providerResourceId: z.string(),
   resourceName: z.string(),
@@ -33,41 +37,81 @@ export const JobResourceDetails = record({
   providerAccountId: z.string(),
   cloudProvider: openEnum(CLOUD_PROVIDERS),
   region: z.string(),
-  // No runbook reads it.
   sourceStorageSizeBytes: tolerant(z.number()),
 });
+/** The runbooks read a job's resource ID and type (which job is ours, steps/jobs.ts); the rest is tolerant. */
+export const JobResourceDetails = readerOf(JobResourceDetailsDocument, [
+  'providerResourceId',
+  'resourceName',
+  'providerAccountId',
+  'cloudProvider',
+  'region',
+]);
 
-export const JobSnapshotDetails = record({
+const JobSnapshotDetailsDocument = record({
   pointInTime: Timestamp,
   id: z.string().optional(),
   expirationTime: Timestamp.optional(),
 });
+/** The runbooks read a job's snapshot ID and point in time; its expiration is tolerant. */
+export const JobSnapshotDetails = readerOf(JobSnapshotDetailsDocument, ['expirationTime']);
 
-// No runbook reads a job's vault.
-const JobVault = tolerant(Vault.partial());
+const DestinationDetailsDocument = record({
+  restoreAccountId: z.string(),
+  providerAccountId: z.string(),
+  cloudProvider: openEnum(CLOUD_PROVIDERS),
+  region: z.string(),
+  restoreResult: z.unknown().optional(),
+});
+/** The runbooks read a restore's account and result (which job is ours, steps/jobs.ts); the rest is tolerant. */
+const DestinationDetails = readerOf(DestinationDetailsDocument, ['providerAccountId', 'cloudProvider', 'region']);
 
-export const BackupJob = record({
-  jobExecutionDetails: JobExecutionDetails,
+/**
+ * A job's vault, when the record carries one. The backup-job look-up compares its ID (steps/jobs.ts
+ * `findBackupJob`): the ID stays checked, the rest of the vault is tolerant.
+ */
+const JobVault = nullAsAbsent(
+  readerOf(record(VaultDocument.partial().shape), [
+    'vaultAccountId',
+    'providerAccountId',
+    'name',
+    'region',
+    'isManagedByEon',
+    'vaultAttributes',
+  ]),
+);
+
+/** A backup job as the service sends it: the simulator's model. */
+export const BackupJobDocument = record({
+  jobExecutionDetails: JobExecutionDetailsDocument,
   backupType: z.string(),
+  resourceDetails: nullAsAbsent(JobResourceDetailsDocument),
+  snapshotDetails: nullAsAbsent(JobSnapshotDetailsDocument),
+  vault: JobVault,
+});
+export type BackupJobDocument = z.infer<typeof BackupJobDocument>;
+export const BackupJob = BackupJobDocument.extend({
+  jobExecutionDetails: JobExecutionDetails,
   resourceDetails: nullAsAbsent(JobResourceDetails),
   snapshotDetails: nullAsAbsent(JobSnapshotDetails),
-  vault: JobVault,
 });
 export type BackupJob = z.infer<typeof BackupJob>;
 
-export const RestoreJob = record({
-  jobExecutionDetails: JobExecutionDetails,
+/** A restore job as the service sends it: the simulator's model. */
+export const RestoreJobDocument = record({
+  jobExecutionDetails: JobExecutionDetailsDocument,
   restoreType: z.string(),
-  destinationDetails: record({
-    restoreAccountId: z.string(),
-    providerAccountId: z.string(),
-    cloudProvider: openEnum(CLOUD_PROVIDERS),
-    region: z.string(),
-    restoreResult: z.unknown().optional(),
-  }),
+  destinationDetails: DestinationDetailsDocument,
+  resourceDetails: nullAsAbsent(JobResourceDetailsDocument),
+  snapshotDetails: nullAsAbsent(JobSnapshotDetailsDocument),
+  vault: JobVault,
+});
+export type RestoreJobDocument = z.infer<typeof RestoreJobDocument>;
+export const RestoreJob = RestoreJobDocument.extend({
+  jobExecutionDetails: JobExecutionDetails,
+  destinationDetails: DestinationDetails,
   resourceDetails: nullAsAbsent(JobResourceDetails),
   snapshotDetails: nullAsAbsent(JobSnapshotDetails),
-  vault: JobVault,
 });
 export type RestoreJob = z.infer<typeof RestoreJob>;
 

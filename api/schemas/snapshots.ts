@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { Timestamp, pageOf, record, sortsOf } from './common';
+import { Timestamp, pageOf, readerOf, record, sortsOf } from './common';
 
-export const Snapshot = record({
+/** A snapshot as the service sends it: the simulator's model. */
+export const SnapshotDocument = record({
   id: z.string(),
   createdTime: Timestamp,
   resourceId: z.string(),
@@ -13,6 +14,12 @@ export const Snapshot = record({
   onHold: z.boolean().optional(),
   holdDescription: z.string().optional(),
 });
+export type SnapshotDocument = z.infer<typeof SnapshotDocument>;
+/**
+ * A snapshot as the runbooks read it: its ID, times, vault and expiration (DR drill recovery points, posture report,
+ * input discovery); the rest is tolerant.
+ */
+export const Snapshot = readerOf(SnapshotDocument, ['resourceId', 'projectId', 'jobId', 'onHold', 'holdDescription']);
 export type Snapshot = z.infer<typeof Snapshot>;
 
 const DateOnly = z.iso.date({ error: 'must be a YYYY-MM-DD date' });

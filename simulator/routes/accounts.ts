@@ -3,8 +3,8 @@ import {
   ConnectSourceAccountInput,
   PageParams,
   UpdateSourceAccountInput,
-  type RestoreAccount,
-  type SourceAccount,
+  type RestoreAccountDocument as RestoreAccount,
+  type SourceAccountDocument as SourceAccount,
   type SourceAccountAttributesInput,
 } from '../../api';
 import type { FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-import { IdpGroupInput, IdpGroupUpdate, RoleInput, type IdpGroup, type Role } from '../../api';
+import { IdpGroupInput, IdpGroupUpdate, RoleInput, type IdpGroupDocument as IdpGroup, type Role } from '../../api';
 import type { FastifyRequest } from 'fastify';
 import type { SimContext, SimModule } from '../context';
 import { SimError, conflict, forbidden, notFound, parse } from '../errors';

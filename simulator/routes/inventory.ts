@@ -6,9 +6,9 @@ import {
   RestoreFilesInput,
   SnapshotListInput,
   TakeSnapshotInput,
-  type InventoryResource,
+  type InventoryResourceDocument as InventoryResource,
   type ObjectStorageDestination,
-  type Snapshot,
+  type SnapshotDocument as Snapshot,
 } from '../../api';
 import { canonicalJson, guardProtectedOperation } from '../approvals';
 import { checkDestinationBucket } from '../buckets';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { CreateVaultInput, RenameVaultInput, type Vault } from '../../api';
+import { CreateVaultInput, RenameVaultInput, type VaultDocument as Vault } from '../../api';
 import type { SimContext, SimModule } from '../context';
 import { SimError, conflict, notFound, parse } from '../errors';
 import type { SimState } from '../model';

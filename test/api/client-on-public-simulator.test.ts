@@ -62,7 +62,7 @@ test('inventory, account and cost filters in the neutral vocabulary select by th
     filters: { cloudProvider: { in: ['PROVIDER_A'] } },
     sorts: [{ field: 'name', order: 'ASC' }],
   });
-  expect(accounts.accounts.every((a) => a.sourceAccountAttributes.cloudProvider === 'AWS')).toBe(true);
+  expect(accounts.accounts.every((a) => a.sourceAccountAttributes?.cloudProvider === 'AWS')).toBe(true);
   await client.listRestoreAccountsPage({ sorts: [{ field: 'name', order: 'DESC' }] });
   const cost = await client.getCostDataPage({
     timeFrame: { startTime: new Date(Date.now() - 3 * 86_400_000).toISOString(), endTime: new Date().toISOString() },

@@ -328,7 +328,7 @@ export function vault(id = 'vault-1'): s.Vault {
   };
 }
 
-export function resource(id = 'res-1'): s.InventoryResource {
+export function resource(id = 'res-1'): s.InventoryResourceDocument {
   return {
     id,
     backupStatus: 'PROTECTED',

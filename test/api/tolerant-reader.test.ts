@@ -220,3 +220,308 @@ test.each(READ)('%s: null in %s, which the runbooks read, is refused naming it',
   const issue = decoded.error?.issues[0];
   expect(issue && issueField(issue, 'body')).toBe(field);
 });
+
+// The rule the decoders keep (docs/service-interface.md, the tolerant reader): a field nothing outside the client and
+// the simulator reads is tolerant, whether the document marks it required or not; a field something reads stays
+// checked. Every field of every decoder is found by walking the schemas with the bodies above: those not read must
+// decode when null, absent or of an unknown shape; those read and required must refuse null, naming the field.
+
+/**
+ * The fields something reads, as paths within a record (an array's items are walked through). Which runbook or
+ * command reads each is said where the record's decoder is declared (api/schemas/).
+ */
+/** An action request's fields the approval steps read (steps/approvals.ts `stateOf`, steps/jobs.ts). */
+const REQUEST_READ = [
+  'id',
+  'status',
+  'createdTime',
+  'approvalExpirationTime',
+  'executionExpirationTime',
+  'resolvedTime',
+  'policyDetails',
+];
+
+const READ_FIELDS: [z.ZodType, string[]][] = [
+  // What the client returns: the records of each answer, lists and their page tokens, the IDs of started work.
+  [s.ResourceBody, ['resource']],
+  // The inventory's count: the posture report's progress.
+  [s.ResourcePage, ['resources', 'nextToken', 'totalCount']],
+  [s.SnapshotBody, ['snapshot']],
+  [s.SnapshotPage, ['snapshots', 'nextToken']],
+  [s.VaultBody, ['vault']],
+  [s.VaultPage, ['vaults', 'nextToken']],
+  [s.SourceAccountBody, ['sourceAccount']],
+  [s.SourceAccountPage, ['accounts', 'nextToken']],
+  [s.RestoreAccountBody, ['restoreAccount']],
+  [s.RestoreAccountPage, ['accounts', 'nextToken']],
+  [s.RoleBody, ['role']],
+  [s.RolePage, ['roles', 'nextToken']],
+  [s.PermissionList, ['permissions']],
+  [s.IdpPage, ['idps', 'nextToken']],
+  [s.IdpGroupBody, ['group']],
+  [s.IdpGroupPage, ['groups', 'nextToken']],
+  [s.ActionRequestBody, ['actionApprovalRequest']],
+  [s.ActionRequestAnswer, ['actionApprovalRequest']],
+  [s.SubmitActionResult, ['actionApprovalRequest']],
+  [
+    s.MpaRequestDetail,
+    ['mpaRequestDetail', 'mpaRequestDetail.request', ...REQUEST_READ.map((p) => `mpaRequestDetail.request.${p}`)],
+  ],
+  [s.JobStarted, ['jobId']],
+  [s.QueryStarted, ['queryId']],
+  [s.BackupJobBody, ['job']],
+  [s.BackupJobPage, ['jobs', 'nextToken']],
+  [s.RestoreJobBody, ['job']],
+  [s.RestoreJobPage, ['jobs', 'nextToken']],
+  [s.CostDataPage, ['records', 'nextToken']],
+  [s.ApiCredentials, ['clientId', 'clientSecret']],
+  [s.Permission, ['permissionType']],
+  [
+    s.Role,
+    [
+      'id',
+      'name',
+      'isBuiltInRole',
+      'permissionGrants',
+      'permissionGrants.permission',
+      'permissionGrants.accessConditionId',
+      'accessConditions',
+      'accessConditions.id',
+      'accessConditions.effect',
+      'accessConditions.expression',
+    ],
+  ],
+  [s.IdentityProvider, ['id']],
+  [s.IdpGroup, ['id']],
+  [s.Vault, ['id', 'name', 'region', 'vaultAttributes', 'vaultAttributes.cloudProvider']],
+  [s.SourceAccount, ['id', 'name', 'providerAccountId', 'status']],
+  [
+    s.RestoreAccount,
+    ['id', 'name', 'status', 'isRestoreAllowed', 'restoreAccountAttributes', 'restoreAccountAttributes.cloudProvider'],
+  ],
+  [
+    s.InventoryResource,
+    [
+      'id',
+      'backupStatus',
+      'providerResourceId',
+      'resourceName',
+      'providerAccountId',
+      'snapshotStorage',
+      'snapshotStorage.eonSnapshotCount',
+      'cloudProvider',
+      'resourceType',
+      'region',
+      'latestSnapshotTime',
+      'classifications',
+      'classifications.environmentDetails',
+      'classifications.environmentDetails.environment',
+    ],
+  ],
+  [s.Snapshot, ['id', 'createdTime', 'pointInTime', 'vaultId', 'expirationTime']],
+  [s.MpaRequest, REQUEST_READ],
+  [s.MpaPolicyDetail, ['requiredApprovals', 'currentApprovals', 'executionWindowHours']],
+  [
+    s.JobExecutionDetails,
+    ['jobId', 'status', 'createdTime', 'startTime', 'endTime', 'durationSeconds', 'errorCode', 'statusMessage'],
+  ],
+  ...[s.BackupJob, s.RestoreJob].map((job): [z.ZodType, string[]] => [
+    job,
+    [
+      'jobExecutionDetails',
+      'resourceDetails',
+      'resourceDetails.id',
+      'resourceDetails.resourceType',
+      'snapshotDetails',
+      'snapshotDetails.id',
+      'snapshotDetails.pointInTime',
+      'vault',
+      'vault.id',
+    ],
+  ]),
+  [s.BackupJob, ['backupType']],
+  [
+    s.RestoreJob,
+    ['restoreType', 'destinationDetails', 'destinationDetails.restoreAccountId', 'destinationDetails.restoreResult'],
+  ],
+  [s.QueryStatusBody, ['status', 'runningTimeMs', 'errorMessage', 'outputLocations']],
+  [s.QueryResults, ['columns', 'records', 'nextToken']],
+  [
+    s.CostDataRecord,
+    [
+      'recordTimeFrame',
+      'recordTimeFrame.startTime',
+      'recordTimeFrame.endTime',
+      'costs',
+      'costs.meteringDimension',
+      'costs.cost',
+      'costs.cost.amount',
+      'costs.cost.unit',
+      'costs.usage',
+      'costs.usage.amount',
+      'costs.usage.unit',
+      'resourceCount',
+      'dimensions',
+      'dimensions.cloudProvider',
+      'dimensions.resourceType',
+      'dimensions.resourceId',
+      'dimensions.sourceAccountProviderId',
+    ],
+  ],
+];
+
+/** The object schema a field's schema holds, through its wrappers and arrays. */
+function objectIn(schema: z.core.$ZodType): z.core.$ZodType {
+  const def = defOf(schema);
+  if (def.type === 'object') return schema;
+  if (def.type === 'pipe') return objectIn(def.in as z.core.$ZodType);
+  if (def.type === 'array') return objectIn(def.element as z.core.$ZodType);
+  if (def.innerType) return objectIn(def.innerType as z.core.$ZodType);
+  throw new Error(`no object in a ${def.type}`);
+}
+
+/**
+ * Read fields by the object that holds them and their key (not by the field's schema: one schema, such as
+ * `Timestamp`, may be the field of many records).
+ */
+const READ_KEYS = new Map<z.core.$ZodType, Set<string>>();
+
+function markRead(record: z.core.$ZodType, path: string): void {
+  const [first = '', ...rest] = path.split('.');
+  const object = objectIn(record);
+  const field = (defOf(object).shape as Record<string, z.core.$ZodType>)[first];
+  if (!field) throw new Error(`no field ${path}`);
+  if (rest.length > 0) return markRead(field, rest.join('.'));
+  READ_KEYS.set(object, (READ_KEYS.get(object) ?? new Set()).add(first));
+}
+
+READ_FIELDS.forEach(([record, paths]) => paths.forEach((p) => markRead(record, p)));
+
+/** `tolerant()`: kept when of the known shape, else dropped (`optional(catch(optional(schema)))`). */
+const isTolerant = (field: z.core.$ZodType) =>
+  defOf(field).type === 'optional' && defOf(defOf(field).innerType as z.core.$ZodType).type === 'catch';
+
+/** The schema of a field's value, without the wrappers that let it be null or absent. */
+function bare(field: z.core.$ZodType): z.core.$ZodType {
+  const def = defOf(field);
+  if (['optional', 'nullable', 'catch', 'default', 'readonly'].includes(def.type))
+    return bare(def.innerType as z.core.$ZodType);
+  if (def.type === 'pipe') return bare(def.in as z.core.$ZodType);
+  return field;
+}
+
+/** A value of a shape the field does not know (a number where it wants an object, an object where a number…). */
+function unknownShapeFor(field: z.core.$ZodType): unknown {
+  const known = bare(field);
+  return [42, 'an unknown shape', { an: 'unknown shape' }, [42]].find((v) => !z.safeParse(known, v).success);
+}
+
+interface Field {
+  path: Path;
+  field: z.core.$ZodType;
+  read: boolean;
+  /** Under a tolerant field, or in a union's alternative: null there may leave the body decodable, and that is fine. */
+  sheltered: boolean;
+}
+
+/** Every field of `value` as `schema` reads it, present in the body or not. */
+function fieldsOf(schema: z.core.$ZodType, value: unknown, path: Path, sheltered: boolean, out: Field[]): Field[] {
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'catch':
+    case 'default':
+    case 'readonly':
+      return fieldsOf(def.innerType as z.core.$ZodType, value, path, sheltered, out);
+    case 'pipe':
+      return fieldsOf(def.in as z.core.$ZodType, value, path, sheltered, out);
+    case 'union': {
+      const match = (def.options as z.core.$ZodType[]).find((o) => z.safeParse(o, value).success);
+      return match ? fieldsOf(match, value, path, true, out) : out;
+    }
+    case 'array':
+      if (Array.isArray(value))
+        value.forEach((v, i) => fieldsOf(def.element as z.core.$ZodType, v, [...path, i], sheltered, out));
+      return out;
+    case 'object':
+      if (!isObject(value)) return out;
+      for (const [key, field] of Object.entries(def.shape as Record<string, z.core.$ZodType>)) {
+        out.push({ path: [...path, key], field, read: READ_KEYS.get(schema)?.has(key) ?? false, sheltered });
+        if (value[key] !== undefined && value[key] !== null)
+          fieldsOf(field, value[key], [...path, key], sheltered || isTolerant(field), out);
+      }
+      return out;
+    default:
+      return out;
+  }
+}
+
+function withValue(body: unknown, path: Path, value: unknown, absent = false): unknown {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at: Record<string | number, unknown> = copy;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1] as string | number;
+  if (absent) delete at[last];
+  else at[last] = value;
+  return copy;
+}
+
+const FIELDS = DECODERS.flatMap(([name, schema, bodies]) =>
+  bodies.flatMap((body, b) =>
+    fieldsOf(WALKED_AS.get(schema) ?? schema, body, [], false, []).map((f) => ({ name, b, schema, body, ...f })),
+  ),
+);
+
+const outcome = (schema: z.ZodType, body: unknown) => {
+  const decoded = decode(schema, body);
+  const issue = decoded.error?.issues[0];
+  return issue ? `${issueField(issue, 'body')}: ${issue.message}` : 'decoded';
+};
+
+const UNREAD = FIELDS.filter((f) => !f.read).map((f): [string, number, string, z.ZodType, unknown, Field] => [
+  f.name,
+  f.b,
+  f.path.join('.'),
+  f.schema,
+  f.body,
+  f,
+]);
+
+test('the walk finds the fields nothing reads, those the document requires among them', () => {
+  expect(UNREAD.length).toBeGreaterThan(150);
+  expect(UNREAD.map(([name, , path]) => `${name}: ${path}`)).toEqual(
+    expect.arrayContaining(['VaultBody: vault.isManagedByEon', 'ResourcePage: resources.0.tags']),
+  );
+});
+
+test('no read field is tolerant', () => {
+  expect(FIELDS.filter((f) => f.read && isTolerant(f.field)).map((f) => `${f.name}: ${f.path.join('.')}`)).toEqual([]);
+});
+
+test.each(UNREAD)(
+  '%s (body %i): %s, which nothing reads, decodes null, absent or of an unknown shape',
+  (_, __, ___, schema, body, field) => {
+    const unknownShape = unknownShapeFor(field.field);
+    expect({
+      null: outcome(schema, withValue(body, field.path, null)),
+      absent: outcome(schema, withValue(body, field.path, undefined, true)),
+      unknownShape: unknownShape === undefined ? 'decoded' : outcome(schema, withValue(body, field.path, unknownShape)),
+    }).toEqual({ null: 'decoded', absent: 'decoded', unknownShape: 'decoded' });
+  },
+);
+
+/** Read and required, outside tolerant fields and unions: null there is refused, and the error names the field. */
+const READ_REQUIRED = FIELDS.filter((f) => f.read && !f.sheltered && !acceptsNull(f.field)).map(
+  (f): [string, number, string, z.ZodType, unknown] => [f.name, f.b, f.path.join('.'), f.schema, f.body],
+);
+
+test.each(READ_REQUIRED)(
+  '%s (body %i): null in %s, which is read, is refused naming it',
+  (_, __, path, schema, body) => {
+    const decoded = decode(schema, withValue(body, path.split('.'), null));
+    expect(decoded.success).toBe(false);
+    const issue = decoded.error?.issues[0];
+    expect(issue && issueField(issue, 'body')).toBe(path);
+  },
+);

@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BackupJob, BackupServiceClient, RestoreJob } from '../../api';
+import type { BackupJobDocument as BackupJob, BackupServiceClient, RestoreJobDocument as RestoreJob } from '../../api';
 import { checkRun, type CheckContext } from '../../bench/reliability/checks';
 import type { RunRecord } from '../../bench/reliability/runs';
 import type { DrDrillResult } from '../../runbooks/dr-drill/contract';

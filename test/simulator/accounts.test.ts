@@ -4,7 +4,7 @@ import {
   RestoreAccountPage,
   SourceAccountBody,
   SourceAccountPage,
-  type InventoryResource,
+  type InventoryResourceDocument as InventoryResource,
   type SourceAccount,
 } from '../../api';
 import type { SimOptions } from '../../simulator/context';
@@ -81,7 +81,7 @@ describe('seeded accounts', () => {
     const all = await listAll();
     for (const provider of ['PROVIDER_A', 'PROVIDER_B', 'PROVIDER_C']) {
       expect(connectedSourceAccounts(suite.sim.ctx.state, provider).length).toBeGreaterThanOrEqual(1);
-      expect(all.some((a) => a.status === 'CONNECTED' && a.sourceAccountAttributes.cloudProvider === provider)).toBe(
+      expect(all.some((a) => a.status === 'CONNECTED' && a.sourceAccountAttributes?.cloudProvider === provider)).toBe(
         true,
       );
     }
@@ -319,7 +319,7 @@ describe('list', () => {
     expect(await ids({ accountStatus: { notIn: ['CONNECTED'] } })).toEqual(
       all.filter((x) => x.status !== 'CONNECTED').map((x) => x.id),
     );
-    const byProvider = (p: string) => all.filter((x) => x.sourceAccountAttributes.cloudProvider === p);
+    const byProvider = (p: string) => all.filter((x) => x.sourceAccountAttributes?.cloudProvider === p);
     expect(await ids({ cloudProvider: { in: ['PROVIDER_B'] } })).toEqual(byProvider('PROVIDER_B').map((x) => x.id));
     expect((await ids({ cloudProvider: { notIn: ['PROVIDER_A'] } })).length).toBe(
       all.length - byProvider('PROVIDER_A').length,

@@ -1,5 +1,5 @@
 // Conformance of POST /v1/cost-data (docs/service-interface.md §8), over raw HTTP.
-import { CostDataPage, type CostDataRecord, type InventoryResource } from '../../api';
+import { CostDataPage, type CostDataRecord, type InventoryResourceDocument as InventoryResource } from '../../api';
 import { type RunningSimulator } from '../../simulator/server';
 import { allPages, errorOf, simulatorForSuite, suiteCall, tokenFor, expectBadRequest } from './helpers';
 

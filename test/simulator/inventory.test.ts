@@ -1,13 +1,13 @@
 // Conformance of the inventory calls (docs/service-interface.md §4) over raw HTTP: listing with every filter and sort,
 // exact paging, the key-value indexes, single resources and snapshots.
 import {
-  InventoryResource,
+  InventoryResourceDocument,
   RESOURCE_SORT_FIELDS,
   RESOURCE_TYPES,
-  ResourceBody,
-  ResourcePage,
   SnapshotBody,
   SnapshotPage,
+  pageOf,
+  record,
   type Snapshot,
 } from '../../api';
 import { resourceSortKey, sortItems } from '../../simulator/filters';
@@ -23,7 +23,10 @@ import {
   tokenFor,
 } from './helpers';
 
-type Resource = InventoryResource;
+type Resource = InventoryResourceDocument;
+/** The simulator's answers, decoded as the document has them: every field it requires, there. */
+const ResourcePage = pageOf('resources', InventoryResourceDocument);
+const ResourceBody = record({ resource: InventoryResourceDocument });
 
 let sim: RunningSimulator;
 let token: string;

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryResults, QueryStarted, QueryStatusBody } from '../../api';
-import type { InventoryResource, Snapshot } from '../../api';
+import type { InventoryResourceDocument as InventoryResource, SnapshotDocument as Snapshot } from '../../api';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { fillDatabase, growthDays } from '../../simulator/seed-databases';
 import { loadSqlEngine } from '../../simulator/sql-engine';
