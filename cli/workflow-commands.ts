@@ -3,7 +3,6 @@ import {
   WorkflowNotFoundError,
   type Client,
   type WorkflowExecutionDescription,
-  type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { DrDrillResult } from '../runbooks/dr-drill/contract';
@@ -190,9 +189,25 @@ export async function statusCommand(argv: string[]): Promise<void> {
 
 const LIST_HELP = helpFor('list');
 
-/** Runs by start time, newest first (a copy). */
-export function newestFirst<R extends { startTime: Date }>(runs: readonly R[]): R[] {
-  return [...runs].sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
+/**
+ * The `limit` runs started last, newest first, reading no further than needed. Temporal lists open runs first, then
+ * closed ones by close time, newest first (SQL visibility), or all by start time (Elasticsearch); either way, once a
+ * closed run closed before the `limit`-th newest start seen, no run after it started later, since none starts after
+ * it closes.
+ */
+export async function newestStarted<R extends { startTime: Date; closeTime?: Date }>(
+  runs: AsyncIterable<R>,
+  limit: number,
+): Promise<R[]> {
+  const newest: R[] = [];
+  for await (const run of runs) {
+    const last = newest[limit - 1];
+    if (last && run.closeTime && run.closeTime < last.startTime) break;
+    const at = newest.findIndex((kept) => kept.startTime < run.startTime);
+    newest.splice(at === -1 ? newest.length : at, 0, run);
+    newest.length = Math.min(newest.length, limit);
+  }
+  return newest;
 }
 
 export async function listCommand(argv: string[]): Promise<void> {
@@ -206,11 +221,8 @@ export async function listCommand(argv: string[]): Promise<void> {
       ? `RunbookKind = '${runbookName(values.runbook, '--runbook')}'`
       : `WorkflowType IN (${RUNBOOK_NAMES.map((n) => `'${n}'`).join(', ')})`;
   await withTemporal(async ({ client }) => {
-    // Temporal's SQL visibility lists open runs first, then by close time: every match is read and sorted here,
-    // newest start first, as the help says.
-    const all: WorkflowExecutionInfo[] = [];
-    for await (const run of client.workflow.list({ query })) all.push(run);
-    const newest = newestFirst(all).slice(0, limit);
+    // Newest start first, as the help says, whatever order Temporal lists them in.
+    const newest = await newestStarted(client.workflow.list({ query }), limit);
     const runs: WorkflowRun[] = newest.map(workflowRun);
     const rows = newest.map((run) => [
       run.workflowId,

@@ -7,6 +7,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type { RunbookStatus } from '../../contracts';
 import { EXIT_CODES } from '../../cli/errors';
 import { followUntilInterrupted } from '../../cli/watch';
+import { newestStarted } from '../../cli/workflow-commands';
 import { runCliInProcess as runbooks } from '../helpers/cli-in-process';
 
 interface FakeRun {
@@ -145,6 +146,27 @@ test('list: newest first by start time, whatever order Temporal lists them in', 
   const limited = await runbooks(['list', '--limit', '2', '-o', 'json']);
   const json = JSON.parse(limited.stdout) as { workflows: { workflowId: string }[] };
   expect(json.workflows.map((w) => w.workflowId)).toEqual(['newest', 'middle']);
+});
+
+test('list reads no further than the runs that could still be among the newest', async () => {
+  const read: string[] = [];
+  const listed = async function* () {
+    // As SQL visibility lists them: open first, then closed by close time, newest first.
+    const runs = [
+      { id: 'open', startTime: at('2026-11-20T00:00:00Z') },
+      { id: 'closed-25', startTime: at('2026-11-24T00:00:00Z'), closeTime: at('2026-11-25T00:00:00Z') },
+      { id: 'closed-19', startTime: at('2026-11-18T00:00:00Z'), closeTime: at('2026-11-19T00:00:00Z') },
+      { id: 'never-read', startTime: at('2026-11-01T00:00:00Z'), closeTime: at('2026-11-02T00:00:00Z') },
+    ];
+    for (const run of runs) {
+      read.push(run.id);
+      yield run;
+    }
+  };
+  const newest = await newestStarted(listed(), 2);
+  expect(newest.map((r) => r.id)).toEqual(['closed-25', 'open']);
+  // closed-19 closed before the second newest start: nothing after it can be newer.
+  expect(read).toEqual(['open', 'closed-25', 'closed-19']);
 });
 
 describe('a closed run', () => {
