@@ -10,7 +10,7 @@ import { parseCommandLine, positionals, wholeNumber } from './args';
 import { codeInChunks, RefusedRequest, DEFAULT_CODEC_LIMITS, type CodecServerLimits } from './codec-limits';
 import { DEFAULT_ALLOWED_ORIGIN } from './command-table';
 import { UsageError } from './errors';
-import { checkExposure, isLoopback, LOOPBACK_NAMES } from './exposure';
+import { checkExposure, clientDeadlines, isLoopback, LOOPBACK_NAMES } from './exposure';
 import { helpFor } from './help';
 
 /**
@@ -234,13 +234,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Run
     }
   };
 
-  const timeouts = {
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    // How often Node looks for connections past those deadlines (30 s by default, longer than either).
-    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-  };
-  const server = createServer(timeouts, (req, res) => {
+  const deadlines = clientDeadlines(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  const server = createServer(deadlines, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof RefusedRequest) {
         return send(res, err.status, { error: err.message });

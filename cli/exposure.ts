@@ -1,3 +1,4 @@
+import type { ServerOptions } from 'node:http';
 import { UsageError } from './errors';
 
 /** The names a client on this machine uses for a server bound to loopback. */
@@ -21,4 +22,17 @@ export function checkExposure(
 ): void {
   if (isLoopback(host) || token !== undefined || behindProxy) return;
   throw new UsageError(refusal(host));
+}
+
+/**
+ * Node server options that bound how long a client may take to send its headers and its whole request (408, then
+ * closed), so that one sending a byte at a time holds nothing long. Node looks for connections past those deadlines
+ * every 30 s by default, longer than either: here, every second at most.
+ */
+export function clientDeadlines(headersMs: number, requestMs: number): ServerOptions {
+  return {
+    headersTimeout: headersMs,
+    requestTimeout: requestMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(headersMs, 1_000)),
+  };
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { clientDeadlines } from '../cli/exposure';
 import { approvalsBody } from './approvals-page';
 import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../history';
 import { NudgeRefused, type ConsoleData } from './data';
@@ -66,13 +67,7 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
     // Node's own server, for its header and request timeouts, checked often enough to hold to them.
     serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void) =>
       createServer(
-        {
-          headersTimeout: timeouts.headersMs,
-          requestTimeout: timeouts.requestMs,
-          keepAliveTimeout: timeouts.keepAliveMs,
-          // Node looks for connections past those deadlines every 30 s by default: longer than either.
-          connectionsCheckingInterval: Math.max(50, Math.min(timeouts.headersMs, 1_000)),
-        },
+        { ...clientDeadlines(timeouts.headersMs, timeouts.requestMs), keepAliveTimeout: timeouts.keepAliveMs },
         handler,
       ),
   });
