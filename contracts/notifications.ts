@@ -24,16 +24,24 @@ export interface ApprovalNotice {
   resolvedTime?: string | null;
 }
 
-export interface DrillNotice {
-  name: string;
-  /** drill.passed carries PASS only; PARTIAL and FAIL go out as drill.failed. */
-  verdict: 'PASS' | 'PARTIAL' | 'FAIL';
+/**
+ * What a drill's resources came to: in its summary, in a batch's share of it, in the history's index and in its
+ * notification (runbooks/dr-drill/report.ts re-exports it).
+ */
+export interface DrillCounts {
   total: number;
   passed: number;
+  /** Partial restores: not passed, not failed. Absent in reports before the PARTIAL verdict. */
   partial?: number;
   failed: number;
   worstRpoSeconds?: number;
   worstRtoSeconds?: number;
+}
+
+export interface DrillNotice extends DrillCounts {
+  name: string;
+  /** drill.passed carries PASS only; PARTIAL and FAIL go out as drill.failed. */
+  verdict: 'PASS' | 'PARTIAL' | 'FAIL';
   report: { json: string; markdown: string };
 }
 

@@ -60,20 +60,28 @@ function closedPort() {
   });
 }
 
+/**
+ * The variables (PATH the only one inherited) of a worker that lists its modules into `modulesOut` on exit and stops at
+ * its one attempt to reach a Temporal at a closed port; its bundle, `<dir>/workflow-bundle.js`, is never read.
+ * test/worker/lean-worker.test.ts runs the worker from its sources with them.
+ */
+async function moduleListingEnv(dir, modulesOut, dataDir) {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    MODULES_OUT: modulesOut,
+    TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}`,
+    RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '0',
+    RUNBOOKS_WORKFLOW_BUNDLE: join(dir, 'workflow-bundle.js'),
+    RUNBOOKS_DATA_DIR: dataDir,
+  };
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 async function runOnce(options, dir, index) {
   const out = join(dir, `modules-${index}.json`);
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: dir,
-    MODULES_OUT: out,
-    TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}`,
-    RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '0',
-    RUNBOOKS_WORKFLOW_BUNDLE: join(dir, 'workflow-bundle.js'),
-    RUNBOOKS_DATA_DIR: join(dir, `data-${index}`),
-    LOG_LEVEL: 'warn',
-  };
+  const env = { ...(await moduleListingEnv(dir, out, join(dir, `data-${index}`))), LOG_LEVEL: 'warn' };
   if (!options.embedded) {
     Object.assign(env, {
       BACKUP_SERVICE_URL: `http://127.0.0.1:${await closedPort()}`,
@@ -135,7 +143,11 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+module.exports = { closedPort, moduleListingEnv };
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}

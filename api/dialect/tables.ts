@@ -11,7 +11,7 @@ export const DIALECTS = ['neutral', 'public'] as const;
 export type Dialect = (typeof DIALECTS)[number];
 
 /** What a client is told to speak: one dialect, or `auto` to detect it from the service's answers. */
-export const DIALECT_SETTINGS = ['neutral', 'public', 'auto'] as const;
+export const DIALECT_SETTINGS = [...DIALECTS, 'auto'] as const;
 export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
 
 export const PROVIDER_CONCEPTS = [

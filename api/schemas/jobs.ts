@@ -81,20 +81,27 @@ const JobVault = nullAsAbsent(
   ]),
 );
 
+/** The fields backup and restore jobs share, after their own (the execution details stay first), as sent. */
+const SharedJobDocumentFields = {
+  resourceDetails: nullAsAbsent(JobResourceDetailsDocument),
+  snapshotDetails: nullAsAbsent(JobSnapshotDetailsDocument),
+  vault: JobVault,
+};
+/** What the runbooks read of the fields both jobs share: `extend` replaces each in place, keeping the order. */
+const SharedJobReaderFields = {
+  jobExecutionDetails: JobExecutionDetails,
+  resourceDetails: nullAsAbsent(JobResourceDetails),
+  snapshotDetails: nullAsAbsent(JobSnapshotDetails),
+};
+
 /** A backup job as the service sends it: the simulator's model. */
 export const BackupJobDocument = record({
   jobExecutionDetails: JobExecutionDetailsDocument,
   backupType: z.string(),
-  resourceDetails: nullAsAbsent(JobResourceDetailsDocument),
-  snapshotDetails: nullAsAbsent(JobSnapshotDetailsDocument),
-  vault: JobVault,
+  ...SharedJobDocumentFields,
 });
 export type BackupJobDocument = z.infer<typeof BackupJobDocument>;
-export const BackupJob = BackupJobDocument.extend({
-  jobExecutionDetails: JobExecutionDetails,
-  resourceDetails: nullAsAbsent(JobResourceDetails),
-  snapshotDetails: nullAsAbsent(JobSnapshotDetails),
-});
+export const BackupJob = BackupJobDocument.extend(SharedJobReaderFields);
 export type BackupJob = z.infer<typeof BackupJob>;
 
 /** A restore job as the service sends it: the simulator's model. */
@@ -102,17 +109,10 @@ export const RestoreJobDocument = record({
   jobExecutionDetails: JobExecutionDetailsDocument,
   restoreType: z.string(),
   destinationDetails: DestinationDetailsDocument,
-  resourceDetails: nullAsAbsent(JobResourceDetailsDocument),
-  snapshotDetails: nullAsAbsent(JobSnapshotDetailsDocument),
-  vault: JobVault,
+  ...SharedJobDocumentFields,
 });
 export type RestoreJobDocument = z.infer<typeof RestoreJobDocument>;
-export const RestoreJob = RestoreJobDocument.extend({
-  jobExecutionDetails: JobExecutionDetails,
-  destinationDetails: DestinationDetails,
-  resourceDetails: nullAsAbsent(JobResourceDetails),
-  snapshotDetails: nullAsAbsent(JobSnapshotDetails),
-});
+export const RestoreJob = RestoreJobDocument.extend({ ...SharedJobReaderFields, destinationDetails: DestinationDetails });
 export type RestoreJob = z.infer<typeof RestoreJob>;
 
 export const BackupJobBody = record({ job: BackupJob });

@@ -43,12 +43,24 @@ export interface StackOptions {
   dialect?: Dialect;
 }
 
+/** The processes every stack runs on: Temporal, the simulator, the lossy proxy in front of it, and the build's root. */
+export class StackProcesses {
+  constructor(
+    readonly root: string,
+    readonly temporal: ManagedProcess,
+    readonly temporalAddress: string,
+    readonly simulator: ManagedProcess,
+    readonly control: SimulatorControlClient,
+    readonly proxy: LossyProxy,
+  ) {}
+}
+
 /**
  * Every process of a trial run: Temporal (the dev server on a db file, or a real server on PostgreSQL; both survive
  * kill -9), the simulator, the harness's lossy proxy in front of it, and the runbook workers
  * (`node dist/worker/main.js`) on one task queue.
  */
-export class Stack {
+export class Stack extends StackProcesses {
   readonly workers: ManagedProcess[] = [];
   readonly taskQueue = 'reliability';
   readonly dialect: Dialect;
@@ -68,15 +80,11 @@ export class Stack {
 
   private constructor(
     readonly options: StackOptions,
-    readonly root: string,
-    readonly temporal: ManagedProcess,
-    readonly temporalAddress: string,
-    readonly simulator: ManagedProcess,
-    readonly control: SimulatorControlClient,
-    readonly proxy: LossyProxy,
+    processes: ConstructorParameters<typeof StackProcesses>,
     /** The real deployment, when the harness runs on one: closed with its database. */
     private readonly cluster?: TemporalCluster,
   ) {
+    super(...processes);
     this.outputDir = join(options.dir, 'output');
     this.dialect = options.dialect ?? 'neutral';
     this.credentialsFile = join(options.dir, 'credentials.json');
@@ -94,7 +102,7 @@ export class Stack {
     await Promise.all([temporal.alive ? undefined : temporal.start(), simulator.start()]);
     const proxy = new LossyProxy(simUrl);
     await proxy.listen();
-    const stack = new Stack(options, root, temporal, temporalAddress, simulator, control, proxy, cluster);
+    const stack = new Stack(options, [root, temporal, temporalAddress, simulator, control, proxy], cluster);
     await stack.init();
     return stack;
   }

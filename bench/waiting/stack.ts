@@ -4,27 +4,21 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BackupServiceClient, closeHttpPools } from '../../api';
-import { SimulatorControlClient } from '../../simulator/control-client';
 import { writeWorkflowBundle } from '../../worker/bundle-workflows';
 import { LossyProxy, type SeenRequest } from '../http-proxy';
 import { ensureBuilt } from '../reliability/build';
 import { memoryOf } from '../export/memory';
 import { ManagedProcess, sleep } from '../reliability/processes';
-import { devServer, projectRoot, simulatorProcess, workerProcess } from '../reliability/stack';
+import { devServer, projectRoot, simulatorProcess, StackProcesses, workerProcess } from '../reliability/stack';
 
-export class BenchStack {
+export class BenchStack extends StackProcesses {
   readonly seen: SeenRequest[] = [];
   private workerCount = 0;
   private readonly workers = new Set<ManagedProcess>();
 
   private constructor(
     readonly dir: string,
-    readonly root: string,
-    readonly temporal: ManagedProcess,
-    readonly temporalAddress: string,
-    readonly simulator: ManagedProcess,
-    readonly control: SimulatorControlClient,
-    readonly proxy: LossyProxy,
+    processes: ConstructorParameters<typeof StackProcesses>,
     readonly client: Client,
     private readonly connection: Connection,
     readonly service: BackupServiceClient,
@@ -32,7 +26,9 @@ export class BenchStack {
     private readonly workerCredentials: { clientId: string; clientSecret: string },
     /** Bundled once, as a deployment does (`npm run build:bundle`): webpack in a worker would hold its memory. */
     private readonly workflowBundle: string,
-  ) {}
+  ) {
+    super(...processes);
+  }
 
   /** `persist: false` runs the simulator in memory (see `simulatorProcess`). */
   static async start(
@@ -63,12 +59,7 @@ export class BenchStack {
     const service = new BackupServiceClient({ baseUrl: control.baseUrl, projectId, credentials });
     const stack = new BenchStack(
       dir,
-      root,
-      temporal,
-      temporalAddress,
-      simulator,
-      control,
-      proxy,
+      [root, temporal, temporalAddress, simulator, control, proxy],
       client,
       connection,
       service,

@@ -1,3 +1,5 @@
+import type { DrillCounts } from '../../contracts';
+
 /** The drill's evidence: built by the workflow, written to files by an activity. */
 
 /** Why a check could not run on a resource: the drill says so rather than passing it silently. */
@@ -92,16 +94,8 @@ export interface DrillResourceResult {
   reasons: string[];
 }
 
-/** What a drill's resources came to: in its summary, in a batch's share of it, and in the history's index. */
-export interface DrillCounts {
-  total: number;
-  passed: number;
-  /** Partial restores: not passed, not failed. Absent in reports before the PARTIAL verdict. */
-  partial?: number;
-  failed: number;
-  worstRpoSeconds?: number;
-  worstRtoSeconds?: number;
-}
+// The counts a drill's notification carries too: contracts/ defines them, as it imports nothing of ours.
+export type { DrillCounts };
 
 export interface DrillSummary extends DrillCounts {
   /** PASS only when every resource passed; FAIL when one or more failed; PARTIAL otherwise. */

@@ -20,24 +20,13 @@ import {
   type PostureReportResult,
 } from './report';
 
-export const UNPROTECTED_COLUMNS = [
-  'id',
-  'resourceName',
-  'resourceType',
-  'cloudProvider',
-  'region',
-  'environment',
-  'providerAccountId',
-  'backupStatus',
-] as const;
+/** The resource's own columns, first in both CSVs: the scanned resource's fields and its environment. */
+const RESOURCE_COLUMNS = ['id', 'resourceName', 'resourceType', 'cloudProvider', 'region', 'environment'] as const;
+
+export const UNPROTECTED_COLUMNS = [...RESOURCE_COLUMNS, 'providerAccountId', 'backupStatus'] as const;
 
 export const STALE_COLUMNS = [
-  'id',
-  'resourceName',
-  'resourceType',
-  'cloudProvider',
-  'region',
-  'environment',
+  ...RESOURCE_COLUMNS,
   'backupStatus',
   'newestSnapshotId',
   'newestSnapshotTime',
@@ -171,8 +160,7 @@ export function postureActivities({ client, outputDir }: ActivityDeps) {
         if (!(time >= cutoffMs)) {
           stale += 1;
           const age = Number.isNaN(time) ? undefined : ((Date.parse(asOf) - time) / HOUR_MS).toFixed(2);
-          const cells = [r.id, r.resourceName, r.resourceType, r.cloudProvider, r.region, environment, r.backupStatus];
-          const staleCells = [...cells, snap.id, snap.time, age];
+          const staleCells = [...RESOURCE_COLUMNS.map((c) => values[c]), r.backupStatus, snap.id, snap.time, age];
           rows.staleCsv += csvRecord(staleCells);
           rows.staleHtml += tableRow(staleCells);
         }

@@ -4,9 +4,10 @@
 // to its one attempt to reach a Temporal that is not there; no Temporal server is started.
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
+// The environment scripts/worker-modules.js measures the built worker in.
+import { closedPort, moduleListingEnv } from '../../scripts/worker-modules';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -41,16 +42,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 interface Run {
   status: number | null;
   stdout: string;
@@ -63,16 +54,7 @@ async function runWorker(name: string, env: Record<string, string>): Promise<Run
   const out = join(dir, `${name}-modules.json`);
   const result = spawnSync(process.execPath, ['-e', CHILD], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: dir,
-      MODULES_OUT: out,
-      TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}`,
-      RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS: '0',
-      RUNBOOKS_WORKFLOW_BUNDLE: join(dir, 'workflow-bundle.js'),
-      RUNBOOKS_DATA_DIR: join(dir, name),
-      ...env,
-    },
+    env: { ...(await moduleListingEnv(dir, out, join(dir, name))), ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
