@@ -6,12 +6,39 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
-// Data flows one way: cli → Temporal → workflows → activities → api → service. Each zone forbids a back edge.
-const ours = 'contracts api runbooks steps runtime history worker cli console demo simulator test bench scripts'.split(
-  ' ',
-);
+// Data flows one way: cli → Temporal → workflows → activities → api → service. The folders are layers, bottom up; a
+// folder imports only from the layers below it, never from one above or beside it. test/ and bench/ drive the layers
+// from outside (a colocated test may use test/'s helpers); scripts/ stand alone (the worker loads ensure-temporal).
+const LAYERS = [
+  ['contracts'],
+  ['api'],
+  ['runtime'],
+  ['steps'],
+  ['runbooks'],
+  ['history'],
+  // What every command shares: arguments, usage errors, help, the Temporal connection, starting and following runs.
+  ['operator'],
+  ['simulator'],
+  ['worker'],
+  // Leaves: only cli/run.ts loads them, lazily.
+  ['console', 'demo'],
+  ['cli'],
+];
+const ours = [...LAYERS.flat(), 'test', 'bench', 'scripts'];
 const except = (...dirs) => ours.filter((d) => !dirs.includes(d)).map((d) => `./${d}`);
+const layerZones = LAYERS.flatMap((layer, i) =>
+  layer.flatMap((folder) => {
+    const above = [...LAYERS.slice(i + 1).flat(), ...layer.filter((f) => f !== folder)];
+    if (above.length === 0) return [];
+    return {
+      target: `./${folder}`,
+      from: above.map((d) => `./${d}`),
+      message: `${folder}/ imports only the layers below it (${LAYERS.slice(0, i).flat().join(', ') || 'none'}), never ${above.join(', ')}: see docs/development.md, "Layers".`,
+    };
+  }),
+);
 const zones = [
+  ...layerZones,
   {
     target: './contracts',
     from: except('contracts'),
@@ -29,44 +56,15 @@ const zones = [
     message: 'Activities never import workflows: workflows call activities, not the reverse.',
   },
   {
-    target: ['./runtime', './steps'],
-    from: ['./runbooks', './history', './cli', './console', './worker', './demo', './simulator'],
-    message:
-      'runtime/ and steps/ are shared below the runbooks: they import no runbook, history, CLI, console, worker, demo or simulator.',
-  },
-  {
     target: './history',
-    from: ['./api', './steps', './worker', './cli', './console', './demo', './simulator', './bench'],
+    from: ['./api', './steps'],
     message:
-      'history/ reads what runs left on disk: it imports contracts/, runtime/ and the report types of runbooks/ (see below); the CLI and the console import it.',
-  },
-  {
-    target: './runbooks',
-    from: './history',
-    message: 'The runbooks write the evidence; history/ reads it, never the reverse.',
-  },
-  {
-    target: './cli',
-    from: ['./worker', './simulator', './demo', './console'],
-    message:
-      'The CLI loads the worker, the simulator, the demo and the console lazily (requireHere), never by a static import.',
-  },
-  {
-    // The console reads Temporal (through the CLI's connection and views) and the output folder; it runs no worker.
-    target: './console',
-    from: ['./worker', './simulator', './demo', './test', './bench', './scripts'],
-    message: 'console/ reads Temporal and the reports: it imports no worker, simulator, demo or test code.',
+      'history/ reads what runs left on disk: it imports contracts/, runtime/ and the report types of runbooks/ (see below).',
   },
   {
     target: './console',
     from: './runbooks/{*/workflow,workflows}.ts',
     message: 'console/ reads Temporal and the reports: it imports no workflow code.',
-  },
-  {
-    // The demo is an entry point as the CLI is: `runbooks demo --serve` serves the console over its own stack.
-    target: ['./runbooks', './worker', './simulator'],
-    from: './console',
-    message: 'Nothing below the CLI and the demo imports the console: `runbooks serve` loads it lazily.',
   },
 ];
 
@@ -74,7 +72,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,job-watcher,input-rules,metrics} and its own contract, report, expectations, windows, validation desk, verdicts or slot book, and the snapshot-slot calls; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics}, steps/job-watcher (the workflow side of the job-batch step) and its own contract, report, expectations, windows, validation desk, verdicts or slot book, and the snapshot-slot calls; import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -116,7 +114,8 @@ export default tseslint.config(
                 String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches)`,
                 // Runbooks that take snapshots do so in slots of the shared limiter.
                 String.raw`\.\./snapshot-slots/(?:calls|contract)`,
-                String.raw`\.\./\.\./runtime/(?:calls|tracker|job-watcher|input-rules|metrics)`,
+                String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics)`,
+                String.raw`\.\./\.\./steps/job-watcher`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
                 String.raw`\.\./\.\./api/dialect`,
               ]),
@@ -175,7 +174,7 @@ export default tseslint.config(
       'runbooks/*/workflow.ts',
       'runbooks/workflows.ts',
       'runtime/calls.ts',
-      'runtime/job-watcher.ts',
+      'steps/job-watcher.ts',
       'runtime/metrics.ts',
       'contracts/**/*.ts',
       'api/dialect/**/*.ts',

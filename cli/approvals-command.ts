@@ -1,66 +1,13 @@
-import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { ApprovalStatusKey, type RunbookStatus } from '../contracts';
-import { parseCommandLine, positionals, wholeNumber } from './args';
-import { withTemporal } from './connection';
-import { outputFormat, printJson } from './output';
-import type { ApprovalsOutput, WaitingApproval } from './output-shapes';
-import { statusesOf } from './watch';
-import { printTable } from './workflow-commands';
-import { helpFor } from './help';
+import { parseCommandLine, positionals, wholeNumber } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { outputFormat, printJson } from '../operator/output';
+import type { ApprovalsOutput, WaitingApproval } from '../operator/output-shapes';
+import { printTable } from '../operator/output';
+import { helpFor } from '../operator/help';
+import { waitingApprovals } from '../operator/approvals';
+import { formatAge } from '../operator/progress';
 
 const HELP = helpFor('approvals');
-
-/** Runs whose search attribute says their action request waits for reviewers. */
-export const WAITING_QUERY = `${ApprovalStatusKey.name} = 'PENDING_APPROVAL' AND ExecutionStatus = 'Running'`;
-
-/** The waiting runs, oldest first, each with the details its status query gives. */
-export async function waitingApprovals(client: Client, limit: number, now = new Date()): Promise<WaitingApproval[]> {
-  const runs: WorkflowExecutionInfo[] = [];
-  for await (const run of client.workflow.list({ query: WAITING_QUERY })) {
-    runs.push(run);
-    if (runs.length >= limit) break;
-  }
-  const statuses = await statusesOf(client, runs);
-  const out: WaitingApproval[] = runs.map((run, i) => ({
-    workflowId: run.workflowId,
-    runId: run.runId,
-    runbook: run.type,
-    startedAt: run.startTime.toISOString(),
-    ...details(statuses[i], now),
-  }));
-  return out.sort((a, b) => (a.requestedAt ?? a.startedAt).localeCompare(b.requestedAt ?? b.startedAt));
-}
-
-function details(
-  status: RunbookStatus | undefined,
-  now: Date,
-): Omit<WaitingApproval, 'workflowId' | 'runId' | 'runbook' | 'startedAt'> {
-  if (!status) return { answered: false };
-  const approval = status.approval;
-  // A worker older than the approval view reports the request ID and the count of approvals only.
-  const progress = status.progress?.unit === 'approvals' ? status.progress : undefined;
-  const requestedAt = approval?.requestedAt;
-  return {
-    answered: true,
-    requestId: approval?.requestId ?? status.ids?.requestId,
-    requestedAt,
-    ageSeconds: requestedAt ? Math.max(0, Math.round((now.getTime() - Date.parse(requestedAt)) / 1000)) : undefined,
-    approvals: approval?.approvals ?? (progress ? { current: progress.done, required: progress.total } : undefined),
-    approvalDeadline: approval?.approvalDeadline,
-    executionDeadline: approval?.executionDeadline,
-    executionWindowHours: approval?.executionWindowHours,
-  };
-}
-
-/** `45s`, `12m`, `3h 05m`, `2d 4h` */
-export function formatAge(seconds: number): string {
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
-  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
-}
 
 export function approvalRows(waiting: WaitingApproval[]): string[][] {
   const header = ['WORKFLOW ID', 'RUNBOOK', 'REQUEST ID', 'AGE', 'APPROVALS', 'APPROVE BEFORE', 'EXECUTE BEFORE'];

@@ -1,17 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname, networkInterfaces } from 'node:os';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
 import { AesGcmCodec, PayloadDecryptionError, type CodecKeys } from '../runtime/codec';
 import { ConfigError, loadCodecKeys, loadCodecServerAccess, type CodecServerAccess } from '../runtime/config';
-import { parseCommandLine, positionals, wholeNumber } from './args';
+import { parseCommandLine, positionals, wholeNumber } from '../operator/args';
 import { codeInChunks, RefusedRequest, DEFAULT_CODEC_LIMITS, type CodecServerLimits } from './codec-limits';
-import { DEFAULT_ALLOWED_ORIGIN } from './command-table';
-import { UsageError } from './errors';
-import { checkExposure, clientDeadlines, isLoopback, LOOPBACK_NAMES } from './exposure';
-import { helpFor } from './help';
+import { DEFAULT_ALLOWED_ORIGIN } from '../operator/command-table';
+import { UsageError } from '../operator/errors';
+import { checkExposure, clientDeadlines } from '../operator/exposure';
+import { helpFor } from '../operator/help';
+import { acceptedHosts, normalizeHostHeader } from '../operator/exposure';
 
 /**
  * Temporal's codec-server protocol, so the Web UI and `temporal` CLI can show encrypted history: `POST /encode` and
@@ -116,47 +116,6 @@ const codecServerRefusal = (host: string) =>
   `the codec server would listen on ${host} with no token, and anyone who reaches it could decrypt all history: ` +
   'set RUNBOOKS_CODEC_SERVER_TOKEN (or --token-file, RUNBOOKS_CODEC_SERVER_TOKEN_FILE), or say --behind-proxy when ' +
   'a proxy in front authenticates every request (docs/security.md)';
-
-const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
-
-/** `host:port` (lower case, IPv6 in brackets), as a Host header names a server. */
-function hostPort(host: string, port: number): string {
-  const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  return `${name.toLowerCase()}:${port}`;
-}
-
-/** A Host header (or host[:port]) as `host:port`; no port means http's default, 80. Unparsable: ''. */
-export function normalizeHostHeader(header: string): string {
-  const match = /^(\[[0-9a-f:.]+\]|[^[\]:\s]+)(?::(\d{1,5}))?$/.exec(header.trim().toLowerCase());
-  return match ? `${match[1] ?? ''}:${match[2] ?? '80'}` : '';
-}
-
-/**
- * The Host headers this server answers: its own address (for a loopback or wildcard bind, every local name), the
- * allowed origin's host, and any name given with `allowedHosts`.
- */
-export function acceptedHosts(bound: string, port: number, allowedOrigin: string, extra: string[] = []): Set<string> {
-  const hosts = new Set<string>([hostPort(bound, port)]);
-  const wildcard = WILDCARDS.has(bound);
-  if (wildcard || isLoopback(bound)) {
-    for (const name of LOOPBACK_NAMES) hosts.add(hostPort(name, port));
-  }
-  if (wildcard) {
-    hosts.add(hostPort(hostname(), port));
-    for (const nic of Object.values(networkInterfaces()).flat()) if (nic) hosts.add(hostPort(nic.address, port));
-  }
-  if (allowedOrigin !== '*') {
-    const origin = new URL(allowedOrigin);
-    hosts.add(hostPort(origin.hostname, Number(origin.port || (origin.protocol === 'https:' ? 443 : 80))));
-  }
-  for (const name of extra) {
-    const given = normalizeHostHeader(name);
-    // A name without a port: as a proxy in front (80, 443) or a DNS name for this port would send it.
-    if (/:\d+$/.test(name.trim())) hosts.add(given);
-    else for (const p of [80, 443, port]) hosts.add(given.replace(/:80$/, `:${p}`));
-  }
-  return hosts;
-}
 
 export async function startCodecServer(options: CodecServerOptions): Promise<RunningCodecServer> {
   const allowedOrigin = options.allowedOrigin ?? DEFAULT_ALLOWED_ORIGIN;

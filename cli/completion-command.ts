@@ -1,9 +1,9 @@
-import { parseCommandLine, positionals } from './args';
-import { withTemporal } from './connection';
-import { UsageError } from './errors';
-import { RUNBOOK_NAMES } from './runbooks';
+import { parseCommandLine, positionals } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { UsageError } from '../operator/errors';
+import { RUNBOOK_NAMES } from '../operator/runbooks';
 import { SCRIPTS, type Shell } from './completion-scripts';
-import { helpFor } from './help';
+import { helpFor } from '../operator/help';
 
 const HELP = helpFor('completion');
 

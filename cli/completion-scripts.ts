@@ -1,6 +1,6 @@
-import type { CommandSpec, ValueKind } from './command-spec';
-import { COMMAND_TABLE } from './command-table';
-import { RUNBOOK_NAMES } from './runbooks';
+import type { CommandSpec, ValueKind } from '../operator/command-spec';
+import { COMMAND_TABLE } from '../operator/command-table';
+import { RUNBOOK_NAMES } from '../operator/runbooks';
 
 /** One command or subcommand, by its path of words ('' for `runbooks` itself). */
 interface Node {
@@ -9,7 +9,7 @@ interface Node {
 }
 
 const ROOT: CommandSpec = { name: '', description: '', subcommands: COMMAND_TABLE };
-// Every command answers these (cli/args.ts); `runbooks` itself too.
+// Every command answers these (operator/args.ts); `runbooks` itself too.
 const HELP = [
   { name: 'help', description: 'show the usage' },
   { name: 'h', description: 'show the usage' },

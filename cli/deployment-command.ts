@@ -1,14 +1,14 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { ConfigError, loadVersioningConfig } from '../runtime/config';
-import { otherSubcommand, parseCommandLine, positionals } from './args';
-import { withTemporal } from './connection';
+import { otherSubcommand, parseCommandLine, positionals } from '../operator/args';
+import { withTemporal } from '../operator/connection';
 import { countPinnedRuns, moveRuns, pollersByBuildId, POLLER_MEMORY, type MovedRun } from './deployment-runs';
-import { NotFoundError, UsageError } from './errors';
-import { helpFor } from './help';
-import { outputFormat, printJson } from './output';
-import type { DeploymentStatusOutput } from './output-shapes';
-import { printTable } from './workflow-commands';
+import { NotFoundError, UsageError } from '../operator/errors';
+import { helpFor } from '../operator/help';
+import { outputFormat, printJson } from '../operator/output';
+import type { DeploymentStatusOutput } from '../operator/output-shapes';
+import { printTable } from '../operator/output';
 
 const STATUS_HELP = helpFor('deployment status');
 const PROMOTE_HELP = helpFor('deployment promote');

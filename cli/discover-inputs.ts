@@ -15,7 +15,7 @@ import type { ProviderConcept } from '../api/dialect/tables';
 import { DEFAULT_TIMEOUT_MS } from '../runtime/config';
 import type { RunbookName } from '../runbooks/registry';
 import { resolveServiceTarget } from './doctor-target';
-import { CliError, NotConnectedError } from './errors';
+import { CliError, NotConnectedError } from '../operator/errors';
 
 // The simulator's control client is loaded only when a query is discovered, as the CLI loads the simulator.
 const requireHere: (id: string) => unknown = createRequire(__filename);

@@ -1,11 +1,11 @@
 import { closeHttpPools } from '../api';
-import { parseCommandLine, positionals, wholeNumber } from './args';
+import { parseCommandLine, positionals, wholeNumber } from '../operator/args';
 import { temporalChecks } from './doctor-temporal';
 import { buildReport, renderReport, type CheckResult, type DoctorReport } from './doctor-report';
 import { serviceChecks } from './doctor-service';
 import { resolveServiceTarget } from './doctor-target';
-import { EXIT_CODES } from './errors';
-import { helpFor } from './help';
+import { EXIT_CODES } from '../operator/errors';
+import { helpFor } from '../operator/help';
 
 const HELP = helpFor('doctor');
 

@@ -4,7 +4,7 @@ import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/se
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
 import { ConfigError, loadTemporalConfig, loadVersioningConfig, type VersioningConfig } from '../runtime/config';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
-import { resolveAddress } from './connection';
+import { resolveAddress } from '../operator/connection';
 import { deploymentStatus, NoDeploymentError, stalls, type DeploymentStatus } from './deployment-command';
 import { POLLER_MEMORY } from './deployment-runs';
 import { bounded, fail, ok, reason, skip, warn, type CheckResult, type DoctorReport } from './doctor-report';

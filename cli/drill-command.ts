@@ -9,11 +9,11 @@ import {
   type DrillValidationTaken,
   type DrillValidationVerdict,
 } from '../runbooks/dr-drill/contract';
-import { idArgument, otherSubcommand, parseCommandLine, positionals } from './args';
-import { withTemporal } from './connection';
-import { CliError, UsageError } from './errors';
-import { helpFor } from './help';
-import { notFound } from './watch';
+import { idArgument, otherSubcommand, parseCommandLine, positionals } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { CliError, UsageError } from '../operator/errors';
+import { helpFor } from '../operator/help';
+import { notFound } from '../operator/watch';
 
 const HELP = helpFor('drill validate');
 

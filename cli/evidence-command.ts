@@ -1,32 +1,22 @@
 import type { KeyObject } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { EvidenceKeyError, fingerprintOf, keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
-import { parseKeyHistory, publicKeyOf } from '../runtime/evidence-key-history';
 import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
-import { otherSubcommand, parseCommandLine, positionals } from './args';
-import { CliError, EXIT_CODES, NotFoundError, UsageError } from './errors';
-import { describeHistoryEntry, evidenceKeyCommand } from './evidence-key-command';
+import { otherSubcommand, parseCommandLine, positionals } from '../operator/args';
+import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
+import { evidenceKeyCommand } from './evidence-key-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
-import { helpFor } from './help';
+import { helpFor } from '../operator/help';
+import { PublicKeyFileError, readPublicKeys } from '../operator/public-keys';
 
 const VERIFY_HELP = helpFor('evidence verify');
 
 /** The folder to check does not exist or holds no reports. */
 export class EvidenceDirError extends NotFoundError {}
 
-/** A --public-key file that cannot be read or holds no Ed25519 public key. */
-export class PublicKeyFileError extends UsageError {}
-
 /** Neither --public-key nor --trust-folder-keys: the only keys at hand are the ones an attacker could have put there. */
 export class UntrustedKeysError extends UsageError {}
-
-interface TrustedKey {
-  key: KeyObject;
-  /** Where it came from, and for a history its dates. */
-  line: string;
-}
 
 /** A problem's kind in words: a report sealed with another key is unverified, not edited. */
 const problemKind = (problem: Problem) => (problem.kind === 'otherKey' ? 'unverified' : problem.kind);
@@ -151,33 +141,4 @@ async function reportsDir(arg: string): Promise<string> {
   if (!given) throw new UsageError(`${dir} is not a directory\n${VERIFY_HELP.usage}`);
   const nested = join(dir, 'drill-reports');
   return (await isDir(nested)) ? nested : dir;
-}
-
-/** The keys of a PEM file (one key or several) or of a key history, each with its fingerprint. */
-export async function readPublicKeys(path: string): Promise<TrustedKey[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? '';
-    const message = `--public-key ${path} cannot be read (${code})`;
-    throw code === 'ENOENT' ? new NotFoundError(message) : new PublicKeyFileError(message);
-  }
-  try {
-    const history = parseKeyHistory(text, path);
-    if (history) {
-      if (history.keys.length === 0) throw new PublicKeyFileError(`${path}: the key history lists no key`);
-      return history.keys.map((entry) => ({
-        key: publicKeyOf(entry, path),
-        line: `${describeHistoryEntry(entry)} (${path})`,
-      }));
-    }
-    return parsePublicKeys(text, path).map((key) => ({
-      key,
-      line: `${keyIdOf(key)} ${fingerprintOf(key)} (${path})`,
-    }));
-  } catch (err) {
-    if (err instanceof EvidenceKeyError) throw new PublicKeyFileError(err.message);
-    throw err;
-  }
 }

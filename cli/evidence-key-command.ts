@@ -8,22 +8,16 @@ import {
   readEvidenceKey,
   rotateEvidenceKey,
 } from '../runtime/evidence-key';
-import { keyHistoryPath, readKeyHistory, type KeyHistoryEntry } from '../runtime/evidence-key-history';
-import { parseCommandLine, positionals } from './args';
-import { CliError, NotFoundError, UsageError } from './errors';
-import { helpFor } from './help';
+import { keyHistoryPath, readKeyHistory } from '../runtime/evidence-key-history';
+import { parseCommandLine, positionals } from '../operator/args';
+import { CliError, NotFoundError, UsageError } from '../operator/errors';
+import { helpFor } from '../operator/help';
+import { describeHistoryEntry } from '../operator/public-keys';
 
 const KEY_HELP = helpFor('evidence key');
 
 /** The key to show or rotate does not exist. */
 export class NoEvidenceKeyError extends NotFoundError {}
-
-/** One line per key of a history, as `show` and `verify` print them. */
-export function describeHistoryEntry(entry: KeyHistoryEntry): string {
-  const since = entry.since ? `since ${entry.since}` : 'since (before the history)';
-  const state = entry.retiredAt ? `retired ${entry.retiredAt}` : 'current';
-  return `${entry.keyId} ${entry.fingerprint} ${since}, ${state}`;
-}
 
 export async function evidenceKeyCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals: given } = parseCommandLine(argv, KEY_HELP);

@@ -7,9 +7,9 @@ import { buildPack } from '../history/pack';
 import { PackPeriodError, parsePeriod, type PackPeriod } from '../history/pack-period';
 import { packKeys, readPack, verifyPack, type PackProblem } from '../history/pack-verify';
 import type { TarEntry } from '../history/tar';
-import { parseCommandLine, positionals } from './args';
-import { CliError, EXIT_CODES, NotFoundError, UsageError } from './errors';
-import { helpFor } from './help';
+import { parseCommandLine, positionals } from '../operator/args';
+import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
+import { helpFor } from '../operator/help';
 
 const PACK_HELP = helpFor('evidence pack');
 

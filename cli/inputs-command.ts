@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
-import { parseCommandLine, positionals } from './args';
-import { UsageError } from './errors';
+import { parseCommandLine, positionals } from '../operator/args';
+import { UsageError } from '../operator/errors';
 import { INPUT_EXAMPLES } from './input-examples';
-import { inputJsonSchema, jsonFileText } from './input-schemas';
-import { RUNBOOK_NAMES, RUNBOOKS, runbookName } from './runbooks';
-import { helpFor } from './help';
+import { inputJsonSchema, jsonFileText } from '../operator/input-schemas';
+import { RUNBOOK_NAMES, RUNBOOKS, runbookName } from '../operator/runbooks';
+import { helpFor } from '../operator/help';
 
 const HELP = helpFor('inputs', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
 

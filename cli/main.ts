@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { EXIT_CODES } from './errors';
+import { EXIT_CODES } from '../operator/errors';
 import { run } from './run';
 
 // 0 leaves alone an exit code the command set itself.

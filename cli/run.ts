@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { redact } from '../api/redact';
 import { registerEnvironmentSecrets } from '../runtime/env-secrets';
-import { unknownName } from './args';
-import type { CommandName } from './command-table';
-import { describeCliError, EXIT_CODES, HelpRequested, type ExitCode } from './errors';
-import { topLevelHelp } from './help';
+import { unknownName } from '../operator/args';
+import type { CommandName } from '../operator/command-table';
+import { describeCliError, EXIT_CODES, HelpRequested, type ExitCode } from '../operator/errors';
+import { topLevelHelp } from '../operator/help';
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -42,7 +42,7 @@ export const COMMANDS = {
   'codec-server': () => codecServer().codecServerCommand,
   serve: () => consoleCommands().serveCommand,
   evidence: () => evidenceCommands().evidenceCommand,
-  demo: () => demoCommands().demoCommand,
+  demo: () => (argv) => demoCommands().demoCommand(argv, () => consoleCommands().startConsole),
   doctor: () => doctorCommands().doctorCommand,
   completion: () => completionCommands().completionCommand,
 } satisfies Record<CommandName, () => Command>;

@@ -2,15 +2,15 @@ import { type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { msNumberToTs, optionalTsToDate } from '@temporalio/common/lib/time';
 import type { CostExportResult } from '../runbooks/cost-export/contract';
-import { idArgument, parseCommandLine, positionals } from './args';
-import { withTemporal } from './connection';
-import { RunFailedError, UsageError } from './errors';
-import { helpFor, type Help } from './help';
-import { outputFormat, printJson } from './output';
-import type { BackfillRun, ScheduleBackfillOutput } from './output-shapes';
+import { idArgument, parseCommandLine, positionals } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { RunFailedError, UsageError } from '../operator/errors';
+import { helpFor, type Help } from '../operator/help';
+import { outputFormat, printJson } from '../operator/output';
+import type { BackfillRun, ScheduleBackfillOutput } from '../operator/output-shapes';
 import { describeOrMissing } from './schedule-lookup';
 import { BACKFILL_OVERLAP, OVERLAP_POLICIES, overlapArgument, type OverlapName } from './schedule-policies';
-import { printTable } from './workflow-commands';
+import { printTable } from '../operator/output';
 
 /** Set by Temporal on each run a schedule starts: the time it was due. */
 const ScheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);

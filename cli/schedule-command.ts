@@ -1,15 +1,15 @@
 import type { Client } from '@temporalio/client';
-import { idArgument, otherSubcommand, parseCommandLine, positionals } from './args';
-import { withTemporal } from './connection';
-import { helpFor } from './help';
-import { outputFormat, printJson, type OutputFormat } from './output';
-import type { ScheduleListOutput, ScheduleSummary } from './output-shapes';
+import { idArgument, otherSubcommand, parseCommandLine, positionals } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { helpFor } from '../operator/help';
+import { outputFormat, printJson, type OutputFormat } from '../operator/output';
+import type { ScheduleListOutput, ScheduleSummary } from '../operator/output-shapes';
 import { backfillCommand } from './schedule-backfill';
 import { createCommand } from './schedule-create';
 import { describeCommand } from './schedule-describe';
 import { describeOrMissing, missing, specOf } from './schedule-lookup';
 import { OVERLAP_POLICIES, overlapArgument, overlapName, type OverlapName } from './schedule-policies';
-import { printTable } from './workflow-commands';
+import { printTable } from '../operator/output';
 
 /** `runbooks schedule …`: Temporal Schedules that start runbooks, e.g. the nightly cost export or a weekly drill. */
 export async function scheduleCommand(argv: string[]): Promise<void> {

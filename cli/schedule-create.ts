@@ -1,10 +1,10 @@
 import { ScheduleAlreadyRunning, type ScheduleSpec } from '@temporalio/client';
 import { RunbookKindKey } from '../contracts';
-import { idArgument, parseCommandLine, positionals, readInput } from './args';
-import { withTemporal } from './connection';
-import { CliError, UsageError } from './errors';
-import { helpFor, type Help } from './help';
-import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from './runbooks';
+import { idArgument, parseCommandLine, positionals, readInput } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { CliError, UsageError } from '../operator/errors';
+import { helpFor, type Help } from '../operator/help';
+import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from '../operator/runbooks';
 import {
   formatDuration,
   OVERLAP_POLICIES,

@@ -1,12 +1,12 @@
 import type { Client, ScheduleDescription } from '@temporalio/client';
-import { idArgument, parseCommandLine, positionals } from './args';
-import { withTemporal } from './connection';
-import { helpFor } from './help';
-import { outputFormat, printJson } from './output';
-import type { ScheduleDescribeOutput, ScheduleRun } from './output-shapes';
+import { idArgument, parseCommandLine, positionals } from '../operator/args';
+import { withTemporal } from '../operator/connection';
+import { helpFor } from '../operator/help';
+import { outputFormat, printJson } from '../operator/output';
+import type { ScheduleDescribeOutput, ScheduleRun } from '../operator/output-shapes';
 import { describeOrMissing, specOf } from './schedule-lookup';
 import { formatDuration, overlapName } from './schedule-policies';
-import { printTable } from './workflow-commands';
+import { printTable } from '../operator/output';
 
 /** How many of the next times `describe` shows. */
 const NEXT_RUNS = 5;

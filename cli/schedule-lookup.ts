@@ -1,5 +1,5 @@
 import { ScheduleNotFoundError, type Client, type ScheduleDescription } from '@temporalio/client';
-import { NotFoundError } from './errors';
+import { NotFoundError } from '../operator/errors';
 
 /** A schedule that does not exist, as the CLI's "not found" (exit 5) naming it; any other error as it is. */
 export function missing(err: unknown, scheduleId: string): unknown {

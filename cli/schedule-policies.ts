@@ -1,6 +1,6 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
-import { UsageError } from './errors';
-import type { RunbookName } from './runbooks';
+import { UsageError } from '../operator/errors';
+import type { RunbookName } from '../operator/runbooks';
 
 /**
  * How a schedule treats a run that is due while the previous one still runs, as `--overlap` spells it (Temporal's

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INPUT_EXAMPLES } from './input-examples';
-import { exampleFile, inputJsonSchema, jsonFileText, RUNBOOKS_WITH_INPUT } from './input-schemas';
+import { exampleFile, inputJsonSchema, jsonFileText, RUNBOOKS_WITH_INPUT } from '../operator/input-schemas';
 
 /** Every generated file under the repository, by its path from the root: schemas/ and examples/. */
 export function inputFiles(): Map<string, string> {

@@ -1,5 +1,5 @@
-import { formatAge } from '../cli/approvals-command';
-import type { WaitingApproval } from '../cli/output-shapes';
+import { formatAge } from '../operator/progress';
+import type { WaitingApproval } from '../operator/output-shapes';
 import { markup, type Html } from './html';
 import { progressBar, time } from './layout';
 

@@ -7,9 +7,9 @@ import {
   SEARCH_ATTRIBUTE_KEYS,
   type RunbookStatus,
 } from '../contracts';
-import { waitingApprovals } from '../cli/approvals-command';
-import type { WaitingApproval } from '../cli/output-shapes';
-import { statusesOf } from '../cli/watch';
+import { waitingApprovals } from '../operator/approvals';
+import type { WaitingApproval } from '../operator/output-shapes';
+import { statusesOf } from '../operator/watch';
 import { RUNBOOK_NAMES } from '../runbooks/registry';
 
 /** A run as the Runs page shows it: what visibility and the search attributes say, and the status of an open one. */

@@ -1,4 +1,4 @@
-import { formatAge } from '../cli/approvals-command';
+import { formatAge } from '../operator/progress';
 import type { ConsoleRun } from './data';
 import { markup, type Html } from './html';
 import { progressBar, time } from './layout';

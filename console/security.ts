@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { normalizeHostHeader } from '../cli/codec-server';
+import { normalizeHostHeader } from '../operator/exposure';
 
 /**
  * Who may read the console and act through it. Reading needs the bearer token when one is set (in the Authorization

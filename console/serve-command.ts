@@ -4,17 +4,18 @@ import { join, resolve } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { redact } from '../api/redact';
-import { readPublicKeys } from '../cli/evidence-command';
+import { readPublicKeys } from '../operator/public-keys';
 import { HistoryIndex } from '../history';
-import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
-import { acceptedHosts } from '../cli/codec-server';
-import { connectTemporal, resolveAddress, type TemporalSession } from '../cli/connection';
-import { checkExposure as checkServerExposure } from '../cli/exposure';
-import { NotConnectedError, UsageError } from '../cli/errors';
-import { helpFor } from '../cli/help';
+import { parseCommandLine, positionals, wholeNumber } from '../operator/args';
+import { acceptedHosts } from '../operator/exposure';
+import { connectTemporal, resolveAddress, type TemporalSession } from '../operator/connection';
+import { checkExposure as checkServerExposure } from '../operator/exposure';
+import { NotConnectedError, UsageError } from '../operator/errors';
+import { helpFor } from '../operator/help';
 import {
   ConfigError,
   dataDirOf,
+  DEFAULT_CONSOLE_PORT,
   loadConsoleSettings,
   loadConsoleToken,
   loadTemporalConfig,
@@ -24,8 +25,6 @@ import { ADDRESS_FILE, TEMPORAL_UI_URL_FILE } from '../runtime/stack-files';
 import { reconnectingData, temporalData, type ConsoleData } from './data';
 import { buildConsole, type ConsoleLog } from './server';
 import { ConsoleGuard } from './security';
-
-export const DEFAULT_CONSOLE_PORT = 8090;
 
 export interface StartConsoleOptions {
   /** Temporal, for the Runs and Approvals pages; or `data`, what they read instead. */
@@ -49,7 +48,7 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
-/** The console off localhost: a token, or --behind-proxy (cli/exposure.ts). */
+/** The console off localhost: a token, or --behind-proxy (operator/exposure.ts). */
 export function checkExposure(host: string, token: string | undefined, behindProxy: boolean): void {
   checkServerExposure(
     host,

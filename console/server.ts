@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { clientDeadlines } from '../cli/exposure';
+import { clientDeadlines } from '../operator/exposure';
 import { approvalsBody } from './approvals-page';
 import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../history';
 import { NudgeRefused, type ConsoleData } from './data';

@@ -2,12 +2,19 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EVIDENCE_KEY_FILE } from '../runtime/evidence-key';
-import { DEFAULT_TASK_QUEUE, LOG_LEVELS, type Config, type LogLevelName } from '../runtime/config';
+import type { Client } from '@temporalio/client';
+import {
+  DEFAULT_CONSOLE_PORT,
+  DEFAULT_TASK_QUEUE,
+  LOG_LEVELS,
+  type Config,
+  type LogLevelName,
+} from '../runtime/config';
 import { createLogger, installRuntime } from '../worker/logger';
 import { startStack, type Stack } from '../worker/stack';
-import { parseCommandLine, positionals, wholeNumber } from '../cli/args';
-import { CliError, RunFailedError, UsageError } from '../cli/errors';
-import { formatDuration } from '../cli/progress';
+import { parseCommandLine, positionals, wholeNumber } from '../operator/args';
+import { CliError, RunFailedError, UsageError } from '../operator/errors';
+import { formatDuration } from '../operator/progress';
 import { discoverTargets } from './discover';
 import { costScenario, postureScenario, drillScenario, queryScenario } from './export-scenarios';
 import { Deadline } from './follow';
@@ -16,10 +23,21 @@ import { restoreScenario } from './restore-scenario';
 import { SimulatorControlClient } from '../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import { DIALECTS, type Dialect } from '../api/dialect';
-import { helpFor } from '../cli/help';
-import { DEFAULT_CONSOLE_PORT, startConsole } from '../console/serve-command';
+import { helpFor } from '../operator/help';
 
 const HELP = helpFor('demo');
+
+/**
+ * What --serve needs of the console (console/serve-command.ts startConsole). The CLI's command table hands it in, so
+ * that the demo imports no console code and the console loads only when asked for.
+ */
+export type StartConsole = (options: {
+  client: Client;
+  outputDir: string;
+  namespace: string;
+  port: number;
+  temporalUiUrl?: string;
+}) => Promise<{ url: string; close(): Promise<void> }>;
 
 /** The demo's log file, in its data directory. */
 export const DEMO_LOG = 'demo.log';
@@ -31,7 +49,7 @@ const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
  * `runbooks demo` (`npm run demo`): a Temporal dev server, the simulator and the worker in this one process, on a
  * fresh temporary data directory, then the four kinds of runbook one after the other.
  */
-export async function demoCommand(argv: string[]): Promise<void> {
+export async function demoCommand(argv: string[], consoleStarter: () => StartConsole): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(argv, HELP);
   positionals(rest, [], HELP);
   // A day at most: longer waits would overflow timers, and a demo never needs them.
@@ -115,7 +133,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
       // Ctrl-C now ends the demo as asked, not as an interruption.
       process.removeListener('SIGINT', stopOnSignal);
       process.removeListener('SIGTERM', stopOnSignal);
-      await serveConsole(stack, config.outputDir, consolePort);
+      await serveConsole(consoleStarter(), stack, config.outputDir, consolePort);
     }
   } finally {
     process.removeListener('SIGINT', stopOnSignal);
@@ -128,7 +146,7 @@ export async function demoCommand(argv: string[]): Promise<void> {
 }
 
 /** The console over the demo's Temporal server and output folder, until Ctrl-C or SIGTERM. */
-async function serveConsole(stack: Stack, outputDir: string, port: number): Promise<void> {
+async function serveConsole(startConsole: StartConsole, stack: Stack, outputDir: string, port: number): Promise<void> {
   const running = await startConsole({
     client: stack.temporalClient,
     outputDir,

@@ -1,6 +1,6 @@
 import { collect, type BackupServiceClient, type InventoryResource, type RestoreAccount, type Vault } from '../api';
 import { providerConceptOf, providerOfResourceType, resourceCategoryOf, type ResourceCategory } from '../api/dialect';
-import { CliError } from '../cli/errors';
+import { CliError } from '../operator/errors';
 import type { SimulatorState } from '../simulator/control-client';
 
 /** What the demo picks from the service's inventory, the way an operator would: through the API. */

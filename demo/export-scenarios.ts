@@ -9,7 +9,7 @@ import { countsText } from '../runbooks/dr-drill/report-text';
 import type { PostureReportInput } from '../runbooks/posture-report/contract';
 import type { PostureReportResult } from '../runbooks/posture-report/report';
 import type { QueryExportInput, QueryExportResult } from '../runbooks/query-export/contract';
-import { unpassedDrill } from '../cli/drill-runs';
+import { unpassedDrill } from '../operator/drill-runs';
 import { keyHistoryPath } from '../runtime/evidence-key-history';
 import { Seal, SEAL_SUFFIX } from '../runtime/evidence-seal';
 import { resourceLine, short } from './drill-lines';

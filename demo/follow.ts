@@ -1,10 +1,10 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RunbookStatus } from '../contracts';
-import { RunFailedError } from '../cli/errors';
-import { statusLine } from '../cli/progress';
-import type { RunbookName } from '../cli/runbooks';
-import { queryStatus, resultOf, statusPrinter, waitUntilClosed } from '../cli/watch';
-import { startRunbook } from '../cli/workflow-commands';
+import { RunFailedError } from '../operator/errors';
+import { statusLine } from '../operator/progress';
+import type { RunbookName } from '../operator/runbooks';
+import { queryStatus, resultOf, statusPrinter, waitUntilClosed } from '../operator/watch';
+import { startRunbook } from '../operator/start-run';
 
 /** The demo's time limit for its runbooks, counted from when the stack is ready; every wait takes what is left. */
 export class Deadline {

@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { shellWord } from '../cli/drill-runs';
-import { formatDuration } from '../cli/progress';
-import { printTable } from '../cli/workflow-commands';
+import { shellWord } from '../operator/drill-runs';
+import { formatDuration } from '../operator/progress';
+import { printTable } from '../operator/output';
 import type { ExportSummary } from '../runtime/export-file';
 
 export interface WrittenFile {

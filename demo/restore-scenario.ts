@@ -4,10 +4,10 @@ import type {
   ApprovalGatedRestoreResult,
 } from '../runbooks/approval-gated-restore/contract';
 import { nudgeSignal } from '../contracts';
-import { CliError } from '../cli/errors';
-import { formatDuration, formatProgress } from '../cli/progress';
-import { queryStatus } from '../cli/watch';
-import { startRunbook } from '../cli/workflow-commands';
+import { CliError } from '../operator/errors';
+import { formatDuration, formatProgress } from '../operator/progress';
+import { queryStatus } from '../operator/watch';
+import { startRunbook } from '../operator/start-run';
 import type { DemoTargets } from './discover';
 import { Deadline, follow, sleep, waitForStatus } from './follow';
 import { approvalsOf, type SimulatorControlClient } from '../simulator/control-client';

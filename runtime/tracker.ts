@@ -63,7 +63,7 @@ export class RunbookTracker {
 
   private readonly now: () => Date;
 
-  /** The `nudge` signals this run has had: a watcher of many waits (runtime/job-watcher.ts) looks again on each. */
+  /** The `nudge` signals this run has had: a watcher of many waits (steps/job-watcher.ts) looks again on each. */
   get nudged(): number {
     return this.nudges;
   }

@@ -5,11 +5,11 @@ import type { FaultConfig } from './model';
 import { FaultInput } from './routes/control';
 import { SimulatorControlClient } from './control-client';
 import { startSimulator, type RunningSimulator, type StartOptions } from './server';
-import { parseCommandLine, positionals } from '../cli/args';
-import { CliError, UsageError } from '../cli/errors';
-import type { OptionValues } from '../cli/command-spec';
-import type { CommandSpecAt } from '../cli/command-table';
-import { helpFor } from '../cli/help';
+import { parseCommandLine, positionals } from '../operator/args';
+import { CliError, UsageError } from '../operator/errors';
+import type { OptionValues } from '../operator/command-spec';
+import type { CommandSpecAt } from '../operator/command-table';
+import { helpFor } from '../operator/help';
 
 const HELP = helpFor('simulator', [`Fault kinds: ${FAULT_KINDS.join(', ')}.`]);
 

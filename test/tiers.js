@@ -33,7 +33,7 @@ const PUBLIC_FULL = [
   'test/e2e/accounts.test.ts',
   'test/e2e/inputs-discover.test.ts',
   // Job records read from the job list as the public dialect writes them.
-  'runtime/job-watcher.test.ts',
+  'steps/job-watcher.test.ts',
 ];
 
 /** `npm run test:full`: what needs a server, a process tree or a heavy tool, beyond one run of each runbook. */
@@ -65,7 +65,7 @@ const FULL = [
   'test/e2e/snapshot-slots.test.ts',
   'test/e2e/traces.test.ts',
   'test/e2e/versioning.test.ts',
-  'runtime/job-watcher.test.ts',
+  'steps/job-watcher.test.ts',
   'test/cli/completion-workflow-ids.test.ts',
   'test/cli/doctor.test.ts',
   'test/cli/exit-codes.test.ts',

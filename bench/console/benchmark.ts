@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { waitingApprovals } from '../../cli/approvals-command';
+import { waitingApprovals } from '../../operator/approvals';
 import { startConsole } from '../../console/serve-command';
 import { HistoryIndex } from '../../history';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';

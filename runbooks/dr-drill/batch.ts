@@ -3,7 +3,7 @@
 // summary. Its history stays under 1,000 events: the drill sizes it from the events a resource costs (`batchSizeFor`).
 import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
 import { serviceCalls } from '../../runtime/calls';
-import { JobWatcher } from '../../runtime/job-watcher';
+import { JobWatcher } from '../../steps/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { drillInLanes, resourceDriller, type DrillContext } from './drill-one';

@@ -7,7 +7,7 @@ import { concludeResource } from './verdicts';
 import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect';
 import { checkExpectation } from './expectations';
 import { heartbeatingCalls, peekCalls, resend, serviceCalls, waitingCalls } from '../../runtime/calls';
-import type { JobWatcher } from '../../runtime/job-watcher';
+import type { JobWatcher } from '../../steps/job-watcher';
 import type { SnapshotSlots } from '../snapshot-slots/calls';
 import type { RunbookTracker } from '../../runtime/tracker';
 import type { NotifyingRun } from '../../contracts';

@@ -71,7 +71,7 @@ const EVENTS_PER_SIGNAL = 5;
  */
 const SLOTTED_START_STEPS = 3;
 /**
- * A job watched with the others of its batch (runtime/job-watcher.ts) costs as much as one step and a half: it
+ * A job watched with the others of its batch (steps/job-watcher.ts) costs as much as one step and a half: it
  * restarts the batch's look (a cancel, a new look, their tasks) as it joins and as the look returns.
  */
 const WATCHED_JOB_STEPS = 1.5;

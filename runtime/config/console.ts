@@ -6,6 +6,9 @@ import { refuseSharedKeyFile } from './key-files';
 
 /** The web console (runbooks serve, console/); its command-line options override these. */
 
+/** The console's port when neither --port nor RUNBOOKS_CONSOLE_PORT names one. */
+export const DEFAULT_CONSOLE_PORT = 8090;
+
 const ConsoleEnv = z.object({
   RUNBOOKS_CONSOLE_HOST: text.optional(),
   RUNBOOKS_CONSOLE_PORT: z
@@ -64,7 +67,7 @@ export const CONSOLE_SETTINGS: readonly SettingDoc[] = [
     default: mdCode('127.0.0.1'),
     meaning: 'The address the console listens on; off localhost it needs a token or `RUNBOOKS_CONSOLE_BEHIND_PROXY`',
   },
-  { name: 'RUNBOOKS_CONSOLE_PORT', default: mdCode(8090), meaning: 'Its port' },
+  { name: 'RUNBOOKS_CONSOLE_PORT', default: mdCode(DEFAULT_CONSOLE_PORT), meaning: 'Its port' },
   {
     name: 'RUNBOOKS_CONSOLE_TOKEN_FILE',
     default: 'none',

@@ -49,7 +49,7 @@ export { loadCodecKeys } from './codec';
 export { loadEvidenceKeyFile } from './evidence';
 export { loadWebhookTargets } from './notifications';
 export { loadCodecServerAccess, type CodecServerAccess } from './codec-server';
-export { loadConsoleSettings, loadConsoleToken, type ConsoleSettings } from './console';
+export { DEFAULT_CONSOLE_PORT, loadConsoleSettings, loadConsoleToken, type ConsoleSettings } from './console';
 export { loadConfig, type Config } from './worker';
 
 /** Every module's docs lines, by the module's file under runtime/config/, in the order of docs/configuration.md. */

@@ -1,8 +1,8 @@
 // A command line is parsed by the options its command declares in the command table: names, aliases, flags and
 // values, defaults and repeatable options, with usage errors that name what is wrong.
-import { parseCommandLine } from '../../cli/args';
-import { HelpRequested, UsageError } from '../../cli/errors';
-import { helpFor } from '../../cli/help';
+import { parseCommandLine } from '../../operator/args';
+import { HelpRequested, UsageError } from '../../operator/errors';
+import { helpFor } from '../../operator/help';
 
 const LIST = helpFor('list');
 const DOCTOR = helpFor('doctor');

@@ -1,12 +1,12 @@
 // What the CLI says when a command line or a run is not what the user expected: a typo gets one line with the closest
 // name (exit 2), `list` is newest first, a closed run is said to be closed, a run already under an ID is named with
 // what to do, Ctrl-C while following a run says that it goes on (exit 130), and a malformed TEMPORAL_ADDRESS is
-// refused at once. In process, through cli/run.ts, with a fake Temporal client in place of cli/connection.ts.
+// refused at once. In process, through cli/run.ts, with a fake Temporal client in place of operator/connection.ts.
 import { getEventListeners } from 'node:events';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RunbookStatus } from '../../contracts';
-import { EXIT_CODES } from '../../cli/errors';
-import { followUntilInterrupted } from '../../cli/watch';
+import { EXIT_CODES } from '../../operator/errors';
+import { followUntilInterrupted } from '../../operator/watch';
 import { newestStarted } from '../../cli/workflow-commands';
 import { runCliInProcess as runbooks } from '../helpers/cli-in-process';
 
@@ -65,7 +65,7 @@ const mockClient = {
   },
 };
 
-jest.mock('../../cli/connection', () => ({
+jest.mock('../../operator/connection', () => ({
   withTemporal: (fn: (session: unknown) => Promise<unknown>) =>
     fn({ client: mockClient, address: 'fake:7233', namespace: 'default', taskQueue: 'q', close: () => undefined }),
 }));

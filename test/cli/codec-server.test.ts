@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { DEFAULT_CODEC_LIMITS } from '../../cli/codec-limits';
 import { OpenOriginError, startCodecServer, type RunningCodecServer } from '../../cli/codec-server';
-import { UsageError } from '../../cli/errors';
+import { UsageError } from '../../operator/errors';
 import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
 import { runCliFromSource, spawnCliFromSource } from '../helpers/cli-from-source';
 

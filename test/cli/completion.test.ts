@@ -2,7 +2,7 @@
 // runbook names, and the table they come from has the commands the CLI dispatches.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { COMMAND_TABLE } from '../../cli/command-table';
+import { COMMAND_TABLE } from '../../operator/command-table';
 import { COMMANDS } from '../../cli/run';
 import { RUNBOOK_NAMES } from '../../runbooks/registry';
 import { runCliFromSource } from '../helpers/cli-from-source';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import { DISCOVERABLE, discoverInput } from '../../cli/discover-inputs';
 import { INPUT_EXAMPLES } from '../../cli/input-examples';
-import { validateRunbookInput } from '../../cli/runbooks';
+import { validateRunbookInput } from '../../operator/runbooks';
 import { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import { QueryExportInput } from '../../runbooks/query-export/contract';
 import { SimulatorControlClient } from '../../simulator/control-client';

@@ -2,8 +2,8 @@
 // command that tried would exit 3), and what the CLI says about a drill's verdict and a second run on one day.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { MAX_MESSAGE_LENGTH, parseValidate } from '../../cli/drill-command';
-import { drillAlreadyRunning, earlierRunNote, shellWord, unpassedDrill } from '../../cli/drill-runs';
-import { RunFailedError, UsageError } from '../../cli/errors';
+import { drillAlreadyRunning, earlierRunNote, shellWord, unpassedDrill } from '../../operator/drill-runs';
+import { RunFailedError, UsageError } from '../../operator/errors';
 import type { DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillSummary } from '../../runbooks/dr-drill/report';
 import { runCliFromSource } from '../helpers/cli-from-source';

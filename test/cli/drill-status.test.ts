@@ -1,4 +1,4 @@
-import { statusBlock } from '../../cli/progress';
+import { statusBlock } from '../../operator/progress';
 import type { RunbookStatus } from '../../contracts';
 
 test('`runbooks status` of a drill shows its resources and batches as its batches last reported', () => {

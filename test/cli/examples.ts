@@ -1,6 +1,6 @@
 // The examples of the command table's help, read as a shell would: for the tests that check and run them.
-import type { CommandSpec } from '../../cli/command-spec';
-import { COMMAND_TABLE } from '../../cli/command-table';
+import type { CommandSpec } from '../../operator/command-spec';
+import { COMMAND_TABLE } from '../../operator/command-table';
 
 /** Every example with the command whose help shows it. */
 export function everyExample(specs: readonly CommandSpec[] = COMMAND_TABLE, prefix = ''): [string, string][] {

@@ -1,4 +1,4 @@
-// Every row of the exit-code table (cli/errors.ts EXIT_CODES, docs/cli.md "Exit codes"), each by a real command: the CLI
+// Every row of the exit-code table (operator/errors.ts EXIT_CODES, docs/cli.md "Exit codes"), each by a real command: the CLI
 // from source, against one dev server for the file where a row needs Temporal.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { EXIT_CODES } from '../../cli/errors';
+import { EXIT_CODES } from '../../operator/errors';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { runCliFromSource, runCliFromSourceAsync, spawnCliFromSource } from '../helpers/cli-from-source';
 import { startTestEnv } from '../helpers/temporal';

@@ -1,16 +1,16 @@
 // Every example of every command's help, as far as a command line can be checked without a server: each `runbooks …`
-// in it names a command of the table, and the command's real parser (cli/args.ts) accepts its options, with fixed
+// in it names a command of the table, and the command's real parser (operator/args.ts) accepts its options, with fixed
 // words and runbook names among those known and as many arguments as the command takes. Every input it gives validates
 // against the runbook's schema, and every file it reads exists in the repository or is written first: by the same
 // example (`> drill.json`, `--out`) or by the worker, under .data/. test/cli/help-examples-run.test.ts (full tier)
 // runs them against a server.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseCommandLine, readInput } from '../../cli/args';
-import type { CommandSpec, OptionSpec } from '../../cli/command-spec';
-import { COMMAND_TABLE, type CommandPath } from '../../cli/command-table';
-import { helpFor } from '../../cli/help';
-import { RUNBOOK_NAMES, validateRunbookInput, type RunbookName } from '../../cli/runbooks';
+import { parseCommandLine, readInput } from '../../operator/args';
+import type { CommandSpec, OptionSpec } from '../../operator/command-spec';
+import { COMMAND_TABLE, type CommandPath } from '../../operator/command-table';
+import { helpFor } from '../../operator/help';
+import { RUNBOOK_NAMES, validateRunbookInput, type RunbookName } from '../../operator/runbooks';
 import { everyExample, invocations } from './examples';
 
 const ROOT = resolve(__dirname, '..', '..');

@@ -3,8 +3,8 @@
 // (TEMPORAL_ADDRESS points nowhere). An unknown option is a usage error (exit 2) that names it.
 // The CLI runs in this process, through cli/run.ts (what cli/main.ts runs); one spawned `runbooks --help` proves the
 // real entry point.
-import type { CommandSpec } from '../../cli/command-spec';
-import { COMMAND_TABLE } from '../../cli/command-table';
+import type { CommandSpec } from '../../operator/command-spec';
+import { COMMAND_TABLE } from '../../operator/command-table';
 import { runCliFromSource } from '../helpers/cli-from-source';
 import { runCliInProcess as runbooks, type CliResult } from '../helpers/cli-in-process';
 

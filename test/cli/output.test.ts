@@ -1,6 +1,6 @@
 // `-o, --output text|json` refuses any other format before it connects: no Temporal server needed.
-import { outputFormat } from '../../cli/output';
-import { UsageError } from '../../cli/errors';
+import { outputFormat } from '../../operator/output';
+import { UsageError } from '../../operator/errors';
 import { runCliFromSource } from '../helpers/cli-from-source';
 
 const env = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', RUNBOOKS_DEPLOYMENT_NAME: 'backup-runbooks' };

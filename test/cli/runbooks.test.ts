@@ -1,11 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readInput } from '../../cli/args';
+import { readInput } from '../../operator/args';
 import { ServiceError } from '@temporalio/client';
-import { describeCliError, NotConnectedError, UsageError } from '../../cli/errors';
-import { formatProgress, progressBar } from '../../cli/progress';
-import { runbookName, shortHash, validateRunbookInput } from '../../cli/runbooks';
+import { describeCliError, NotConnectedError, UsageError } from '../../operator/errors';
+import { formatProgress, progressBar } from '../../operator/progress';
+import { runbookName, shortHash, validateRunbookInput } from '../../operator/runbooks';
 
 const NOW = new Date('2026-11-21T09:30:00Z');
 

@@ -1,9 +1,9 @@
 // `runbooks schedule create`'s command line, checked before Temporal is asked anything: each mistake is a usage error
 // naming it, and unset policies take the runbook's defaults. (test/e2e/schedules.test.ts checks that nothing is
 // created on a server.)
-import { OVERLAPS } from '../../cli/command-schedule';
-import { UsageError } from '../../cli/errors';
-import { RUNBOOK_NAMES } from '../../cli/runbooks';
+import { OVERLAPS } from '../../operator/command-schedule';
+import { UsageError } from '../../operator/errors';
+import { RUNBOOK_NAMES } from '../../operator/runbooks';
 import { parseBackfill } from '../../cli/schedule-backfill';
 import { parseCreate } from '../../cli/schedule-create';
 import { formatDuration, OVERLAP_NAMES, parseDuration, SCHEDULE_DEFAULTS } from '../../cli/schedule-policies';

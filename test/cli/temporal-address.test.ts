@@ -1,7 +1,7 @@
 // A malformed TEMPORAL_ADDRESS is refused at once, before any connection is tried: exit 2, one line naming the
 // variable and the form it must have. In process, through cli/run.ts.
 import { format } from 'node:util';
-import { EXIT_CODES } from '../../cli/errors';
+import { EXIT_CODES } from '../../operator/errors';
 import { run } from '../../cli/run';
 
 let saved: string | undefined;

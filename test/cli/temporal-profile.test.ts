@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { connectTemporal } from '../../cli/connection';
+import { connectTemporal } from '../../operator/connection';
 import { startTestEnv } from '../helpers/temporal';
 import { runCliFromSource } from '../helpers/cli-from-source';
 

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WaitingApproval } from '../../cli/output-shapes';
+import type { WaitingApproval } from '../../operator/output-shapes';
 import type { ConsoleData, ConsoleRun } from '../../console/data';
 import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';

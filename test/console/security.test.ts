@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { request } from 'undici';
-import type { WaitingApproval } from '../../cli/output-shapes';
+import type { WaitingApproval } from '../../operator/output-shapes';
 import type { ConsoleData, ConsoleRun } from '../../console/data';
 import { STYLE_HASH } from '../../console/layout';
 import { checkExposure } from '../../console/serve-command';

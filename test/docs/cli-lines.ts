@@ -1,10 +1,10 @@
-import type { CommandSpec, OptionSpec } from '../../cli/command-spec';
-import { COMMAND_TABLE } from '../../cli/command-table';
+import type { CommandSpec, OptionSpec } from '../../operator/command-spec';
+import { COMMAND_TABLE } from '../../operator/command-table';
 import { inlineCode, type Page } from './markdown';
 
 /**
  * The `runbooks` command lines the docs show, in code blocks and inline code, checked against the CLI's command table
- * (cli/command-table.ts: the source of `--help`, the completion scripts and the options each command parses):
+ * (operator/command-table.ts: the source of `--help`, the completion scripts and the options each command parses):
  * the command, its subcommand, a fixed argument (`completion bash`), and every option.
  */
 
@@ -88,7 +88,7 @@ export function problemsOf({ words: all, where }: CommandLine, table = COMMAND_T
   const [first] = tokens;
   if (first === undefined || isPlaceholder(first) || ['--help', '-h', 'help'].includes(first)) return [];
   const command = table.find((c) => c.name === first);
-  if (!command) return [`${shown}: no command '${first}' in cli/command-table.ts`];
+  if (!command) return [`${shown}: no command '${first}' in operator/command-table.ts`];
   let spec: CommandSpec = command;
   let path = first;
   let positional = false;

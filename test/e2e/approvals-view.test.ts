@@ -1,6 +1,6 @@
 // `runbooks approvals` end to end: the CLI, run from source, lists a restore that waits for its second approval.
 import { randomUUID } from 'node:crypto';
-import type { ApprovalsOutput, WaitingApproval } from '../../cli/output-shapes';
+import type { ApprovalsOutput, WaitingApproval } from '../../operator/output-shapes';
 import { statusQuery } from '../../contracts';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { connectTemporal, type TemporalSession } from '../../cli/connection';
+import { connectTemporal, type TemporalSession } from '../../operator/connection';
 import { statusQuery } from '../../contracts';
 import { costExport, queryExport } from '../../runbooks/workflows';
 import { codecDataConverter, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';

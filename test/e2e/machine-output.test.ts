@@ -1,5 +1,5 @@
 // `--output json` (`-o json`) end to end: the CLI, run from source against a dev server with a runbook worker, prints
-// one JSON document per command, in the shapes of cli/output-shapes.ts, for runs and schedules this file made.
+// one JSON document per command, in the shapes of operator/output-shapes.ts, for runs and schedules this file made.
 import { randomUUID } from 'node:crypto';
 import type {
   ApprovalsOutput,
@@ -7,7 +7,7 @@ import type {
   ListOutput,
   ScheduleListOutput,
   StatusOutput,
-} from '../../cli/output-shapes';
+} from '../../operator/output-shapes';
 import { approvalGatedRestore, costExport } from '../../runbooks/workflows';
 import { bootstrapCurrentVersion } from '../../worker/versioning';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';

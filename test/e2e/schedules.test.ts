@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { statusQuery } from '../../contracts';
-import type { ScheduleDescribeOutput } from '../../cli/output-shapes';
+import type { ScheduleDescribeOutput } from '../../operator/output-shapes';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
 import { bucketDestination, drillVaultAndAccount, eventually, setupE2E, teardownE2E, type E2E } from './helpers';

@@ -1,9 +1,9 @@
-// Traces end to end: with OTEL_* set, one trace runs from the CLI's start (its own client, cli/connection.ts)
+// Traces end to end: with OTEL_* set, one trace runs from the CLI's start (its own client, operator/connection.ts)
 // through the workflow and its activities to the HTTP calls to the service, all in an in-memory exporter.
 import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { connectTemporal, type TemporalSession } from '../../cli/connection';
-import { startRunbook } from '../../cli/workflow-commands';
+import { connectTemporal, type TemporalSession } from '../../operator/connection';
+import { startRunbook } from '../../operator/start-run';
 import { installTracing } from '../../runtime/tracing-sdk';
 import { eventually, setupE2E, teardownE2E, type E2E } from './helpers';
 

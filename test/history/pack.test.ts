@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evidenceCommand } from '../../cli/evidence-command';
 import { PackCheckFailedError } from '../../cli/evidence-pack-command';
-import { EXIT_CODES, UsageError } from '../../cli/errors';
+import { EXIT_CODES, UsageError } from '../../operator/errors';
 import { MANIFEST, MANIFEST_SUM, type PackManifest } from '../../history/pack';
 import { readTarGz, writeTarGz, type TarEntry } from '../../history/tar';
 import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';

@@ -6,8 +6,8 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { connectTemporal } from '../../cli/connection';
-import { UsageError } from '../../cli/errors';
+import { connectTemporal } from '../../operator/connection';
+import { UsageError } from '../../operator/errors';
 import {
   allowSharedKeyFiles,
   ConfigError,

@@ -1,5 +1,5 @@
 // `runbooks simulator` flags: every mistake is one UsageError (exit code 2) with the usage, before anything starts.
-import { CliError, HelpRequested, UsageError } from '../../cli/errors';
+import { CliError, HelpRequested, UsageError } from '../../operator/errors';
 import { parseSimulatorFlags, simulatorCommand, startStandaloneSimulator } from '../../simulator/command';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator } from '../../simulator/server';

@@ -16,8 +16,8 @@ import {
   type E2E,
 } from '../test/e2e/helpers';
 import type { DrillLanesInput, WatchBackupsInput, WatchBackupsResult } from '../test/fixtures/job-watcher-workflows';
-import type { StartBackupInput } from '../steps/jobs';
-import { JOB_IDS_PER_LIST } from '../steps/job-batches';
+import type { StartBackupInput } from './jobs';
+import { JOB_IDS_PER_LIST } from './job-batches';
 
 const WORKFLOWS = require.resolve('../test/fixtures/job-watcher-workflows');
 const JOBS = 30;

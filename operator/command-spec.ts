@@ -1,5 +1,5 @@
 // What a command and its options are, the types a command line parses to, and the building blocks of the command
-// table (cli/command-table.ts).
+// table (operator/command-table.ts).
 
 /**
  * What a shell completes for an option's value or a positional argument: a runbook name, the ID of a running
@@ -83,7 +83,7 @@ export const text = <const N extends string>(name: N, placeholder: string, descr
 export const flag = <const N extends string>(name: N, description: string) =>
   ({ name, description }) as const satisfies FlagSpec;
 
-// As cli/output.ts reads it.
+// As operator/output.ts reads it.
 export const output = {
   name: 'output',
   short: 'o',

@@ -7,7 +7,7 @@ export interface Help {
   text: string;
 }
 
-/** The help of a command, with the spec it is made from: what cli/args.ts parses its command line by. */
+/** The help of a command, with the spec it is made from: what operator/args.ts parses its command line by. */
 export interface CommandHelp<S extends CommandSpec = CommandSpec> extends Help {
   spec: S;
   /** The command's path in the table (`schedule create`), for errors that name it. */

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
-import type { JobBatchActivities, JobKind, JobsLook, LookAtJobsInput } from '../steps/job-batches';
-import type { JobSummary } from '../steps/jobs';
-import { waitingCalls } from './calls';
-import { MIN_JOB_POLL_MS } from './poll-delays';
+import type { JobBatchActivities, JobKind, JobsLook, LookAtJobsInput } from './job-batches';
+import type { JobSummary } from './jobs';
+import { waitingCalls } from '../runtime/calls';
+import { MIN_JOB_POLL_MS } from '../runtime/poll-delays';
 
 /**
  * The patch for a runbook that starts waiting on its jobs through a JobWatcher instead of one waiting activity per

@@ -11,7 +11,7 @@ const overlap = (description: string) =>
     description: `${description}: ${OVERLAPS.join(', ')}`,
   }) as const satisfies ValueSpec;
 
-/** `runbooks schedule …`, a part of the command table (cli/command-table.ts). */
+/** `runbooks schedule …`, a part of the command table (operator/command-table.ts). */
 export const SCHEDULE_COMMAND = {
   name: 'schedule',
   description: 'Manage the Temporal Schedules that start runbooks.',

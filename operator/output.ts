@@ -3,7 +3,7 @@ import type { Help } from './help';
 
 /**
  * `-o, --output text|json`, as the Temporal CLI spells it: `text` for people (the default), `json` for scripts. The
- * JSON shapes are the types of cli/output-shapes.ts. In JSON mode standard output holds one JSON document and nothing
+ * JSON shapes are the types of operator/output-shapes.ts. In JSON mode standard output holds one JSON document and nothing
  * else; notes and errors go to standard error, and the exit codes are those of text mode.
  */
 
@@ -20,4 +20,15 @@ export function outputFormat(value: string, { usage }: Help): OutputFormat {
 /** One JSON document on standard output: the whole of a command's output in JSON mode. */
 export function printJson(value: object): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printTable(rows: string[][]): void {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
 }

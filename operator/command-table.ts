@@ -9,7 +9,7 @@ const deployment = text('deployment', 'name', 'the Worker Deployment (default RU
 
 /**
  * Every command, its subcommands and options: the one source of the help texts, the completion scripts and what each
- * command's parser accepts (cli/args.ts). `as const` keeps the names that type each command's parsed options.
+ * command's parser accepts (operator/args.ts). `as const` keeps the names that type each command's parsed options.
  */
 const TABLE = [
   {

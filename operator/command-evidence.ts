@@ -1,6 +1,6 @@
 import { flag, text, type CommandSpec } from './command-spec';
 
-/** `runbooks evidence …`, a part of the command table (cli/command-table.ts). */
+/** `runbooks evidence …`, a part of the command table (operator/command-table.ts). */
 export const EVIDENCE_COMMAND = {
   name: 'evidence',
   description: 'Verify signed drill reports, pack them for an auditor, and manage the key that signs them.',
