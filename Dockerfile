@@ -14,6 +14,7 @@ COPY runbooks ./runbooks
 COPY steps ./steps
 COPY runtime ./runtime
 COPY history ./history
+COPY operator ./operator
 COPY worker ./worker
 COPY cli ./cli
 COPY console ./console
