@@ -1,66 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { pathOf, type HttpRequest, type HttpTransport } from '../api/http';
-import { RUNBOOK_NAMES, type RunbookName } from '../runbooks/registry';
+import type { PermissionNeed, PermissionType } from '../contracts/runbook';
+import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../runbooks/registry';
 import { fail, ok, warn, type CheckResult } from './doctor-report';
 
 /**
- * The permission types each runbook needs, derived from the service calls its activities make (the types:
- * docs/service-interface.md §7), and how `runbooks doctor` finds out whether the caller's role holds them. The service shows no call that
+ * How `runbooks doctor` finds out, for the permissions each runbook's contract says its calls need
+ * (docs/service-interface.md §7), whether the caller's role holds them. The service shows no call that
  * names the caller's own role or grants, so each permission is asked by a probe: a call that needs it and cannot
  * change anything (a read of one item, or a call on an ID that does not exist with a body the call refuses). A 403
  * means the role lacks it; any other answer means the service let the call past its permission check.
  */
 
-export type PermissionType =
-  | 'inventory.view'
-  | 'jobs.view'
-  | 'snapshots.take_or_convert'
-  | 'resources.restore'
-  | 'files.restore'
-  | 'databases.query'
-  | 'source_accounts.manage'
-  | 'api_credentials.rotate_secret'
-  | 'cost_explorer.view'
-  | 'mpa_requests.manage';
-
-export interface Need {
-  permission: PermissionType;
-  /** The calls that need it, for the detail. */
-  for: string;
-  /** Needed only with this input; lacking it is then a warning, not a failure. */
-  when?: string;
-}
-
-/** What each runbook calls, by permission. Keep in step with the activities a runbook's workflow uses. */
-export const RUNBOOK_NEEDS: Record<RunbookName, readonly Need[]> = {
-  approvalGatedRestore: [
-    { permission: 'resources.restore', for: 'restore-bucket' },
-    { permission: 'mpa_requests.manage', for: 'submit, read and withdraw its action request' },
-    { permission: 'jobs.view', for: 'follow the restore job, find it after a lost answer' },
-    { permission: 'files.restore', for: 'restore-files', when: "kind: 'files'" },
-  ],
-  drDrill: [
-    { permission: 'inventory.view', for: 'resources and snapshots' },
-    { permission: 'snapshots.take_or_convert', for: 'take-snapshot' },
-    { permission: 'jobs.view', for: 'follow backup and restore jobs' },
-    { permission: 'files.restore', for: 'restore-files (the default restoreKind)' },
-    { permission: 'resources.restore', for: 'restore-bucket', when: "restoreKind: 'bucket'" },
-    { permission: 'mpa_requests.manage', for: 'withdraw a restore that needs approval', when: "restoreKind: 'bucket'" },
-    { permission: 'databases.query', for: 'the SQL check', when: 'sqlCheck' },
-  ],
-  queryExport: [{ permission: 'databases.query', for: 'run the query, read its status and results' }],
-  costExport: [{ permission: 'cost_explorer.view', for: 'cost-data' }],
-  rotateCredentials: [{ permission: 'api_credentials.rotate_secret', for: 'rotate the current secret' }],
-  offboardSourceAccount: [
-    { permission: 'source_accounts.manage', for: 'disconnect and delete the account' },
-    { permission: 'inventory.view', for: 'the account and its remaining resources' },
-  ],
-  postureReport: [{ permission: 'inventory.view', for: 'resources and snapshots' }],
-};
-
 /** Every permission some runbook needs, once each. */
 export const NEEDED_PERMISSIONS: PermissionType[] = [
-  ...new Set(RUNBOOK_NAMES.flatMap((name) => RUNBOOK_NEEDS[name].map((n) => n.permission))),
+  ...new Set(RUNBOOK_NAMES.flatMap((name) => RUNBOOKS[name].permissions.map((n) => n.permission))),
 ];
 
 /** A probe's verdict: allowed (the call got past the permission check), refused (403), or unknown. */
@@ -139,8 +93,8 @@ export interface PermissionFacts {
 export function runbookLine(runbook: RunbookName, facts: PermissionFacts): CheckResult {
   const id = `runbook.${runbook}`;
   const check = `permissions: ${runbook}`;
-  const needs = RUNBOOK_NEEDS[runbook];
-  const problems: { need: Need; why: string; certain: boolean }[] = [];
+  const needs = RUNBOOKS[runbook].permissions;
+  const problems: { need: PermissionNeed; why: string; certain: boolean }[] = [];
   for (const need of needs) {
     const probe = facts.probes.get(need.permission);
     if (facts.catalogue && !facts.catalogue.has(need.permission)) {

@@ -11,13 +11,8 @@ import {
 } from '../api';
 import { RUNBOOK_NAMES } from '../runbooks/registry';
 import { checkDialect } from './doctor-dialect';
-import {
-  NEEDED_PERMISSIONS,
-  probePermission,
-  runbookLine,
-  type PermissionType,
-  type Probe,
-} from './doctor-permissions';
+import type { PermissionType } from '../contracts/runbook';
+import { NEEDED_PERMISSIONS, probePermission, runbookLine, type Probe } from './doctor-permissions';
 import { bounded, fail, ok, reason, skip, warn, type CheckResult } from './doctor-report';
 import type { ServiceTarget } from './doctor-target';
 

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { parseCommandLine, positionals } from '../operator/args';
 import { UsageError } from '../operator/errors';
-import { INPUT_EXAMPLES } from './input-examples';
+
 import { inputJsonSchema, jsonFileText } from '../operator/input-schemas';
-import { RUNBOOK_NAMES, RUNBOOKS, runbookName } from '../operator/runbooks';
+import { RUNBOOK_NAMES, RUNBOOKS, runbookName, exampleInput } from '../operator/runbooks';
 import { helpFor } from '../operator/help';
 
 const HELP = helpFor('inputs', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
@@ -34,7 +34,7 @@ export async function inputsCommand(argv: string[]): Promise<void> {
     console.log(`${runbook} takes no input: runbooks start ${runbook}`);
     return;
   }
-  const example = INPUT_EXAMPLES[runbook] ?? {};
+  const example = exampleInput(runbook) ?? {};
   if (!values.example) {
     process.stdout.write(jsonFileText(inputJsonSchema(runbook)));
     return;

@@ -9,7 +9,8 @@ import { helpFor, type Help } from '../operator/help';
 import { outputFormat, printJson } from '../operator/output';
 import type { BackfillRun, ScheduleBackfillOutput } from '../operator/output-shapes';
 import { describeOrMissing } from './schedule-lookup';
-import { BACKFILL_OVERLAP, OVERLAP_POLICIES, overlapArgument, type OverlapName } from './schedule-policies';
+import { BACKFILL_OVERLAP, OVERLAP_POLICIES, overlapArgument } from './schedule-policies';
+import type { OverlapName } from '../contracts/runbook';
 import { printTable } from '../operator/output';
 
 /** Set by Temporal on each run a schedule starts: the time it was due. */

@@ -8,7 +8,8 @@ import { backfillCommand } from './schedule-backfill';
 import { createCommand } from './schedule-create';
 import { describeCommand } from './schedule-describe';
 import { describeOrMissing, missing, specOf } from './schedule-lookup';
-import { OVERLAP_POLICIES, overlapArgument, overlapName, type OverlapName } from './schedule-policies';
+import { OVERLAP_POLICIES, overlapArgument, overlapName } from './schedule-policies';
+import type { OverlapName } from '../contracts/runbook';
 import { printTable } from '../operator/output';
 
 /** `runbooks schedule …`: Temporal Schedules that start runbooks, e.g. the nightly cost export or a weekly drill. */

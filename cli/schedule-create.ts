@@ -5,14 +5,8 @@ import { withTemporal } from '../operator/connection';
 import { CliError, UsageError } from '../operator/errors';
 import { helpFor, type Help } from '../operator/help';
 import { RUNBOOK_NAMES, RUNBOOKS, runbookName, validateRunbookInput, type RunbookName } from '../operator/runbooks';
-import {
-  formatDuration,
-  OVERLAP_POLICIES,
-  overlapArgument,
-  parseDuration,
-  SCHEDULE_DEFAULTS,
-  type OverlapName,
-} from './schedule-policies';
+import { formatDuration, OVERLAP_POLICIES, overlapArgument, parseDuration } from './schedule-policies';
+import type { OverlapName } from '../contracts/runbook';
 
 const HELP = helpFor('schedule create', [`runbooks: ${RUNBOOK_NAMES.join(', ')}`]);
 
@@ -92,7 +86,7 @@ export function parseCreate(argv: string[]): ScheduleRequest {
       `--timezone must be an IANA time zone such as 'Europe/Paris' or 'UTC', not '${values.timezone}'`,
     );
   }
-  const defaults = SCHEDULE_DEFAULTS[runbook];
+  const defaults = RUNBOOKS[runbook].schedule;
   const jitterMs = durationArgument('--jitter', values.jitter ?? defaults.jitter, 0, HELP);
   if ('intervalMs' in spec && jitterMs >= spec.intervalMs) {
     throw new UsageError(`--jitter (${values.jitter ?? defaults.jitter}) must be shorter than --interval ${spec.interval}

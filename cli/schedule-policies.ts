@@ -1,11 +1,8 @@
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { UsageError } from '../operator/errors';
-import type { RunbookName } from '../operator/runbooks';
+import { OVERLAP_NAMES, type OverlapName } from '../contracts/runbook';
 
-/**
- * How a schedule treats a run that is due while the previous one still runs, as `--overlap` spells it (Temporal's
- * ScheduleOverlapPolicy in lower case).
- */
+/** Temporal's overlap policy of each name `--overlap` takes (contracts/runbook.ts lists them). */
 export const OVERLAP_POLICIES = {
   skip: ScheduleOverlapPolicy.SKIP,
   'buffer-one': ScheduleOverlapPolicy.BUFFER_ONE,
@@ -13,41 +10,7 @@ export const OVERLAP_POLICIES = {
   'cancel-other': ScheduleOverlapPolicy.CANCEL_OTHER,
   'terminate-other': ScheduleOverlapPolicy.TERMINATE_OTHER,
   'allow-all': ScheduleOverlapPolicy.ALLOW_ALL,
-} as const;
-
-export type OverlapName = keyof typeof OVERLAP_POLICIES;
-export const OVERLAP_NAMES = Object.keys(OVERLAP_POLICIES) as OverlapName[];
-
-export interface ScheduleDefaults {
-  overlap: OverlapName;
-  /** How late a run that was due during an outage may still start; later than that, it is missed. */
-  catchupWindow: string;
-  /** Each run starts up to this much after its time, so that schedules set to one minute do not burst together. */
-  jitter: string;
-}
-
-/**
- * Each runbook's schedule policies, used when `runbooks schedule create` is not told otherwise (the docs' schedules
- * page shows this table). The reasons are in the comments; the CLI prints the values it applied.
- */
-export const SCHEDULE_DEFAULTS: Record<RunbookName, ScheduleDefaults> = {
-  // A drill still running holds the restore account and the service's restore capacity; a second one would double
-  // the load and prove nothing new. A drill more than an hour late would run into working hours: it is missed instead.
-  drDrill: { overlap: 'skip', catchupWindow: '1h', jitter: '5m' },
-  // Each run exports its own day: one due while the previous export runs waits for it rather than being lost, and a
-  // night missed by an outage of under a day still runs (it exports the day it was due for).
-  costExport: { overlap: 'buffer-one', catchupWindow: '1d', jitter: '5m' },
-  // The same query on a schedule writes the same kind of file; a second while one runs would only compete with it.
-  queryExport: { overlap: 'skip', catchupWindow: '1h', jitter: '5m' },
-  // A report is a view of now: a late one is still worth having within a working day, a doubled one is not.
-  postureReport: { overlap: 'skip', catchupWindow: '6h', jitter: '5m' },
-  // A restore may wait days for approvers; a second request while one waits would ask them twice.
-  approvalGatedRestore: { overlap: 'skip', catchupWindow: '1h', jitter: '0s' },
-  // Offboarding an account twice at once would race its own deletions.
-  offboardSourceAccount: { overlap: 'skip', catchupWindow: '1h', jitter: '0s' },
-  // Two rotations at once would race for one credential; a rotation missed by an outage is still due a day later.
-  rotateCredentials: { overlap: 'skip', catchupWindow: '1d', jitter: '0s' },
-};
+} as const satisfies Record<OverlapName, ScheduleOverlapPolicy>;
 
 /** What `backfill` uses unless told otherwise: every missed time runs, one after another, none skipped. */
 export const BACKFILL_OVERLAP: OverlapName = 'buffer-all';

@@ -1,6 +1,7 @@
+import { exampleInput } from '../operator/runbooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { INPUT_EXAMPLES } from './input-examples';
+
 import { exampleFile, inputJsonSchema, jsonFileText, RUNBOOKS_WITH_INPUT } from '../operator/input-schemas';
 
 /** Every generated file under the repository, by its path from the root: schemas/ and examples/. */
@@ -8,7 +9,7 @@ export function inputFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const runbook of RUNBOOKS_WITH_INPUT) {
     files.set(`schemas/${runbook}.json`, jsonFileText(inputJsonSchema(runbook)));
-    const example = INPUT_EXAMPLES[runbook];
+    const example = exampleInput(runbook);
     if (example) files.set(`examples/${runbook}.json`, jsonFileText(exampleFile(runbook, example)));
   }
   return files;

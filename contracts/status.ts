@@ -1,38 +1,8 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
-/** Every phase a runbook reports, in the order the runbooks pass through them. */
-export const RUNBOOK_PHASES = [
-  'starting',
-  // approvalGatedRestore
-  'requesting restore',
-  'submitting for approval',
-  'waiting for approval',
-  'executing approved restore',
-  'waiting for restore job',
-  // drDrill
-  'selecting resources',
-  'drilling',
-  'writing report',
-  // queryExport
-  'starting query',
-  'waiting for query',
-  'exporting results',
-  // costExport
-  'exporting cost data',
-  // rotateCredentials
-  'rotating',
-  // offboardSourceAccount
-  'disconnecting',
-  'deleting',
-  'listing remaining resources',
-  // postureReport
-  'scanning inventory',
-  // snapshotSlots (the limiter of snapshot starts, runbooks/snapshot-slots)
-  'granting snapshot slots',
-  'completed',
-  'completed with warnings',
-] as const;
-export type RunbookPhase = (typeof RUNBOOK_PHASES)[number];
+/** The phases every runbook passes through; its own are in its contract (`phases`). */
+export const COMMON_PHASES = ['starting', 'completed', 'completed with warnings'] as const;
+export type CommonPhase = (typeof COMMON_PHASES)[number];
 
 /** The service's IDs a runbook works on, as fields: callers read them here, never from the prose. */
 export interface RunbookIds {
@@ -46,7 +16,8 @@ export interface RunbookIds {
 
 export interface RunbookStatus {
   runbook: string;
-  phase: RunbookPhase;
+  /** One of COMMON_PHASES or of the runbook's contract `phases`. */
+  phase: string;
   ids: RunbookIds;
   /** Units done and in all, where the runbook can tell. */
   progress?: { done: number; total: number; unit: string };

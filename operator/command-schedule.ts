@@ -1,14 +1,12 @@
+import { OVERLAP_NAMES } from '../contracts/runbook';
 import { flag, output, text, type CommandSpec, type ValueSpec } from './command-spec';
-
-/** As cli/schedule-policies.ts names Temporal's overlap policies (a test keeps the two equal). */
-export const OVERLAPS = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'];
 
 const overlap = (description: string) =>
   ({
     name: 'overlap',
-    value: OVERLAPS,
+    value: OVERLAP_NAMES,
     placeholder: 'policy',
-    description: `${description}: ${OVERLAPS.join(', ')}`,
+    description: `${description}: ${OVERLAP_NAMES.join(', ')}`,
   }) as const satisfies ValueSpec;
 
 /** `runbooks schedule …`, a part of the command table (operator/command-table.ts). */

@@ -50,3 +50,9 @@ export function validateRunbookInput(runbook: RunbookName, given: unknown, now: 
     workflowId: contract.defaultId(result.data, { now, hash: shortHash }),
   };
 }
+
+/** A runbook's example input (its contract's `example`) as plain fields; none when it takes no input. */
+export function exampleInput(runbook: RunbookName): Record<string, unknown> | undefined {
+  const example = RUNBOOKS[runbook].example;
+  return example === undefined ? undefined : { ...example };
+}

@@ -16,7 +16,7 @@ import {
   statusQuery,
   type DrillProgress,
   type RunbookIds,
-  type RunbookPhase,
+  type CommonPhase,
   type RunbookStatus,
 } from '../contracts';
 import { issueField, issueMessage, issuesInOrder } from '../api/validate';
@@ -38,15 +38,25 @@ export function parseInput<T extends z.ZodType>(schema: T, raw: unknown): z.outp
   });
 }
 
-/** The runbook's `status` query, its kind and resource search attributes, and a counter of `nudge` signals. */
-export class RunbookTracker {
+/** What a tracker reports: the runbook's name (its workflow type) and its phases, as its contract declares them. */
+export interface TrackedRunbook<P extends string> {
+  workflowType: string;
+  phases: readonly P[];
+}
+
+/**
+ * The runbook's `status` query, its kind and resource search attributes, and a counter of `nudge` signals. Its phases
+ * are the contract's, so that a phase the contract does not declare does not compile.
+ */
+export class RunbookTracker<P extends string> {
   private status: RunbookStatus;
   private nudges = 0;
   /** The look in flight, when one is (see `look`). */
   private looking: Promise<unknown> | undefined;
 
   /** `tag: false`: no search attributes (a drill's batches are not runbooks of their own in `runbooks list`). */
-  constructor(runbook: string, options: { resource?: string; now?: () => Date; tag?: boolean } = {}) {
+  constructor(tracked: TrackedRunbook<P>, options: { resource?: string; now?: () => Date; tag?: boolean } = {}) {
+    const runbook = tracked.workflowType;
     this.now = options.now ?? (() => new Date());
     this.status = { runbook, phase: 'starting', ids: {}, updatedAt: this.now().toISOString() };
     setHandler(statusQuery, () => this.status);
@@ -69,7 +79,7 @@ export class RunbookTracker {
   }
 
   /** Enters a phase: its progress and texts replace the last phase's; IDs add to those already known. */
-  phase(phase: RunbookPhase, extra: Partial<Omit<RunbookStatus, 'runbook' | 'phase' | 'updatedAt'>> = {}): void {
+  phase(phase: P | CommonPhase, extra: Partial<Omit<RunbookStatus, 'runbook' | 'phase' | 'updatedAt'>> = {}): void {
     const ids: RunbookIds = { ...this.status.ids, ...extra.ids };
     this.status = { runbook: this.status.runbook, phase, ...extra, ids, updatedAt: this.now().toISOString() };
   }

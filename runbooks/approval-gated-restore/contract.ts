@@ -46,4 +46,30 @@ export const approvalGatedRestoreContract = defineRunbook({
   input: ApprovalGatedRestoreInput,
   takesInput: true,
   defaultId: (input) => `restore-${input.resourceId}-${input.snapshotId}`,
+  phases: [
+    'requesting restore',
+    'submitting for approval',
+    'waiting for approval',
+    'executing approved restore',
+    'waiting for restore job',
+  ],
+  // A restore may wait days for approvers; a second request while one waits would ask them twice.
+  schedule: { overlap: 'skip', catchupWindow: '1h', jitter: '0s' },
+  permissions: [
+    { permission: 'resources.restore', for: 'restore-bucket' },
+    { permission: 'mpa_requests.manage', for: 'submit, read and withdraw its action request' },
+    { permission: 'jobs.view', for: 'follow the restore job, find it after a lost answer' },
+    { permission: 'files.restore', for: 'restore-files', when: "kind: 'files'" },
+  ],
+  example: {
+    resourceId: 'res-0001',
+    snapshotId: 'snap-0001',
+    kind: 'files',
+    restoreAccountId: 'restore-acct-1',
+    destination: { amazonBucket: { bucketName: 'restores-pa-east-1', prefix: 'approved/' } },
+    files: [{ path: '/data/orders', isDirectory: true }],
+    comment: 'Restore the orders directory after the 2026-11-20 incident',
+  },
 });
+/** A phase of its status query, besides the common ones. */
+export type RestorePhase = (typeof approvalGatedRestoreContract.phases)[number];

@@ -15,7 +15,12 @@ import {
   type RunbookApproval,
   type SentNotification,
 } from '../../contracts';
-import { ApprovalGatedRestoreInput, type ApprovalGatedRestoreResult } from './contract';
+import {
+  ApprovalGatedRestoreInput,
+  type ApprovalGatedRestoreResult,
+  approvalGatedRestoreContract,
+  type RestorePhase,
+} from './contract';
 
 const REFUSALS: Record<string, FailureType> = {
   DENIED: FailureType.ApprovalDenied,
@@ -45,7 +50,7 @@ type RestoreRequest = Parameters<Activities['startRestore']>[0];
 /** What the phases of an approval share: the request, the restore it gates, and how far the approval has come. */
 interface Gate {
   input: RestoreInput;
-  tracker: RunbookTracker;
+  tracker: RunbookTracker<RestorePhase>;
   restore: RestoreRequest;
   requestId: string;
   /** What the status says of earlier requests a lost answer may have left behind ('' when none; else '; ...'). */
@@ -60,7 +65,7 @@ interface Gate {
 /** Restores a bucket (or files), asking for and waiting on multi-party approval when a policy protects it. */
 export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Promise<ApprovalGatedRestoreResult> {
   const input = parseInput(ApprovalGatedRestoreInput, raw);
-  const tracker = new RunbookTracker('approvalGatedRestore', { resource: input.resourceId });
+  const tracker = new RunbookTracker(approvalGatedRestoreContract, { resource: input.resourceId });
   const startedAt = new Date().toISOString();
   const restore = restoreRequestOf(input);
 
@@ -230,7 +235,7 @@ function refuseUnlessApproved(gate: Gate, state: ApprovalState): void {
 }
 
 /** Waits for the restore job; a job that did not succeed fails the run. */
-async function restoreJobOf(tracker: RunbookTracker, jobId: string, leftovers: string) {
+async function restoreJobOf(tracker: RunbookTracker<RestorePhase>, jobId: string, leftovers: string) {
   tracker.phase('waiting for restore job', {
     ids: { jobId },
     waitingFor: `restore job ${jobId}`,

@@ -54,4 +54,14 @@ export const costExportContract = defineRunbook({
   // The workflow computes the same window from its start time; both use UTC.
   defaultId: (input, { now }) =>
     `cost-export-${costWindow(input.window, now).label}${input.format === 'focus' ? '-focus' : ''}`,
+  phases: ['exporting cost data'],
+  // Each run exports its own day: one due while the previous export runs waits for it rather than being lost, and a
+  // night missed by an outage of under a day still runs (it exports the day it was due for).
+  schedule: { overlap: 'buffer-one', catchupWindow: '1d', jitter: '5m' },
+  permissions: [{ permission: 'cost_explorer.view', for: 'cost-data' }],
+  example: {
+    window: 'previous-month',
+    options: { costUnit: 'USD', granularity: 'DAILY', groupBy: 'RESOURCE', topN: 10 },
+    format: 'project',
+  },
 });

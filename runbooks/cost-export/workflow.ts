@@ -4,7 +4,7 @@ import { heartbeatingCalls, leanHistory, notify, resend } from '../../runtime/ca
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { costWindow } from './windows';
-import { CostDataInput, CostExportInput, type CostExportResult } from './contract';
+import { CostDataInput, CostExportInput, type CostExportResult, costExportContract } from './contract';
 
 const heartbeating = heartbeatingCalls<Activities>();
 
@@ -29,7 +29,7 @@ function windowReference(): { reference: Date; scheduled: boolean } {
  */
 export async function costExport(raw: CostExportInput): Promise<CostExportResult> {
   const input = parseInput(CostExportInput, raw);
-  const tracker = new RunbookTracker('costExport');
+  const tracker = new RunbookTracker(costExportContract);
   const { reference, scheduled } = windowReference();
   const window = costWindow(input.window, reference);
   const request = parseInput(CostDataInput, { ...input.options, timeFrame: window.timeFrame });

@@ -5,6 +5,7 @@ import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandle
 import { serviceCalls } from '../../runtime/calls';
 import { JobWatcher } from '../../steps/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
+import { drDrillContract, type DrillPhase } from './contract';
 import type { Activities } from '../activities';
 import { drillInLanes, resourceDriller, type DrillContext } from './drill-one';
 import { SnapshotSlots } from '../snapshot-slots/calls';
@@ -30,7 +31,7 @@ const service = serviceCalls<Activities>();
  * the verdicts still owed, writes its part and tells the drill its end, even when it fails or is cancelled.
  */
 export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary> {
-  const tracker = new RunbookTracker('drDrillBatch', { tag: false });
+  const tracker = new RunbookTracker({ workflowType: 'drDrillBatch', phases: drDrillContract.phases }, { tag: false });
   const desk = new ValidationDesk(batch.drillWorkflowId);
   setHandler(batchVerdictSignal, (verdict) => desk.takeForwarded(verdict));
   const drill = getExternalWorkflowHandle(batch.drillWorkflowId);
@@ -108,7 +109,7 @@ function progressTeller(batch: number, drill: DrillHandle, snapshotSlots: Snapsh
 /** What drilling a resource of this batch needs: the drill's input and IDs, and the batch's watchers and slots. */
 function drillContext(
   batch: DrillBatchInput,
-  tracker: RunbookTracker,
+  tracker: RunbookTracker<DrillPhase>,
   desk: ValidationDesk,
   snapshotSlots: SnapshotSlots,
   progress: ProgressTeller,
@@ -140,7 +141,7 @@ function drillContext(
 }
 
 /** The drill's lanes, as in one workflow before: a wait for a verdict leaves its lane. */
-function laneHooks(results: DrillResourceResult[], tracker: RunbookTracker, progress: ProgressTeller) {
+function laneHooks(results: DrillResourceResult[], tracker: RunbookTracker<DrillPhase>, progress: ProgressTeller) {
   const { state } = progress;
   const taken = () => {
     state.running += 1;

@@ -162,4 +162,31 @@ export const drDrillContract = defineRunbook({
   input: DrDrillInput,
   takesInput: true,
   defaultId: (input, { now }) => `drill-${input.name}-${dayOf(now)}`,
+  phases: ['selecting resources', 'drilling', 'writing report'],
+  // A drill still running holds the restore account and the service's restore capacity; a second one would double
+  // the load and prove nothing new. A drill more than an hour late would run into working hours: it is missed instead.
+  schedule: { overlap: 'skip', catchupWindow: '1h', jitter: '5m' },
+  permissions: [
+    { permission: 'inventory.view', for: 'resources and snapshots' },
+    { permission: 'snapshots.take_or_convert', for: 'take-snapshot' },
+    { permission: 'jobs.view', for: 'follow backup and restore jobs' },
+    { permission: 'files.restore', for: 'restore-files (the default restoreKind)' },
+    { permission: 'resources.restore', for: 'restore-bucket', when: "restoreKind: 'bucket'" },
+    { permission: 'mpa_requests.manage', for: 'withdraw a restore that needs approval', when: "restoreKind: 'bucket'" },
+    { permission: 'databases.query', for: 'the SQL check', when: 'sqlCheck' },
+  ],
+  example: {
+    name: 'weekly-drill',
+    resources: { ids: ['res-0001', 'res-0002'] },
+    vaultId: 'vault-1',
+    restoreAccountId: 'restore-acct-1',
+    destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
+    restoreKind: 'files',
+    targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
+    recoveryPoint: { select: 'latest', windowDays: 30 },
+    retentionDays: 7,
+    parallelism: 3,
+  },
 });
+/** A phase of its status query, besides the common ones. */
+export type DrillPhase = (typeof drDrillContract.phases)[number];

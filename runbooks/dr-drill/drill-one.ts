@@ -12,7 +12,7 @@ import type { SnapshotSlots } from '../snapshot-slots/calls';
 import type { RunbookTracker } from '../../runtime/tracker';
 import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
-import type { DrillInput } from './contract';
+import type { DrillInput, DrillPhase } from './contract';
 import type { DrillSettings } from './fan-out-contract';
 import { CHECK_BY_CATEGORY_PATCH, RPO_PRIOR_SNAPSHOT_PATCH } from './patches';
 
@@ -28,7 +28,7 @@ export interface DrillContext {
   startedAt: Date;
   /** The drill's workflow ID: verdicts are sent to it (`runbooks drill validate`). */
   drillWorkflowId: string;
-  tracker: RunbookTracker;
+  tracker: RunbookTracker<DrillPhase>;
   desk: ValidationDesk;
   /** `patched` in a run that may replay an older history; always true in workflows that began with this code. */
   patched: (patchId: string) => boolean;

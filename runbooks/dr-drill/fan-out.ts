@@ -36,7 +36,14 @@ import { resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { drDrillBatch } from './batch';
-import { drillValidationUpdate, type DrDrillInput, type DrDrillResult, type DrillInput } from './contract';
+import {
+  drillValidationUpdate,
+  type DrDrillInput,
+  type DrDrillResult,
+  type DrillInput,
+  drDrillContract,
+  type DrillPhase,
+} from './contract';
 import {
   batchEndedSignal,
   batchProgressSignal,
@@ -133,7 +140,7 @@ interface DrillRun {
   readonly input: DrillInput;
   /** The input as each batch takes it: all of it but the selection. */
   readonly settings: DrillSettings;
-  readonly tracker: RunbookTracker;
+  readonly tracker: RunbookTracker<DrillPhase>;
   readonly workflowId: string;
   readonly state: FanOutState;
   /** Batches in all: the drill ends when each has. */
@@ -158,7 +165,7 @@ export async function drillFannedOut(
   input: DrillInput,
   carried: FanOutState | undefined,
 ): Promise<DrDrillResult> {
-  const tracker = new RunbookTracker('drDrill');
+  const tracker = new RunbookTracker(drDrillContract);
   const { workflowId } = workflowInfo();
   const state = carried ?? (await selectResources(input, tracker, workflowId));
   tracker.phase('drilling');
@@ -196,7 +203,11 @@ export async function drillFannedOut(
 }
 
 /** Resolves the drill's selection into a file of resources, and fixes the size of its batches. */
-async function selectResources(input: DrillInput, tracker: RunbookTracker, workflowId: string): Promise<FanOutState> {
+async function selectResources(
+  input: DrillInput,
+  tracker: RunbookTracker<DrillPhase>,
+  workflowId: string,
+): Promise<FanOutState> {
   const startedAt = new Date().toISOString();
   const { firstExecutionRunId: firstRunId } = workflowInfo();
   tracker.phase('selecting resources');
@@ -206,7 +217,12 @@ async function selectResources(input: DrillInput, tracker: RunbookTracker, workf
 }
 
 /** This run of the drill: how many batches there are, and nothing yet on its way. */
-function planBatches(input: DrillInput, tracker: RunbookTracker, workflowId: string, state: FanOutState): DrillRun {
+function planBatches(
+  input: DrillInput,
+  tracker: RunbookTracker<DrillPhase>,
+  workflowId: string,
+  state: FanOutState,
+): DrillRun {
   const batches = Math.ceil(state.total / state.batchSize);
   const { resources: _selection, ...settings } = input;
   return {

@@ -5,7 +5,7 @@ import { summarize } from './verdicts';
 import { leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { DrDrillInput, type DrDrillResult, type DrillInput } from './contract';
+import { DrDrillInput, type DrDrillResult, type DrillInput, drDrillContract, type DrillPhase } from './contract';
 import { drillInLanes, resourceDriller } from './drill-one';
 import { drillFannedOut, type FanOutState } from './fan-out';
 import { FAN_OUT_PATCH, RECOVERY_POINT_PATCH } from './patches';
@@ -28,7 +28,7 @@ export async function drDrill(raw: DrDrillInput, carried?: FanOutState): Promise
 
 /** The drill of runs from before fan-out: every resource in this workflow, in lanes. */
 async function drillInOneRun(input: DrillInput): Promise<DrDrillResult> {
-  const tracker = new RunbookTracker('drDrill');
+  const tracker = new RunbookTracker(drDrillContract);
   const startedAt = new Date();
   const { workflowId } = workflowInfo();
   const selection = patched(RECOVERY_POINT_PATCH) ? input.recoveryPoint : ({ select: 'fresh' } as const);
@@ -84,7 +84,7 @@ async function drillInOneRun(input: DrillInput): Promise<DrDrillResult> {
 /** The drill's result once its report is written; drill.passed or drill.failed goes out unless the activity sent it. */
 function reportWritten(
   input: DrillInput,
-  tracker: RunbookTracker,
+  tracker: RunbookTracker<DrillPhase>,
   { summary, written, inline }: { summary: DrDrillResult['summary']; written: WrittenReport; inline: boolean },
 ): DrDrillResult {
   const { notified, ...paths } = written;

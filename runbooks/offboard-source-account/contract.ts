@@ -33,4 +33,12 @@ export const offboardSourceAccountContract = defineRunbook({
   input: OffboardSourceAccountInput,
   takesInput: true,
   defaultId: (input) => `offboard-${input.accountId}`,
+  phases: ['disconnecting', 'deleting', 'listing remaining resources'],
+  // Offboarding an account twice at once would race its own deletions.
+  schedule: { overlap: 'skip', catchupWindow: '1h', jitter: '0s' },
+  permissions: [
+    { permission: 'source_accounts.manage', for: 'disconnect and delete the account' },
+    { permission: 'inventory.view', for: 'the account and its remaining resources' },
+  ],
+  example: { accountId: 'acct-0001' },
 });

@@ -4,7 +4,12 @@ import { heartbeatingCalls, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { FailureType } from '../../contracts';
-import { OffboardSourceAccountInput, REMAINING_RESOURCES_FILE, type OffboardResult } from './contract';
+import {
+  OffboardSourceAccountInput,
+  REMAINING_RESOURCES_FILE,
+  type OffboardResult,
+  offboardSourceAccountContract,
+} from './contract';
 
 const service = serviceCalls<Activities>();
 const heartbeating = heartbeatingCalls<Activities>();
@@ -16,7 +21,7 @@ const heartbeating = heartbeatingCalls<Activities>();
  */
 export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Promise<OffboardResult> {
   const { accountId } = parseInput(OffboardSourceAccountInput, raw);
-  const tracker = new RunbookTracker('offboardSourceAccount', { resource: accountId });
+  const tracker = new RunbookTracker(offboardSourceAccountContract, { resource: accountId });
 
   tracker.phase('disconnecting');
   await service.disconnectSourceAccount(accountId);

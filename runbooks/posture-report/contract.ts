@@ -31,4 +31,14 @@ export const postureReportContract = defineRunbook({
   takesInput: true,
   // One report per day and input: a second start the same day is refused while the first runs.
   defaultId: (input, { now, hash }) => `posture-report-${dayOf(now)}-${hash(JSON.stringify(input))}`,
+  phases: ['scanning inventory', 'writing report'],
+  // A report is a view of now: a late one is still worth having within a working day, a doubled one is not.
+  schedule: { overlap: 'skip', catchupWindow: '6h', jitter: '5m' },
+  permissions: [{ permission: 'inventory.view', for: 'resources and snapshots' }],
+  example: {
+    maxSnapshotAgeHours: 24,
+    filters: { environment: { in: ['PROD'] } },
+    protectedStatuses: ['PROTECTED'],
+    pageSize: 100,
+  },
 });

@@ -3,7 +3,7 @@ import { heartbeatingCalls, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import type { PostureScanInput } from './activities';
-import { PostureReportInput } from './contract';
+import { PostureReportInput, postureReportContract } from './contract';
 import { emptyCounts, mergeCounts, type PostureCounts, type PostureOffsets, type PostureReportResult } from './report';
 
 const heartbeating = heartbeatingCalls<Activities>();
@@ -39,7 +39,7 @@ export async function postureReport(
   carried?: PostureScanCarried,
 ): Promise<PostureReportResult> {
   const input = parseInput(PostureReportInput, raw);
-  const tracker = new RunbookTracker('postureReport');
+  const tracker = new RunbookTracker(postureReportContract);
   const scan = scanInputOf(input);
 
   tracker.phase('scanning inventory', { detail: `snapshots older than ${input.maxSnapshotAgeHours} h count as stale` });

@@ -40,4 +40,19 @@ export const queryExportContract = defineRunbook({
   // The hash tells two queries on one snapshot apart.
   defaultId: (input, { hash }) =>
     `query-export-${input.snapshotId}-${hash(`${input.query.databaseName}\n${input.query.query.trim()}`)}`,
+  phases: ['starting query', 'waiting for query', 'exporting results'],
+  // The same query on a schedule writes the same kind of file; a second while one runs would only compete with it.
+  schedule: { overlap: 'skip', catchupWindow: '1h', jitter: '5m' },
+  permissions: [{ permission: 'databases.query', for: 'run the query, read its status and results' }],
+  example: {
+    snapshotId: 'snap-0001',
+    query: {
+      databaseName: 'shopdb',
+      query: 'SELECT id, total FROM orders',
+      restoreAccountId: 'restore-acct-1',
+      destination: { amazonBucket: { bucketName: 'query-results-pa-east-1' } },
+    },
+    fileName: 'orders.csv',
+    defangFormulas: true,
+  },
 });

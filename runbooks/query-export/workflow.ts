@@ -2,7 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import { heartbeatingCalls, leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { QueryExportInput, type QueryExportResult } from './contract';
+import { QueryExportInput, type QueryExportResult, queryExportContract } from './contract';
 
 const service = serviceCalls<Activities>();
 const heartbeating = heartbeatingCalls<Activities>();
@@ -10,7 +10,7 @@ const heartbeating = heartbeatingCalls<Activities>();
 /** Runs a SELECT on a database snapshot and exports every result row to CSV. */
 export async function queryExport(raw: QueryExportInput): Promise<QueryExportResult> {
   const input = parseInput(QueryExportInput, raw);
-  const tracker = new RunbookTracker('queryExport', { resource: input.snapshotId });
+  const tracker = new RunbookTracker(queryExportContract, { resource: input.snapshotId });
 
   tracker.phase('starting query');
   const queryId = await service.startQuery({ snapshotId: input.snapshotId, query: input.query });

@@ -8,4 +8,8 @@ export const rotateCredentialsContract = defineRunbook({
   input: RotateCredentialsInput,
   takesInput: false,
   defaultId: (_input, { now }) => `rotate-credentials-${dayOf(now)}`,
+  phases: ['rotating'],
+  // Two rotations at once would race for one credential; a rotation missed by an outage is still due a day later.
+  schedule: { overlap: 'skip', catchupWindow: '1d', jitter: '0s' },
+  permissions: [{ permission: 'api_credentials.rotate_secret', for: 'rotate the current secret' }],
 });

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BackupServiceClient, closeHttpPools } from '../../api';
 import { DISCOVERABLE, discoverInput } from '../../cli/discover-inputs';
-import { INPUT_EXAMPLES } from '../../cli/input-examples';
-import { validateRunbookInput } from '../../operator/runbooks';
+import { validateRunbookInput, exampleInput } from '../../operator/runbooks';
 import { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import { QueryExportInput } from '../../runbooks/query-export/contract';
 import { SimulatorControlClient } from '../../simulator/control-client';
@@ -43,13 +42,13 @@ test('every runbook whose example names IDs of the service is discoverable', () 
 test.each(DISCOVERABLE.map((runbook) => [runbook]))(
   'a discovered %s input is valid as the CLI reads it',
   async (runbook) => {
-    const input = await discoverInput(runbook, INPUT_EXAMPLES[runbook] ?? {}, env);
+    const input = await discoverInput(runbook, exampleInput(runbook) ?? {}, env);
     expect(validateRunbookInput(runbook, input).args).toEqual([input]);
   },
 );
 
 test('a discovered restore names a snapshot of the resource, and the service starts it (no NOT_FOUND)', async () => {
-  const raw = await discoverInput('approvalGatedRestore', INPUT_EXAMPLES.approvalGatedRestore ?? {}, env);
+  const raw = await discoverInput('approvalGatedRestore', exampleInput('approvalGatedRestore') ?? {}, env);
   const input = ApprovalGatedRestoreInput.parse(raw);
   const { state } = sim.ctx;
   expect(state.snapshots[input.snapshotId]?.resourceId).toBe(input.resourceId);
@@ -63,7 +62,7 @@ test('a discovered restore names a snapshot of the resource, and the service sta
 });
 
 test('a discovered query names a database the snapshot holds, and the service runs it (no NOT_FOUND)', async () => {
-  const input = QueryExportInput.parse(await discoverInput('queryExport', INPUT_EXAMPLES.queryExport ?? {}, env));
+  const input = QueryExportInput.parse(await discoverInput('queryExport', exampleInput('queryExport') ?? {}, env));
   const { databases } = await new SimulatorControlClient(sim.baseUrl).state();
   const database = databases.find((d) => d.databaseName === input.query.databaseName);
   expect(sim.ctx.state.snapshots[input.snapshotId]?.resourceId).toBe(database?.resourceId);
@@ -73,7 +72,7 @@ test('a discovered query names a database the snapshot holds, and the service ru
 
 test('with no service configured, it says what works, and never an option inputs does not take', async () => {
   const empty = { RUNBOOKS_DATA_DIR: mkdtempSync(join(tmpdir(), 'runbooks-discover-')) };
-  const refusal = discoverInput('approvalGatedRestore', INPUT_EXAMPLES.approvalGatedRestore ?? {}, empty);
+  const refusal = discoverInput('approvalGatedRestore', exampleInput('approvalGatedRestore') ?? {}, empty);
   await expect(refusal).rejects.toThrow(/--discover needs a service: BACKUP_SERVICE_URL is not set/);
   await expect(refusal).rejects.toThrow(/set BACKUP_SERVICE_URL, BACKUP_PROJECT_ID/);
   await expect(refusal).rejects.not.toThrow(/--service-url/);

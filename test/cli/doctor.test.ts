@@ -7,8 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDoctor } from '../../cli/doctor-command';
-import { RUNBOOK_NEEDS } from '../../cli/doctor-permissions';
-import { RUNBOOK_NAMES } from '../../runbooks/registry';
+import { RUNBOOK_NAMES, RUNBOOKS } from '../../runbooks/registry';
 import { DOCTOR_REPORT_VERSION, type DoctorReport } from '../../cli/doctor-report';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { SimulatorControlClient } from '../../simulator/control-client';
@@ -350,7 +349,7 @@ test("docs/getting-started.md's table of permissions by runbook is the one the d
     const documented = [...row.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((m) => m[1]).sort();
     expect({ runbook, needs: documented }).toEqual({
       runbook,
-      needs: RUNBOOK_NEEDS[runbook].map((n) => n.permission).sort(),
+      needs: RUNBOOKS[runbook].permissions.map((n) => n.permission).sort(),
     });
   }
 });

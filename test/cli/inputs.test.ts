@@ -4,9 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { INPUT_EXAMPLES } from '../../cli/input-examples';
 import { inputJsonSchema, RUNBOOKS_WITH_INPUT, withoutSchemaKey } from '../../operator/input-schemas';
-import { validateRunbookInput } from '../../operator/runbooks';
+import { validateRunbookInput, exampleInput } from '../../operator/runbooks';
 import { inputFiles } from '../../cli/write-input-files';
 import { InventoryResource } from '../../api/schemas/inventory';
 import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../../runbooks/registry';
@@ -40,7 +39,7 @@ test('schemas/ and examples/ are what `npm run schemas` writes', () => {
 test('every runbook that takes an input has an example; one that takes none has neither schema nor example', () => {
   expect(RUNBOOKS_WITH_INPUT.length).toBeGreaterThan(0);
   for (const runbook of RUNBOOK_NAMES) {
-    expect([runbook, INPUT_EXAMPLES[runbook] !== undefined]).toEqual([runbook, RUNBOOKS[runbook].takesInput]);
+    expect([runbook, exampleInput(runbook) !== undefined]).toEqual([runbook, RUNBOOKS[runbook].takesInput]);
   }
   expect(Object.keys(BROKEN).sort()).toEqual([...RUNBOOKS_WITH_INPUT].sort());
 });
@@ -76,7 +75,7 @@ describe('a refused input', () => {
     }
     throw new Error('the input was taken');
   };
-  const drill = INPUT_EXAMPLES.drDrill;
+  const drill = exampleInput('drDrill');
 
   test('names the path, the allowed values and what was given, and points at runbooks inputs', () => {
     expect(refusal('drDrill', { ...drill, recoveryPoint: { select: 'newest' } })).toEqual([
@@ -96,13 +95,13 @@ describe('a refused input', () => {
 });
 
 describe("a value of the service's enums this release does not know", () => {
-  const posture = { ...INPUT_EXAMPLES.postureReport, filters: { resourceType: { in: ['PA_VMM'] } } };
+  const posture = { ...exampleInput('postureReport'), filters: { resourceType: { in: ['PA_VMM'] } } };
 
   test('is refused naming the field, the value and the closest known one', () => {
     expect(() => validateRunbookInput('postureReport', posture)).toThrow(
       "filters.resourceType.in.0: unknown value 'PA_VMM' (did you mean 'PA_VM'?)",
     );
-    const restore = { ...INPUT_EXAMPLES.costExport, options: { costUnit: 'USDD' } };
+    const restore = { ...exampleInput('costExport'), options: { costUnit: 'USDD' } };
     expect(() => validateRunbookInput('costExport', restore)).toThrow(
       "options.costUnit: unknown value 'USDD' (did you mean 'USD'?)",
     );
@@ -131,7 +130,7 @@ describe("a value of the service's enums this release does not know", () => {
       'allowUnknownValues: must be true or false',
     );
     for (const runbook of RUNBOOKS_WITH_INPUT) {
-      const example = { ...INPUT_EXAMPLES[runbook], allowUnknownValues: true };
+      const example = { ...exampleInput(runbook), allowUnknownValues: true };
       expect([runbook, validatorOf(runbook)(example)]).toEqual([runbook, true]);
       expect([runbook, RUNBOOKS[runbook].input.safeParse(example).success]).toEqual([runbook, true]);
     }
@@ -166,7 +165,7 @@ describe('runbooks inputs', () => {
     expect(JSON.parse(schema.stdout)).toEqual(inputJsonSchema('drDrill'));
     const example = runCliFromSource(['inputs', 'drDrill', '--example']);
     expect(example.status).toBe(0);
-    expect(JSON.parse(example.stdout)).toEqual(INPUT_EXAMPLES.drDrill);
+    expect(JSON.parse(example.stdout)).toEqual(exampleInput('drDrill'));
   });
 
   test('says when a runbook takes no input', () => {

@@ -1,12 +1,13 @@
 // `runbooks schedule create`'s command line, checked before Temporal is asked anything: each mistake is a usage error
 // naming it, and unset policies take the runbook's defaults. (test/e2e/schedules.test.ts checks that nothing is
 // created on a server.)
-import { OVERLAPS } from '../../operator/command-schedule';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../../operator/errors';
-import { RUNBOOK_NAMES } from '../../operator/runbooks';
+import { RUNBOOK_NAMES, RUNBOOKS } from '../../operator/runbooks';
 import { parseBackfill } from '../../cli/schedule-backfill';
 import { parseCreate } from '../../cli/schedule-create';
-import { formatDuration, OVERLAP_NAMES, parseDuration, SCHEDULE_DEFAULTS } from '../../cli/schedule-policies';
+import { formatDuration, parseDuration } from '../../cli/schedule-policies';
 
 const COST = ['--runbook', 'costExport', '--input', '{"window":"previous-day"}'];
 
@@ -50,7 +51,7 @@ test("unset policies are the runbook's defaults; a drill skips and a cost export
   const cost = parseCreate(['nightly', ...COST, '--cron', '0 2 * * *']);
   expect(cost).toMatchObject({ overlap: 'buffer-one', catchupWindowMs: 86_400_000, jitterMs: 300_000 });
   expect(cost.spec).toEqual({ cron: '0 2 * * *' });
-  expect(SCHEDULE_DEFAULTS.drDrill.overlap).toBe('skip');
+  expect(RUNBOOKS.drDrill.schedule.overlap).toBe('skip');
   const given = parseCreate([
     'nightly',
     ...COST,
@@ -71,13 +72,20 @@ test("unset policies are the runbook's defaults; a drill skips and a cost export
   expect(given.note).toBe('owned by finops');
 });
 
-test('every runbook has defaults, and the table offers the overlap policies the CLI knows', () => {
-  expect(Object.keys(SCHEDULE_DEFAULTS).sort()).toEqual([...RUNBOOK_NAMES].sort());
-  for (const d of Object.values(SCHEDULE_DEFAULTS)) {
+test('every runbook has defaults a schedule can apply', () => {
+  for (const d of RUNBOOK_NAMES.map((name) => RUNBOOKS[name].schedule)) {
     expect(parseDuration(d.jitter)).toBeDefined();
     expect(parseDuration(d.catchupWindow)).toBeGreaterThanOrEqual(10_000);
   }
-  expect(OVERLAPS).toEqual(OVERLAP_NAMES);
+});
+
+test("docs/operations/schedules.md's table of defaults is each contract's schedule", () => {
+  const page = readFileSync(join(__dirname, '..', '..', 'docs', 'operations', 'schedules.md'), 'utf8');
+  for (const runbook of RUNBOOK_NAMES) {
+    const row = new RegExp(`^\\| \`${runbook}\` +\\| \`([a-z-]+)\` +\\| (\\S+) +\\| (\\S+) +\\|`, 'm').exec(page);
+    const { overlap, catchupWindow, jitter } = RUNBOOKS[runbook].schedule;
+    expect({ runbook, row: row?.slice(1, 4) }).toEqual({ runbook, row: [overlap, catchupWindow, jitter] });
+  }
 });
 
 test('durations read and print in d, h, m and s', () => {
