@@ -1,4 +1,4 @@
-import { flag, text, type CommandSpec } from './command-spec';
+import { flag, text, type CommandSpec, pathOption } from './command-spec';
 
 /** `runbooks evidence …`, a part of the command table (operator/command-table.ts). */
 export const EVIDENCE_COMMAND = {
@@ -45,18 +45,8 @@ export const EVIDENCE_COMMAND = {
       options: [
         text('from', 'date', 'the first day (or time) of the period'),
         text('to', 'date', 'the last day (or the end time) of the period'),
-        {
-          name: 'out',
-          value: 'file',
-          placeholder: 'file.tar.gz',
-          description: 'the pack to write (default evidence-pack-<from>-to-<to>.tar.gz)',
-        },
-        {
-          name: 'dir',
-          value: 'dir',
-          placeholder: 'output dir',
-          description: 'the output directory (default RUNBOOKS_OUTPUT_DIR)',
-        },
+        pathOption('out', 'file', 'file.tar.gz', 'the pack to write (default evidence-pack-<from>-to-<to>.tar.gz)'),
+        pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
         {
           name: 'public-key',
           value: 'file',

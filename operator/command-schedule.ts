@@ -1,5 +1,5 @@
 import { OVERLAP_NAMES } from '../contracts/runbook';
-import { flag, output, text, type CommandSpec, type ValueSpec } from './command-spec';
+import { flag, output, text, type CommandSpec, type ValueSpec, pathOption } from './command-spec';
 
 const overlap = (description: string) =>
   ({
@@ -34,12 +34,7 @@ export const SCHEDULE_COMMAND = {
         { name: 'runbook', value: 'runbook', placeholder: 'name', description: 'the runbook to start' },
         text('cron', 'expr', "when, as a cron expression such as '0 2 * * *' or @daily"),
         text('interval', 'duration', 'or every so long, such as 24h or 30m'),
-        {
-          name: 'input',
-          value: 'file',
-          placeholder: 'file|json',
-          description: 'the input: a JSON file or inline JSON',
-        },
+        pathOption('input', 'file', 'file|json', 'the input: a JSON file or inline JSON'),
         text('timezone', 'tz', 'the time zone of the cron expression (default UTC)'),
         text('jitter', 'duration', 'start each run up to this much late, to spread load (default per runbook)'),
         text('catchup-window', 'duration', 'how late a run missed in an outage may still start (default per runbook)'),

@@ -80,6 +80,14 @@ export type CommandAt<S, P extends string> = P extends `${infer Head} ${infer Re
 export const text = <const N extends string>(name: N, placeholder: string, description: string) =>
   ({ name, value: 'text', placeholder, description }) as const satisfies ValueSpec;
 
+/** An option naming a file or a folder (the shells complete it as one). */
+export const pathOption = <const N extends string>(
+  name: N,
+  kind: 'file' | 'dir',
+  placeholder: string,
+  description: string,
+) => ({ name, value: kind, placeholder, description }) as const satisfies ValueSpec;
+
 export const flag = <const N extends string>(name: N, description: string) =>
   ({ name, description }) as const satisfies FlagSpec;
 

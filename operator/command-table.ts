@@ -1,4 +1,4 @@
-import { flag, output, text, type CommandAt, type CommandSpec, type PathOf } from './command-spec';
+import { flag, output, text, type CommandAt, type CommandSpec, type PathOf, pathOption } from './command-spec';
 import { EVIDENCE_COMMAND } from './command-evidence';
 import { SCHEDULE_COMMAND } from './command-schedule';
 
@@ -22,12 +22,7 @@ const TABLE = [
       'With --wait, a run that fails, or a drill that does not pass, exits 4.',
     ],
     options: [
-      {
-        name: 'input',
-        value: 'file',
-        placeholder: 'file|json|-',
-        description: 'the input: a JSON file, inline JSON or - for standard input',
-      },
+      pathOption('input', 'file', 'file|json|-', 'the input: a JSON file, inline JSON or - for standard input'),
       text('id', 'workflowId', 'the workflow ID, instead of the one derived from the input'),
       flag('wait', 'follow the run and print its result'),
     ],
@@ -215,12 +210,12 @@ const TABLE = [
         ...text('allow-origin', 'url|*', `the UI origin allowed to call it (default ${DEFAULT_ALLOWED_ORIGIN})`),
         default: DEFAULT_ALLOWED_ORIGIN,
       },
-      {
-        name: 'token-file',
-        value: 'file',
-        placeholder: 'file',
-        description: 'a file holding the bearer token every request needs (instead of RUNBOOKS_CODEC_SERVER_TOKEN)',
-      },
+      pathOption(
+        'token-file',
+        'file',
+        'file',
+        'a file holding the bearer token every request needs (instead of RUNBOOKS_CODEC_SERVER_TOKEN)',
+      ),
       flag('behind-proxy', 'a proxy in front authenticates every request: no token needed off localhost'),
       { ...text('allow-host', 'name[:port]', 'another Host header to accept (repeatable)'), multiple: true },
       flag('allow-encode', 'serve POST /encode too'),
@@ -240,12 +235,7 @@ const TABLE = [
     options: [
       text('port', 'port', 'the port (default 8090)'),
       text('host', 'address', 'the address to listen on (default 127.0.0.1)'),
-      {
-        name: 'token-file',
-        value: 'file',
-        placeholder: 'file',
-        description: 'a file holding the bearer token every request needs',
-      },
+      pathOption('token-file', 'file', 'file', 'a file holding the bearer token every request needs'),
       flag('behind-proxy', 'a proxy in front authenticates every request: no token needed off localhost'),
       text('temporal-ui', 'url', "the Temporal Web UI to link runs to (default the dev server's, when known)"),
       { name: 'dir', value: 'dir', placeholder: 'dir', description: 'the output folder the reports are read from' },

@@ -36,12 +36,17 @@ export class CliError extends Error {
   }
 }
 
-/** Wrong command line or input: exit code 2, like most Unix tools. */
-export class UsageError extends CliError {
-  constructor(message: string) {
-    super(message, EXIT_CODES.usage);
-  }
+/** A CliError class whose errors exit with `code`: a class per kind of failure, so that callers can tell them apart. */
+function exitingWith(code: ExitCode) {
+  return class extends CliError {
+    constructor(message: string) {
+      super(message, code);
+    }
+  };
 }
+
+/** Wrong command line or input: exit code 2, like most Unix tools. */
+export class UsageError extends exitingWith(EXIT_CODES.usage) {}
 
 /** `--help` or `-h` anywhere before `--`: the command's help goes to standard output, and the exit code is 0. */
 export class HelpRequested extends CliError {
@@ -51,25 +56,13 @@ export class HelpRequested extends CliError {
 }
 
 /** Temporal, or the service, is not configured or not reachable. */
-export class NotConnectedError extends CliError {
-  constructor(message: string) {
-    super(message, EXIT_CODES.unreachable);
-  }
-}
+export class NotConnectedError extends exitingWith(EXIT_CODES.unreachable) {}
 
 /** A workflow ran and failed (start --wait), or the demo did not complete. */
-export class RunFailedError extends CliError {
-  constructor(message: string) {
-    super(message, EXIT_CODES.runFailed);
-  }
-}
+export class RunFailedError extends exitingWith(EXIT_CODES.runFailed) {}
 
 /** What the command names (a workflow, a schedule, a deployment or build ID, a file or folder) does not exist. */
-export class NotFoundError extends CliError {
-  constructor(message: string) {
-    super(message, EXIT_CODES.notFound);
-  }
-}
+export class NotFoundError extends exitingWith(EXIT_CODES.notFound) {}
 
 /** Ctrl-C while following a run: the run goes on in Temporal; the message says how to follow it again. */
 export class InterruptedError extends CliError {
