@@ -1,7 +1,7 @@
 import { formatAge } from '../operator/progress';
 import type { WaitingApproval } from '../operator/output-shapes';
 import { markup, type Html } from './html';
-import { progressBar, time } from './layout';
+import { progressBar, table, time } from './layout';
 
 export interface ApprovalsView {
   waiting: WaitingApproval[];
@@ -49,22 +49,9 @@ export function approvalsBody({ waiting, csrf, notice }: ApprovalsView): Html {
       Restores whose action request waits for reviewers, oldest first. A nudge makes the run look at its request now
       instead of at its next scheduled look.
     </p>
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Workflow ID</th>
-          <th scope="col">Runbook</th>
-          <th scope="col">Request</th>
-          <th scope="col">Age</th>
-          <th scope="col">Approvals</th>
-          <th scope="col">Approve before</th>
-          <th scope="col">Execute before</th>
-          <th scope="col">Action</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
+    ${table(
+      ['Workflow ID', 'Runbook', 'Request', 'Age', 'Approvals', 'Approve before', 'Execute before', 'Action'],
+      rows,
+    )}
     ${unanswered}`;
 }

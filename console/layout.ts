@@ -42,27 +42,26 @@ code { font-size: .92em; }
 
 export const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
+/** A link of the navigation (console/pages.ts lists them). */
 export interface NavItem {
   path: string;
   label: string;
 }
 
-export const NAV: NavItem[] = [
-  { path: '/runs', label: 'Runs' },
-  { path: '/approvals', label: 'Approvals' },
-  { path: '/drills', label: 'Drills' },
-  { path: '/posture', label: 'Posture' },
-  { path: '/exports', label: 'Exports' },
-];
-
-/** `signOut`: the CSRF token of a signed-in session, which gets a sign-out button in the header. */
-export function page(title: string, current: string, body: Html, signOut?: { csrf: string }): Html {
+/** `nav`: the header's links (console/pages.ts); `signOut`: a signed-in session's CSRF token, for its sign-out button. */
+export function page(
+  title: string,
+  current: string,
+  body: Html,
+  nav: readonly NavItem[],
+  signOut?: { csrf: string },
+): Html {
   const logout = signOut
     ? markup`<form class="logout" method="post" action="/logout">
         <input type="hidden" name="csrf" value="${signOut.csrf}" /><button type="submit">Sign out</button>
       </form>`
     : '';
-  const links = NAV.map(
+  const links = nav.map(
     (item) =>
       markup`<a href="${item.path}"${item.path === current ? trusted(' aria-current="page"') : ''}>${item.label}</a>`,
   );
@@ -101,6 +100,23 @@ export function progressBar(done: number, total: number, unit: string): Html {
       <rect class="done" width="${filled}" height="8" rx="2" />
     </svg>
     <span>${done}/${total} ${unit}</span>`;
+}
+
+/** A table of `rows` under a header row naming its columns, indented as the Runs and Approvals pages place it. */
+export function table(columns: readonly string[], rows: readonly Html[]): Html {
+  const header = columns.map(
+    (column) => markup`
+          <th scope="col">${column}</th>`,
+  );
+  return markup`<table>
+      <thead>
+        <tr>${header}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>`;
 }
 
 /** A timestamp as people read it, kept machine-readable in `datetime`. */

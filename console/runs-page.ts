@@ -1,7 +1,7 @@
 import { formatAge } from '../operator/progress';
 import type { ConsoleRun } from './data';
 import { markup, type Html } from './html';
-import { progressBar, time } from './layout';
+import { progressBar, table, time } from './layout';
 
 /** Where the Temporal Web UI shows a run, or undefined when no UI is known. */
 export function temporalUiLink(
@@ -66,21 +66,5 @@ export function runsBody({ runs, namespace, uiBaseUrl, now = new Date() }: RunsV
         uiBaseUrl ? '' : ' (set RUNBOOKS_TEMPORAL_UI_URL or --temporal-ui to link runs to the Temporal Web UI)'
       }.
     </p>
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Workflow ID</th>
-          <th scope="col">Runbook</th>
-          <th scope="col">Resource</th>
-          <th scope="col">State</th>
-          <th scope="col">Phase</th>
-          <th scope="col">Progress</th>
-          <th scope="col">Started</th>
-          <th scope="col">Took</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>`;
+    ${table(['Workflow ID', 'Runbook', 'Resource', 'State', 'Phase', 'Progress', 'Started', 'Took'], rows)}`;
 }

@@ -1,14 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { clientDeadlines } from '../operator/exposure';
-import { approvalsBody } from './approvals-page';
-import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../history';
+import type { History } from '../history';
 import { NudgeRefused, type ConsoleData } from './data';
-import { drillsBody, exportsBody, postureBody } from './history-pages';
 import { LoginThrottle } from './login-throttle';
 import { markup, type Html } from './html';
 import { page, STYLE_HASH } from './layout';
-import { runsBody } from './runs-page';
+import { PAGES, type PageInput } from './pages';
 import { ConsoleGuard, foreignOrigin, securityHeaders, SESSION_COOKIE } from './security';
 
 export interface ConsoleOptions {
@@ -47,13 +45,10 @@ export interface ConsoleTimeouts {
 
 export const DEFAULT_TIMEOUTS: ConsoleTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
-/** The one notice the approvals page shows after a nudge: fixed text, nothing from the URL. */
-export const NUDGED_NOTICE = 'Nudged: it looks at its request now.';
-
 const HEADERS = securityHeaders(STYLE_HASH);
 const FORM_LIMIT = 8 * 1024;
 
-/** The console's routes: server-rendered pages, one action (the nudge), the login form when a token is set. */
+/** The console's routes: its pages (console/pages.ts), one action (the nudge), the login form when a token is set. */
 export function buildConsole(options: ConsoleOptions): FastifyInstance {
   const { data, guard } = options;
   const limit = options.limit ?? 100;
@@ -87,7 +82,12 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
     reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .send(page(title, current, body, signOut(reply.request)).text);
+      .send(page(title, current, body, PAGES, signOut(reply.request)).text);
+  // 401 with a word on signing in: a request without the token, or the login form given a wrong one.
+  const signIn = (reply: FastifyReply, body: Html) => {
+    reply.header('WWW-Authenticate', 'Bearer');
+    return send(reply, 401, 'Sign in', '', body);
+  };
 
   app.addHook('onRequest', async (req, reply) => {
     reply.headers(HEADERS);
@@ -102,12 +102,8 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
     }
     if (req.url === '/login' || req.url.startsWith('/login?')) return;
     if (guard.identity(req) === undefined) {
-      reply.header('WWW-Authenticate', 'Bearer');
-      return send(
+      return signIn(
         reply,
-        401,
-        'Sign in',
-        '',
         markup`<p>
           This console needs its token: send <code>Authorization: Bearer &lt;token&gt;</code>, or
           <a href="/login">sign in</a>.
@@ -126,25 +122,19 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
 
   app.get('/', async (_req, reply) => reply.redirect('/runs', 303));
 
-  app.get('/runs', async (_req, reply) => {
-    const runs = await data.runs(limit);
-    const body = runsBody({ runs, namespace: options.namespace, uiBaseUrl: options.temporalUiUrl });
-    return send(reply, 200, 'Runs', '/runs', body);
-  });
-
-  app.get<{ Querystring: { nudged?: string } }>('/approvals', async (req, reply) => {
-    const identity = guard.identity(req) ?? '';
-    const waiting = await data.approvals(limit);
-    // A flag, not a text: a link someone sends cannot make the page say anything of theirs.
-    const notice = req.query.nudged === '1' ? markup`${NUDGED_NOTICE}` : undefined;
-    return send(
-      reply,
-      200,
-      'Approvals',
-      '/approvals',
-      approvalsBody({ waiting, csrf: guard.csrfToken(identity), notice }),
-    );
-  });
+  const pageInput = {
+    data,
+    history: options.history,
+    namespace: options.namespace,
+    temporalUiUrl: options.temporalUiUrl,
+    limit,
+  };
+  for (const { path, title, body } of PAGES) {
+    app.get<{ Querystring: PageInput['query'] }>(path, async (req, reply) => {
+      const csrf = guard.csrfToken(guard.identity(req) ?? '');
+      return send(reply, 200, title, path, await body({ ...pageInput, query: req.query, csrf }));
+    });
+  }
 
   app.post<{ Body: Record<string, string> | undefined }>('/approvals/nudge', async (req, reply) => {
     const identity = guard.identity(req) ?? '';
@@ -170,21 +160,6 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
     }
     return reply.redirect('/approvals?nudged=1', 303);
   });
-
-  app.get<{ Querystring: { period?: string; last?: string } }>('/drills', async (req, reply) => {
-    const periodDays = whole(req.query.period, 1, 3650) ?? DEFAULT_PERIOD_DAYS;
-    const lastN = whole(req.query.last, 1, 100) ?? DEFAULT_TREND_DRILLS;
-    const history = await options.history.read();
-    return send(reply, 200, 'Drills', '/drills', drillsBody({ history, periodDays, lastN }));
-  });
-
-  app.get('/posture', async (_req, reply) =>
-    send(reply, 200, 'Posture', '/posture', postureBody(await options.history.read())),
-  );
-
-  app.get('/exports', async (_req, reply) =>
-    send(reply, 200, 'Exports', '/exports', exportsBody((await options.history.read()).exports)),
-  );
 
   app.get('/login', async (_req, reply) => {
     if (!guard.needsToken) return reply.redirect('/runs', 303);
@@ -215,19 +190,14 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
           'console sign-in locked for this address',
         );
       }
-      reply.header('WWW-Authenticate', 'Bearer');
-      return send(
+      return signIn(
         reply,
-        401,
-        'Sign in',
-        '',
         markup`<p class="notice error">That is not the token.</p>
           ${loginForm()}`,
       );
     }
     throttle.succeeded(req.ip);
-    const secure = req.protocol === 'https' ? '; Secure' : '';
-    reply.header('Set-Cookie', `${SESSION_COOKIE}=${guard.newSession()}; HttpOnly; SameSite=Strict; Path=/${secure}`);
+    reply.header('Set-Cookie', sessionCookie(req, guard.newSession()));
     return reply.redirect('/runs', 303);
   });
 
@@ -237,18 +207,18 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
       return send(reply, 403, 'Refused', '', markup`<p>This form is out of date or came from another site.</p>`);
     }
     guard.endSession(req);
-    const secure = req.protocol === 'https' ? '; Secure' : '';
-    reply.header('Set-Cookie', `${SESSION_COOKIE}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/${secure}`);
+    reply.header('Set-Cookie', sessionCookie(req, undefined));
     return reply.redirect(guard.needsToken ? '/login' : '/runs', 303);
   });
 
   return app;
 }
 
-/** A whole number from a query string within [min, max], or undefined for anything else. */
-function whole(value: string | undefined, min: number, max: number): number | undefined {
-  const n = value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : NaN;
-  return n >= min && n <= max ? n : undefined;
+/** The session cookie holding `session`, or clearing it when undefined; Secure when the request came over https. */
+function sessionCookie(req: FastifyRequest, session: string | undefined): string {
+  const expiry = session === undefined ? '; Max-Age=0' : '';
+  const secure = req.protocol === 'https' ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${session ?? ''}${expiry}; HttpOnly; SameSite=Strict; Path=/${secure}`;
 }
 
 function loginForm(): Html {

@@ -5,7 +5,8 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { ConsoleData } from '../../console/data';
 import { LoginThrottle } from '../../console/login-throttle';
-import { buildConsole, NUDGED_NOTICE, type ConsoleLog } from '../../console/server';
+import { NUDGED_NOTICE } from '../../console/pages';
+import { buildConsole, type ConsoleLog } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { FORM, form, listen } from './listen';
 

@@ -1,7 +1,8 @@
 // The console's security layer over real HTTP: no token or a wrong one is 401, a forged POST (no or a wrong
 // CSRF token, a foreign Origin) is 403 and sends no nudge, every answer carries the strict CSP, and a name holding
 // `<script>` is shown escaped. The data is a fixed list (the e2e test reads a real Temporal); the nudges it would send
-// are recorded, so that "no nudge sent" is observed.
+// are recorded, so that "no nudge sent" is observed. The pages are those of console/pages.ts, and the server serves
+// no other page: a page added there is held to these tests without a word here.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,8 @@ import type { WaitingApproval } from '../../operator/output-shapes';
 import type { ConsoleData, ConsoleRun } from '../../console/data';
 import { STYLE_HASH } from '../../console/layout';
 import { checkExposure } from '../../console/serve-command';
-import { buildConsole, NUDGED_NOTICE } from '../../console/server';
+import { NUDGED_NOTICE, PAGES } from '../../console/pages';
+import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { HistoryIndex } from '../../history';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
@@ -106,6 +108,23 @@ async function serve(app: FastifyInstance): Promise<Client> {
 }
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
+const PATHS = PAGES.map((p) => p.path);
+/** The GET routes that are not pages: the redirect to the first page, and the login form. */
+const NOT_PAGES = ['/', '/login'];
+
+/** The paths an app answers `method` on, read from the route tree Fastify prints (a segment a line, 4 columns a level). */
+function served(app: FastifyInstance, method: string): string[] {
+  const paths: string[] = [];
+  const segments: string[] = [];
+  for (const line of app.printRoutes({ method, commonPrefix: false }).split('\n')) {
+    const match = /^([ │]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    segments.length = (match[1] ?? '').length / 4;
+    segments.push(match[2] ?? '');
+    if (match[3]?.split(', ').includes(method)) paths.push(segments.join(''));
+  }
+  return paths;
+}
 
 /** The CSRF token the approvals page hands out, read from its form. */
 async function csrfOf(inject: Client, headers = {}): Promise<string> {
@@ -140,9 +159,9 @@ describe('with a token', () => {
   afterAll(() => app.close());
 
   test('no token: 401, with the strict headers and nothing of the runs', async () => {
-    for (const url of ['/runs', '/approvals', '/drills', '/posture', '/exports']) {
+    for (const url of PATHS) {
       const res = await ask({ method: 'GET', url });
-      expect(res.statusCode).toBe(401);
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 401 });
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(res.body).not.toContain('restore-');
       expectStrictHeaders(res);
@@ -163,13 +182,24 @@ describe('with a token', () => {
   });
 
   test('the right token reads the pages; the login form gives a session cookie that does too', async () => {
-    expect((await ask({ method: 'GET', url: '/runs', headers: bearer })).statusCode).toBe(200);
     const login = await ask({ method: 'POST', url: '/login', headers: FORM, payload: form({ token: TOKEN }) });
     expect(login.statusCode).toBe(303);
     const cookie = String(login.headers['set-cookie']);
     expect(cookie).toMatch(/^runbooks_console=[^;]+; HttpOnly; SameSite=Strict; Path=\/$/);
-    const res = await ask({ method: 'GET', url: '/runs', headers: { cookie: cookie.split(';')[0] ?? '' } });
-    expect(res.statusCode).toBe(200);
+    for (const { path: url, title } of PAGES) {
+      const res = await ask({ method: 'GET', url, headers: bearer });
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
+      expect(res.body).toContain(`<h1>${title}</h1>`);
+      // The navigation links every page and marks this one.
+      for (const path of PATHS) expect(res.body).toContain(`<a href="${path}"`);
+      expect(res.body).toContain(`<a href="${url}" aria-current="page">`);
+      const session = await ask({ method: 'GET', url, headers: { cookie: cookie.split(';')[0] ?? '' } });
+      expect({ url, status: session.statusCode }).toEqual({ url, status: 200 });
+    }
+  });
+
+  test('the server serves every page of the list and no page outside it', () => {
+    expect(served(app, 'GET').sort()).toEqual([...PATHS, ...NOT_PAGES].sort());
   });
 
   test('a POST without the token is 401 and sends no nudge, even with a valid CSRF token', async () => {
@@ -239,11 +269,14 @@ describe('on localhost without a token', () => {
   });
 
   test('a name holding <script> is shown escaped on every page', async () => {
-    for (const url of ['/runs', '/approvals', '/drills']) {
+    for (const url of PATHS) {
       const res = await ask({ method: 'GET', url });
-      expect(res.statusCode).toBe(200);
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
       expectStrictHeaders(res);
-      expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      // The fixture's names are on these pages (the posture and exports pages have none of its).
+      if (['/runs', '/approvals', '/drills'].includes(url)) {
+        expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      }
       // The page has no script element at all: nothing it shows can become one.
       expect({ url, scripts: res.body.match(/<script/gi) ?? [] }).toEqual({ url, scripts: [] });
     }
@@ -273,11 +306,13 @@ test('without a token, a Host header naming another server is refused (a rebound
   const history = new HistoryIndex({ outputDir });
   const app = buildConsole({ data, guard, history, namespace: 'default' });
   const ask = await serve(app);
-  const rebound = await ask({ method: 'GET', url: '/runs', headers: { host: 'evil.example:8090' } });
-  expect(rebound.statusCode).toBe(421);
-  expect(rebound.body).not.toContain('restore-');
-  const own = await ask({ method: 'GET', url: '/runs', headers: { host: 'localhost:8090' } });
-  expect(own.statusCode).toBe(200);
+  for (const url of PATHS) {
+    const rebound = await ask({ method: 'GET', url, headers: { host: 'evil.example:8090' } });
+    expect({ url, status: rebound.statusCode }).toEqual({ url, status: 421 });
+    expect(rebound.body).not.toContain('restore-');
+    const own = await ask({ method: 'GET', url, headers: { host: 'localhost:8090' } });
+    expect({ url, status: own.statusCode }).toEqual({ url, status: 200 });
+  }
   await app.close();
 });
 
