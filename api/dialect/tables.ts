@@ -14,28 +14,17 @@ export type Dialect = (typeof DIALECTS)[number];
 export const DIALECT_SETTINGS = [...DIALECTS, 'auto'] as const;
 export type DialectSetting = (typeof DIALECT_SETTINGS)[number];
 
-export const PROVIDER_CONCEPTS = [
-  'amazonWebServices',
-  'microsoftAzure',
-  'googleCloud',
-  'mongodbAtlas',
-  'googleWorkspace',
-  'microsoftOffice365',
-] as const;
-export type ProviderConcept = (typeof PROVIDER_CONCEPTS)[number];
-
-export const RESOURCE_CATEGORIES = [
-  'virtualMachine',
-  'relationalDatabase',
-  'objectStore',
-  'fileSystem',
-  'disk',
-  'kubernetesNamespace',
-  'keyValue',
-  'documentDatabase',
-  'unknown',
-] as const;
-export type ResourceCategory = (typeof RESOURCE_CATEGORIES)[number];
+/** What a resource is, whichever provider holds it (a row of RESOURCE_TYPE_ROWS names one). */
+export type ResourceCategory =
+  | 'virtualMachine'
+  | 'relationalDatabase'
+  | 'objectStore'
+  | 'fileSystem'
+  | 'disk'
+  | 'kubernetesNamespace'
+  | 'keyValue'
+  | 'documentDatabase'
+  | 'unknown';
 
 export const RESTORE_KINDS = ['bucket', 'files'] as const;
 export type RestoreKind = (typeof RESTORE_KINDS)[number];
@@ -46,8 +35,11 @@ export type DestinationKind = (typeof DESTINATION_KINDS)[number];
 
 type PerDialect<T extends string = string> = Readonly<Record<Dialect, T | undefined>>;
 
-/** `cloudProvider` values, and the member naming the provider in attribute objects (source accounts, vaults). */
-export const PROVIDERS: Readonly<Record<ProviderConcept, { value: PerDialect; member: PerDialect }>> = {
+/**
+ * Each provider by its concept: its `cloudProvider` value, and the member naming it in attribute objects (source
+ * accounts, vaults). Its keys are the provider concepts.
+ */
+const PROVIDER_TABLE = {
   amazonWebServices: {
     value: { neutral: 'PROVIDER_A', public: 'AWS' },
     member: { neutral: 'providerA', public: 'aws' },
@@ -69,7 +61,10 @@ export const PROVIDERS: Readonly<Record<ProviderConcept, { value: PerDialect; me
     value: { neutral: undefined, public: 'MICROSOFT_365' },
     member: { neutral: undefined, public: undefined },
   },
-};
+} satisfies Record<string, { value: PerDialect; member: PerDialect }>;
+export type ProviderConcept = keyof typeof PROVIDER_TABLE;
+export const PROVIDERS: Readonly<Record<ProviderConcept, { value: PerDialect; member: PerDialect }>> = PROVIDER_TABLE;
+export const PROVIDER_CONCEPTS = Object.keys(PROVIDERS) as ProviderConcept[];
 
 /**
  * Sort fields of the account lists, by dialect and list (docs/service-interface.md §5, §6, §11). Only the account's
