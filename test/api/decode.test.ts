@@ -3,44 +3,34 @@
 import { z } from 'zod';
 import { compile, decode } from '../../api/decode';
 import * as s from '../../api/schemas';
-import {
-  backupJob,
-  costRecord,
-  idp,
-  idpGroup,
-  mpaRequest,
-  queryResults,
-  resource,
-  restoreAccount,
-  restoreJob,
-  role,
-  snapshot,
-  sourceAccount,
-  vault,
-} from './helpers';
+import { bodies } from './helpers';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const CASES: [string, z.ZodType, unknown][] = [
-  ['ResourceBody', s.ResourceBody, { resource: resource() }],
-  ['ResourcePage', s.ResourcePage, { resources: [resource('a'), resource('b')], totalCount: 2, nextToken: null }],
-  ['SnapshotBody', s.SnapshotBody, { snapshot: snapshot() }],
-  ['VaultPage', s.VaultPage, { vaults: [vault()] }],
-  ['SourceAccountBody', s.SourceAccountBody, { sourceAccount: sourceAccount() }],
-  ['RestoreAccountBody', s.RestoreAccountBody, { restoreAccount: restoreAccount() }],
-  ['RolePage', s.RolePage, { roles: [role()] }],
-  ['IdpPage', s.IdpPage, { idps: [idp()] }],
-  ['IdpGroupBody', s.IdpGroupBody, { group: idpGroup() }],
-  ['ActionRequestBody', s.ActionRequestBody, { actionApprovalRequest: mpaRequest() }],
-  ['QueryResults', s.QueryResults, queryResults('next')],
-  ['CostDataPage', s.CostDataPage, { records: [costRecord()], nextToken: null }],
+  ['ResourceBody', s.ResourceBody, { resource: bodies.resource() }],
+  [
+    'ResourcePage',
+    s.ResourcePage,
+    { resources: [bodies.resource('a'), bodies.resource('b')], totalCount: 2, nextToken: null },
+  ],
+  ['SnapshotBody', s.SnapshotBody, { snapshot: bodies.snapshot() }],
+  ['VaultPage', s.VaultPage, { vaults: [bodies.vault()] }],
+  ['SourceAccountBody', s.SourceAccountBody, { sourceAccount: bodies.sourceAccount() }],
+  ['RestoreAccountBody', s.RestoreAccountBody, { restoreAccount: bodies.restoreAccount() }],
+  ['RolePage', s.RolePage, { roles: [bodies.role()] }],
+  ['IdpPage', s.IdpPage, { idps: [bodies.idp()] }],
+  ['IdpGroupBody', s.IdpGroupBody, { group: bodies.idpGroup() }],
+  ['ActionRequestBody', s.ActionRequestBody, { actionApprovalRequest: bodies.mpaRequest() }],
+  ['QueryResults', s.QueryResults, bodies.queryResults('next')],
+  ['CostDataPage', s.CostDataPage, { records: [bodies.costRecord()], nextToken: null }],
   // A null read as absent is zod's to change; any other value passes the compiled check as it is.
-  ['BackupJobBody', s.BackupJobBody, { job: backupJob() }],
-  ['RestoreJobPage', s.RestoreJobPage, { jobs: [restoreJob()], nextToken: 'n' }],
+  ['BackupJobBody', s.BackupJobBody, { job: bodies.backupJob() }],
+  ['RestoreJobPage', s.RestoreJobPage, { jobs: [bodies.restoreJob()], nextToken: 'n' }],
 ];
 
 /** A request read picks its form (plain or wrapped) before decoding: zod decodes it. */
-const ZOD_CASES: [string, z.ZodType, unknown][] = [['MpaRequestRead', s.MpaRequestRead, mpaRequest()]];
+const ZOD_CASES: [string, z.ZodType, unknown][] = [['MpaRequestRead', s.MpaRequestRead, bodies.mpaRequest()]];
 
 const REPLACEMENTS: Json[] = [null, 'text', '', 0, -1, 1.5, 2 ** 60, true, [], {}, [1], ['a'], { x: 1 }];
 
@@ -93,7 +83,7 @@ describe('compiled response checks', () => {
   });
 
   test('a valid body comes back as it is, without a copy', () => {
-    const body = JSON.parse(JSON.stringify({ resource: resource() })) as unknown;
+    const body = JSON.parse(JSON.stringify({ resource: bodies.resource() })) as unknown;
     expect(decode(s.ResourceBody, body)).toEqual({ success: true, data: body });
     expect(decode(s.ResourceBody, body).data).toBe(body);
   });

@@ -428,3 +428,24 @@ export function costInput(): s.CostDataInput {
     filters: { resourceType: { in: ['PA_KEYVALUE_DB'] }, tagKeyValues: { containsAnyOf: ['env=prod'] } },
   };
 }
+
+/** Every response fixture above under one name (`bodies.vault()`): a suite over many kinds imports one, not a list. */
+export const bodies = {
+  apiCredentials,
+  backupJob,
+  costInput,
+  costRecord,
+  idp,
+  idpGroup,
+  mpaRequest,
+  mpaReview,
+  permission,
+  queryResults,
+  resource,
+  restoreAccount,
+  restoreJob,
+  role,
+  snapshot,
+  sourceAccount,
+  vault,
+};

@@ -4,29 +4,7 @@ import type { BackupServiceClient } from '../../api/client';
 import type { z } from 'zod';
 import { collect, pages } from '../../api/paging';
 import * as s from '../../api/schemas';
-import {
-  PROJECT_ID,
-  clientForSuite,
-  apiCredentials,
-  backupJob,
-  costInput,
-  costRecord,
-  idp,
-  idpGroup,
-  mpaRequest,
-  mpaReview,
-  parseJson,
-  permission,
-  queryResults,
-  resource,
-  restoreAccount,
-  restoreJob,
-  role,
-  snapshot,
-  sourceAccount,
-  vault,
-  type RecordedRequest,
-} from './helpers';
+import { bodies, PROJECT_ID, clientForSuite, parseJson, type RecordedRequest } from './helpers';
 
 const { server, client } = clientForSuite();
 
@@ -92,6 +70,15 @@ const accountFilter: s.AccountListInput = {
   filters: { cloudProvider: { notIn: ['PROVIDER_D'] } },
   sorts: [{ field: 'connectedTime', order: 'ASC' }],
 };
+/** Source and restore accounts list alike: with the account filter, their items under `accounts`. */
+function accountListing(
+  name: string,
+  path: string,
+  item: (id: string) => unknown,
+  iterate: Parameters<typeof itemListing>[5],
+): ListingCase {
+  return itemListing(name, path, accountFilter, 'accounts', item, iterate);
+}
 const jobFilter: s.JobListInput = {
   filters: { snapshotId: { in: ['snap-1'] } },
   sorts: [{ field: 'endTime', order: 'ASC' }],
@@ -108,7 +95,11 @@ const listings: ListingCase[] = [
     method: 'POST',
     path: '/api/v1/roles/list',
     body: undefined,
-    pages: [{ roles: [role('r1')] }, { roles: [role('r2'), role('r3')] }, { roles: [role('r4')] }],
+    pages: [
+      { roles: [bodies.role('r1')] },
+      { roles: [bodies.role('r2'), bodies.role('r3')] },
+      { roles: [bodies.role('r4')] },
+    ],
     iterate: (c, pageSize) => c.listRoles({ pageSize }),
     expected: itemsUnder('roles'),
     tokenOptional: true,
@@ -118,45 +109,45 @@ const listings: ListingCase[] = [
     method: 'POST',
     path: '/api/v1/idps/list',
     body: undefined,
-    pages: [{ idps: [idp('i1')] }, { idps: [idp('i2')] }, { idps: [] }],
+    pages: [{ idps: [bodies.idp('i1')] }, { idps: [bodies.idp('i2')] }, { idps: [] }],
     iterate: (c, pageSize) => c.listIdps({ pageSize }),
     expected: itemsUnder('idps'),
     tokenOptional: true,
   },
-  itemListing('listIdpGroups', '/api/v1/idp-groups/list', undefined, 'groups', idpGroup, (c, page) =>
+  itemListing('listIdpGroups', '/api/v1/idp-groups/list', undefined, 'groups', bodies.idpGroup, (c, page) =>
     c.listIdpGroups(page),
   ),
-  itemListing('listSourceAccounts', `${P}/source-accounts/list`, accountFilter, 'accounts', sourceAccount, (c, page) =>
+  accountListing('listSourceAccounts', `${P}/source-accounts/list`, bodies.sourceAccount, (c, page) =>
     c.listSourceAccounts(accountFilter, page),
   ),
-  itemListing('listVaults', `${P}/vaults/list`, undefined, 'vaults', vault, (c, page) => c.listVaults(page)),
+  itemListing('listVaults', `${P}/vaults/list`, undefined, 'vaults', bodies.vault, (c, page) => c.listVaults(page)),
   {
     ...itemListing(
       'listResources (include=DYNAMODB_INDEXES)',
       `${P}/resources`,
       resourceFilter,
       'resources',
-      resource,
+      bodies.resource,
       (c, page) => c.listResources(resourceFilter, { ...page, include: ['DYNAMODB_INDEXES'] }),
     ),
     extra: { include: 'DYNAMODB_INDEXES' },
   },
-  itemListing('listSnapshots', `${P}/resources/res-1/snapshots`, snapshotFilter, 'snapshots', snapshot, (c, page) =>
-    c.listSnapshots('res-1', snapshotFilter, page),
+  itemListing(
+    'listSnapshots',
+    `${P}/resources/res-1/snapshots`,
+    snapshotFilter,
+    'snapshots',
+    bodies.snapshot,
+    (c, page) => c.listSnapshots('res-1', snapshotFilter, page),
   ),
-  itemListing('listBackupJobs', `${P}/backup-jobs`, jobFilter, 'jobs', backupJob, (c, page) =>
+  itemListing('listBackupJobs', `${P}/backup-jobs`, jobFilter, 'jobs', bodies.backupJob, (c, page) =>
     c.listBackupJobs(jobFilter, page),
   ),
-  itemListing('listRestoreJobs', `${P}/restore-jobs`, jobFilter, 'jobs', restoreJob, (c, page) =>
+  itemListing('listRestoreJobs', `${P}/restore-jobs`, jobFilter, 'jobs', bodies.restoreJob, (c, page) =>
     c.listRestoreJobs(jobFilter, page),
   ),
-  itemListing(
-    'listRestoreAccounts',
-    `${P}/restore-accounts/list`,
-    accountFilter,
-    'accounts',
-    restoreAccount,
-    (c, page) => c.listRestoreAccounts(accountFilter, page),
+  accountListing('listRestoreAccounts', `${P}/restore-accounts/list`, bodies.restoreAccount, (c, page) =>
+    c.listRestoreAccounts(accountFilter, page),
   ),
   {
     name: 'queryResultPages',
@@ -177,13 +168,13 @@ const listings: ListingCase[] = [
     name: 'costDataPages',
     method: 'POST',
     path: '/api/v1/cost-data',
-    body: costInput(),
+    body: bodies.costInput(),
     pages: [
-      { records: [costRecord('r1')], totalCount: 3 },
-      { records: [costRecord('r2')], totalCount: 3 },
-      { records: [costRecord('r3')], totalCount: 3 },
+      { records: [bodies.costRecord('r1')], totalCount: 3 },
+      { records: [bodies.costRecord('r2')], totalCount: 3 },
+      { records: [bodies.costRecord('r3')], totalCount: 3 },
     ],
-    iterate: (c, pageSize) => c.costDataPages(costInput(), { pageSize }),
+    iterate: (c, pageSize) => c.costDataPages(bodies.costInput(), { pageSize }),
     expected: wholePages,
     tokenOptional: true,
   },
@@ -234,13 +225,13 @@ test.each(runs)('$name pages through three pages (last token $ending)', async (c
 });
 
 test('a starting pageToken is sent on the first request', async () => {
-  server.reply(200, { roles: [role()] });
+  server.reply(200, { roles: [bodies.role()] });
   await collect(client().listRoles({ pageToken: 'resume-here', pageSize: 7 }));
   expect(server.lastApi().url).toBe('/api/v1/roles/list?pageSize=7&pageToken=resume-here');
 });
 
 test('iteration is lazy: stopping after the first item asks for one page only', async () => {
-  server.reply(200, { roles: [role('r1'), role('r2')], nextToken: 'more' });
+  server.reply(200, { roles: [bodies.role('r1'), bodies.role('r2')], nextToken: 'more' });
   for await (const r of client().listRoles()) {
     expect(r.id).toBe('r1');
     break;
@@ -251,7 +242,7 @@ test('iteration is lazy: stopping after the first item asks for one page only', 
 test('a failing page ends the iteration with its error', async () => {
   server.handler = (req) =>
     req.query.get('pageToken') === null
-      ? { status: 200, json: { vaults: [vault()], nextToken: 'n2' } }
+      ? { status: 200, json: { vaults: [bodies.vault()], nextToken: 'n2' } }
       : { status: 503, json: { error: 'down' } };
   await expect(collect(client().listVaults())).rejects.toMatchObject({ code: 'SERVER_ERROR', status: 503 });
   expect(server.apiRequests).toHaveLength(2);
@@ -274,13 +265,16 @@ test('pages() stops on a missing, null or empty token', async () => {
 describe('decoding what the client does not know', () => {
   test('a resource with unknown enum values and unknown fields keeps them all', async () => {
     const body = {
-      ...resource(),
+      ...bodies.resource(),
       resourceType: 'PE_QUANTUM_DB',
       cloudProvider: 'AWS',
       backupStatus: 'QUARANTINED',
       futureField: { x: 1 },
       classifications: { environmentDetails: { environment: 'DEV', isOverridden: false, source: 'ml' } },
-      resourceProperties: { vmB: { disks: 3 }, kvDbA: { ...resource().resourceProperties?.kvDbA, tableClass: 'IA' } },
+      resourceProperties: {
+        vmB: { disks: 3 },
+        kvDbA: { ...bodies.resource().resourceProperties?.kvDbA, tableClass: 'IA' },
+      },
     };
     server.reply(200, { resource: body, requestId: 'abc' });
     const result = await client().getResource('res-1');
@@ -292,7 +286,7 @@ describe('decoding what the client does not know', () => {
   });
 
   test('a listing page keeps unknown items fields and enum values', async () => {
-    const odd = { ...resource('r9'), resourceType: 'PE_QUANTUM_DB', futureField: { x: 1 } };
+    const odd = { ...bodies.resource('r9'), resourceType: 'PE_QUANTUM_DB', futureField: { x: 1 } };
     server.reply(200, { resources: [odd], totalCount: 1, nextToken: null, facets: { byType: {} } });
     const page = await client().listResourcesPage();
     expect(page.resources).toEqual([odd]);
@@ -300,7 +294,7 @@ describe('decoding what the client does not know', () => {
   });
 
   test.each(['JOB_ARCHIVED', 'JOB_CANCELLED'])('a job with status %s decodes and keeps it', async (status) => {
-    const job = { ...backupJob('job-1', status), futureField: { x: 1 } };
+    const job = { ...bodies.backupJob('job-1', status), futureField: { x: 1 } };
     job.jobExecutionDetails = { ...job.jobExecutionDetails, errorCode: 'QUANTUM_DECOHERENCE' };
     server.reply(200, { job });
     const result = await client().getBackupJob('job-1');
@@ -309,24 +303,24 @@ describe('decoding what the client does not know', () => {
   });
 
   test('a restore job with an unknown provider and result decodes', async () => {
-    const job = restoreJob('job-2', 'JOB_ARCHIVED');
+    const job = bodies.restoreJob('job-2', 'JOB_ARCHIVED');
     job.destinationDetails = { ...job.destinationDetails, cloudProvider: 'GCP', restoreResult: { bucket: 'x' } };
     server.reply(200, { job });
     await expect(client().getRestoreJob('job-2')).resolves.toEqual(job);
   });
 
   test('a vault on provider AWS and a source account in an unknown status decode', async () => {
-    const v = { ...vault(), vaultAttributes: { cloudProvider: 'AWS', providerX: { k: 1 } } };
+    const v = { ...bodies.vault(), vaultAttributes: { cloudProvider: 'AWS', providerX: { k: 1 } } };
     server.reply(200, { vault: v });
     await expect(client().getVault('vault-1')).resolves.toEqual(v);
 
-    const a = { ...sourceAccount('acc-1', 'SUSPENDED'), sourceAccountAttributes: { cloudProvider: 'AZURE' } };
+    const a = { ...bodies.sourceAccount('acc-1', 'SUSPENDED'), sourceAccountAttributes: { cloudProvider: 'AZURE' } };
     server.reply(200, { sourceAccount: a });
     await expect(client().getSourceAccount('acc-1')).resolves.toEqual(a);
   });
 
   test('cost records with unknown dimensions and units decode', async () => {
-    const record = costRecord();
+    const record = bodies.costRecord();
     record.costs = [
       {
         meteringDimension: 'PE_QUANTUM_METERING_DIMENSION',
@@ -335,7 +329,7 @@ describe('decoding what the client does not know', () => {
       },
     ];
     server.reply(200, { records: [record], totalCount: 1 });
-    await expect(client().getCostDataPage(costInput())).resolves.toEqual({ records: [record], totalCount: 1 });
+    await expect(client().getCostDataPage(bodies.costInput())).resolves.toEqual({ records: [record], totalCount: 1 });
   });
 
   test('a query status outside the enum decodes', async () => {
@@ -349,7 +343,7 @@ describe('decoding what the client does not know', () => {
 
   test('an action request in an unknown status and operation decodes', async () => {
     const request = {
-      ...mpaRequest('req-1', 'ESCALATED'),
+      ...bodies.mpaRequest('req-1', 'ESCALATED'),
       operation: 'MPA_OPERATION_DELETE_VAULT',
       futureField: { x: 1 },
     };
@@ -360,21 +354,24 @@ describe('decoding what the client does not know', () => {
 
 describe('action requests in both dialects', () => {
   test('the public dialect {mpaRequestDetail: {request, reviews}} is unwrapped', async () => {
-    const request = { ...mpaRequest('req-1', 'APPROVED'), futureField: { x: 1 } };
+    const request = { ...bodies.mpaRequest('req-1', 'APPROVED'), futureField: { x: 1 } };
     server.reply(200, {
-      mpaRequestDetail: { request, reviews: [mpaReview(), { ...mpaReview('rev-2'), decision: 'ABSTAINED' }] },
+      mpaRequestDetail: {
+        request,
+        reviews: [bodies.mpaReview(), { ...bodies.mpaReview('rev-2'), decision: 'ABSTAINED' }],
+      },
     });
     await expect(client().getActionRequest('req-1')).resolves.toEqual(request);
   });
 
   test('the public dialect without reviews is unwrapped', async () => {
-    server.reply(200, { mpaRequestDetail: { request: mpaRequest('req-1', 'PENDING_APPROVAL') } });
-    await expect(client().getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'PENDING_APPROVAL'));
+    server.reply(200, { mpaRequestDetail: { request: bodies.mpaRequest('req-1', 'PENDING_APPROVAL') } });
+    await expect(client().getActionRequest('req-1')).resolves.toEqual(bodies.mpaRequest('req-1', 'PENDING_APPROVAL'));
   });
 
   test('the bare MPARequest is returned as it is', async () => {
-    server.reply(200, mpaRequest('req-1', 'EXECUTED'));
-    await expect(client().getActionRequest('req-1')).resolves.toEqual(mpaRequest('req-1', 'EXECUTED'));
+    server.reply(200, bodies.mpaRequest('req-1', 'EXECUTED'));
+    await expect(client().getActionRequest('req-1')).resolves.toEqual(bodies.mpaRequest('req-1', 'EXECUTED'));
   });
 
   test('a body that is neither is an InvalidResponseError', async () => {
@@ -428,23 +425,23 @@ describe('the results token read ahead', () => {
 
 describe('fixtures satisfy the schemas', () => {
   const fixtures: [string, z.ZodType, unknown][] = [
-    ['ApiCredentials', s.ApiCredentials, apiCredentials()],
-    ['Permission', s.Permission, permission()],
-    ['Role', s.Role, role()],
-    ['IdentityProvider', s.IdentityProvider, idp()],
-    ['IdpGroup', s.IdpGroup, idpGroup()],
-    ['MpaRequest', s.MpaRequest, mpaRequest()],
-    ['MpaReview', s.MpaReview, mpaReview()],
-    ['SourceAccount', s.SourceAccount, sourceAccount()],
-    ['RestoreAccount', s.RestoreAccount, restoreAccount()],
-    ['Vault', s.Vault, vault()],
-    ['InventoryResource', s.InventoryResource, resource()],
-    ['Snapshot', s.Snapshot, snapshot()],
-    ['BackupJob', s.BackupJob, backupJob()],
-    ['RestoreJob', s.RestoreJob, restoreJob()],
-    ['QueryResults', s.QueryResults, queryResults()],
-    ['CostDataRecord', s.CostDataRecord, costRecord()],
-    ['CostDataInput', s.CostDataInput, costInput()],
+    ['ApiCredentials', s.ApiCredentials, bodies.apiCredentials()],
+    ['Permission', s.Permission, bodies.permission()],
+    ['Role', s.Role, bodies.role()],
+    ['IdentityProvider', s.IdentityProvider, bodies.idp()],
+    ['IdpGroup', s.IdpGroup, bodies.idpGroup()],
+    ['MpaRequest', s.MpaRequest, bodies.mpaRequest()],
+    ['MpaReview', s.MpaReview, bodies.mpaReview()],
+    ['SourceAccount', s.SourceAccount, bodies.sourceAccount()],
+    ['RestoreAccount', s.RestoreAccount, bodies.restoreAccount()],
+    ['Vault', s.Vault, bodies.vault()],
+    ['InventoryResource', s.InventoryResource, bodies.resource()],
+    ['Snapshot', s.Snapshot, bodies.snapshot()],
+    ['BackupJob', s.BackupJob, bodies.backupJob()],
+    ['RestoreJob', s.RestoreJob, bodies.restoreJob()],
+    ['QueryResults', s.QueryResults, bodies.queryResults()],
+    ['CostDataRecord', s.CostDataRecord, bodies.costRecord()],
+    ['CostDataInput', s.CostDataInput, bodies.costInput()],
   ];
   test.each(fixtures)('%s', (_name, schema, value) => {
     expect(schema.parse(value)).toEqual(value);

@@ -12,6 +12,7 @@ import type { CheckResult, DoctorReport } from '../../cli/doctor-report';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../contracts';
 import { closeHttpPools } from '../../api';
 import type { Dialect } from '../../api/dialect';
+import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { bootstrapCurrentVersion } from '../../worker/versioning';
 import { bundleWorkflows, startTestEnv } from '../helpers/temporal';
@@ -162,3 +163,16 @@ export function expectLine(
 
 /** Each line's status, for comparing whole reports. */
 export const statuses = (report: DoctorReport) => Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+
+/** `runbooks doctor` as an API client holding only `permissions` (new credentials, returned too): a narrowed role. */
+export async function doctorWithPermissions(
+  sim: RunningSimulator,
+  permissions: string[],
+): Promise<{ report: DoctorReport; credentials: { clientId: string; clientSecret: string } }> {
+  const control = new SimulatorControlClient(sim.baseUrl);
+  const credentials = await control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {
+    permissions,
+  });
+  const env = readyEnv(sim, { BACKUP_CLIENT_ID: credentials.clientId, BACKUP_CLIENT_SECRET: credentials.clientSecret });
+  return { report: await doctor(env), credentials };
+}

@@ -20,6 +20,7 @@ import {
   closeSimulators,
   DIALECTS,
   doctor,
+  doctorWithPermissions,
   expectLine,
   line,
   MISTYPED_NAMESPACE,
@@ -91,12 +92,9 @@ describe.each(DIALECTS)('the simulator speaking the %s dialect', (dialect) => {
 
   test('credentials whose role lacks a permission fail the runbooks that always need it, and warn where optional', async () => {
     const sim = await simulator(dialect);
-    const control = new SimulatorControlClient(sim.baseUrl);
-    const limited = await control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {
-      permissions: ALL_PERMISSIONS.filter((p) => p !== 'files.restore' && p !== 'databases.query'),
-    });
-    const report = await doctor(
-      readyEnv(sim, { BACKUP_CLIENT_ID: limited.clientId, BACKUP_CLIENT_SECRET: limited.clientSecret }),
+    const { report, credentials: limited } = await doctorWithPermissions(
+      sim,
+      ALL_PERMISSIONS.filter((p) => p !== 'files.restore' && p !== 'databases.query'),
     );
     expect(statuses(report)).toMatchObject({
       'service.permissions': 'ok',
@@ -143,13 +141,7 @@ test('a service clock 10 s ahead warns, 2 minutes ahead fails', async () => {
 
 test('credentials that may not list the permission catalogue warn, and the probes still decide', async () => {
   const sim = await simulator();
-  const control = new SimulatorControlClient(sim.baseUrl);
-  const viewer = await control.call<{ clientId: string; clientSecret: string }>('POST', '/credentials', {
-    permissions: ['inventory.view', 'cost_explorer.view'],
-  });
-  const report = await doctor(
-    readyEnv(sim, { BACKUP_CLIENT_ID: viewer.clientId, BACKUP_CLIENT_SECRET: viewer.clientSecret }),
-  );
+  const { report } = await doctorWithPermissions(sim, ['inventory.view', 'cost_explorer.view']);
   expect(statuses(report)).toMatchObject({
     'service.permissions': 'warn',
     'runbook.postureReport': 'ok',

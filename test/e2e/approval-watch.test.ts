@@ -7,24 +7,9 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { ensureWorkflowBundle, lineOf, startWorkerProcess } from '../worker/worker-process';
 import { approvalGatedRestore } from '../../runbooks/workflows';
-import {
-  APPROVAL,
-  bucketDestination,
-  eventually,
-  restoreSuite,
-  startWorker,
-  waitingRequestId,
-  type E2E,
-  type RestoreTarget,
-} from './helpers';
+import { APPROVAL, bucketDestination, eventually, restoreSuite, startWorker, waitingRequestId } from './helpers';
 
-let fx: E2E;
-let target: RestoreTarget;
-
-restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
-  fx = ready;
-  target = readyTarget;
-});
+const { fx, target } = restoreSuite({ outcomes: {} });
 
 function start(taskQueue = fx.worker.taskQueue) {
   return fx.env.client.workflow.start(approvalGatedRestore, {

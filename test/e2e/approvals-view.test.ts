@@ -4,24 +4,12 @@ import type { ApprovalsOutput, WaitingApproval } from '../../operator/output-sha
 import { statusQuery } from '../../contracts';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
-import { APPROVAL, eventually, restoreSuite, waitingRequestId, type E2E, type RestoreTarget } from './helpers';
+import { APPROVAL, cliEnvOf, eventually, restoreSuite, waitingRequestId } from './helpers';
 
-let fx: E2E;
-let target: RestoreTarget;
-
-restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
-  fx = ready;
-  target = readyTarget;
-});
+const { fx, target } = restoreSuite({ outcomes: {} });
 
 async function approvals(args: string[] = []) {
-  const result = await runCliFromSourceAsync(['approvals', ...args], {
-    ...process.env,
-    TEMPORAL_ADDRESS: fx.env.address,
-    TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
-    RUNBOOKS_TASK_QUEUE: fx.worker.taskQueue,
-    RUNBOOKS_DEBUG: '',
-  });
+  const result = await runCliFromSourceAsync(['approvals', ...args], cliEnvOf(fx));
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   return result.stdout;

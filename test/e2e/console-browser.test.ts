@@ -22,8 +22,6 @@ import {
   restoreSuite,
   seededVmWithSnapshot,
   waitingRequestId,
-  type E2E,
-  type RestoreTarget,
 } from './helpers';
 
 const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports'] as const;
@@ -31,15 +29,9 @@ const DRILLS = 2;
 const SCREENSHOT_MAX_HEIGHT = 2_400;
 const AXE = require.resolve('axe-core/axe.min.js');
 
-let fx: E2E;
-let target: RestoreTarget;
+const { fx, target } = restoreSuite({ outcomes: {} });
 let web: RunningConsole;
 let chrome: Chromium;
-
-restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
-  fx = ready;
-  target = readyTarget;
-});
 
 beforeAll(async () => {
   chrome = await launchChromium({ bypassCSP: true });

@@ -16,18 +16,10 @@ import {
   restoreSuite,
   seededVmWithSnapshot,
   waitingRequestId,
-  type E2E,
-  type RestoreTarget,
 } from './helpers';
 
-let fx: E2E;
-let target: RestoreTarget;
+const { fx, target } = restoreSuite({ outcomes: {} });
 let web: RunningConsole;
-
-restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
-  fx = ready;
-  target = readyTarget;
-});
 
 beforeAll(async () => {
   web = await consoleOf(fx);

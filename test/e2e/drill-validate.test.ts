@@ -9,35 +9,22 @@ import { statusQuery } from '../../contracts';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
-import { bucketDestination, eventually, setupE2E, teardownE2E, type E2E, drillVaultAndAccount } from './helpers';
+import { bucketDestination, cliEnvOf, drillTargets, e2eSuite, eventually } from './helpers';
 
-let fx: E2E;
+const fx = e2eSuite();
 let vaultId: string;
 let restoreAccountId: string;
 /** Two resources that are not relational databases, each with a snapshot in the vault (the drill restores it). */
 let resources: [InventoryResource, InventoryResource];
 
 beforeAll(async () => {
-  fx = await setupE2E();
-  const state = fx.sim.ctx.state;
-  const { vault, account } = drillVaultAndAccount(fx);
+  const { vault, account, resources: found } = drillTargets(fx);
   vaultId = vault.id;
   restoreAccountId = account.id;
-  const snapshotted = new Set(
-    Object.values(state.snapshots)
-      .filter((s) => s.vaultId === vault.id)
-      .map((s) => s.resourceId),
-  );
-  const found = Object.values(state.resources)
-    .map((r) => r.resource)
-    .filter((r) => ['PA_VM', 'PA_OBJECT_STORE', 'PA_FILE_SYSTEM'].includes(r.resourceType) && snapshotted.has(r.id))
-    .sort((a, b) => a.id.localeCompare(b.id));
   const [first, second] = found;
   if (!first || !second) throw new Error('the seeded simulator has no two snapshotted non-database resources');
   resources = [first, second];
 }, 120_000);
-
-afterAll(() => teardownE2E(fx), 60_000);
 
 function drillInput(): DrDrillInput {
   return {
@@ -52,13 +39,7 @@ function drillInput(): DrDrillInput {
 }
 
 function runbooks(...args: string[]) {
-  return runCliFromSourceAsync(args, {
-    ...process.env,
-    TEMPORAL_ADDRESS: fx.env.address,
-    TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
-    RUNBOOKS_TASK_QUEUE: fx.worker.taskQueue,
-    RUNBOOKS_DEBUG: '',
-  });
+  return runCliFromSourceAsync(args, cliEnvOf(fx));
 }
 
 /** `started drDrill as <id> (run <runId>)`, as `runbooks start` prints it. */

@@ -8,23 +8,16 @@ import { statusQuery } from '../../contracts';
 import { costExport, queryExport } from '../../runbooks/workflows';
 import { codecDataConverter, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../runtime/codec';
 import { loadCodecKeys } from '../../runtime/config';
-import {
-  failureOf,
-  queryExportInput,
-  queryTarget,
-  setupE2E,
-  startWorker,
-  teardownE2E,
-  type E2E,
-  type RunningWorker,
-} from './helpers';
+import { failureOf, queryExportInput, queryTarget, e2eSuite, startWorker, type RunningWorker } from './helpers';
 
-let fx: E2E;
 let worker: RunningWorker;
 let cli: TemporalSession;
+const fx = e2eSuite({}, async () => {
+  await cli?.close();
+  await worker?.stop();
+});
 
 beforeAll(async () => {
-  fx = await setupE2E();
   const env = {
     TEMPORAL_ADDRESS: fx.env.address,
     TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
@@ -33,12 +26,6 @@ beforeAll(async () => {
   worker = await startWorker(fx, { dataConverter: codecDataConverter(loadCodecKeys(env)) });
   cli = await connectTemporal(env);
 }, 120_000);
-
-afterAll(async () => {
-  await cli?.close();
-  await worker?.stop();
-  await teardownE2E(fx);
-}, 60_000);
 
 const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format, inspect } from 'node:util';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
@@ -170,6 +170,25 @@ export function seededVmWithSnapshot(fx: Pick<E2E, 'sim'>) {
   return resource;
 }
 
+/**
+ * The drill vault and restore account, and the resources with a snapshot in that vault that are not relational
+ * databases (a drill restores their files), by ID: what a drill of a few resources names.
+ */
+export function drillTargets(fx: Pick<E2E, 'sim'>) {
+  const state = fx.sim.ctx.state;
+  const { vault, account } = drillVaultAndAccount(fx);
+  const snapshotted = new Set(
+    Object.values(state.snapshots)
+      .filter((s) => s.vaultId === vault.id)
+      .map((s) => s.resourceId),
+  );
+  const resources = Object.values(state.resources)
+    .map((r) => r.resource)
+    .filter((r) => ['PA_VM', 'PA_OBJECT_STORE', 'PA_FILE_SYSTEM'].includes(r.resourceType) && snapshotted.has(r.id))
+    .sort((a, b) => a.id.localeCompare(b.id));
+  return { vault, account, resources };
+}
+
 /** A drill of one resource, restored under `folder/` and nudged until it ends: its name, handle and result. */
 export async function drillOfOne(fx: E2E, resourceId: string, folder: string) {
   const { vault, account } = drillVaultAndAccount(fx);
@@ -208,6 +227,31 @@ export function consoleOf(fx: E2E): Promise<RunningConsole> {
     port: 0,
     temporalUiUrl: 'http://127.0.0.1:8233',
   });
+}
+
+/** The environment of `runbooks …` run from source on this fixture: its server, namespace and worker, no debug. */
+export function cliEnvOf(fx: Pick<E2E, 'env' | 'worker'>): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: fx.env.address,
+    TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
+    RUNBOOKS_TASK_QUEUE: fx.worker.taskQueue,
+    RUNBOOKS_DEBUG: '',
+  };
+}
+
+/** `runbooks schedule create` of a cost export of the previous day, with `flags` (its timing, …) before its input. */
+export function costExportScheduleArgs(scheduleId: string, ...flags: string[]): string[] {
+  return [
+    'schedule',
+    'create',
+    scheduleId,
+    '--runbook',
+    'costExport',
+    ...flags,
+    '--input',
+    '{"window":"previous-day"}',
+  ];
 }
 
 /** What the tests' reviewer writes, like a real one would. */
@@ -332,21 +376,53 @@ async function expectDetectedDialect(...clients: BackupServiceClient[]): Promise
 }
 
 /**
- * Registers a restore suite's hooks: one fixture per file (handed to `ready` with its target), and before each test
- * no approval policy left by the one before, and the fast job times with the file's settings over them.
+ * Registers a file's fixture hooks: setupE2E in beforeAll (with `options`, or what they resolve to there), then in
+ * afterAll `beforeTeardown` (the file's own workers and processes) and teardownE2E. The fixture it returns is filled
+ * in by that beforeAll, so a file holds it as a constant instead of declaring a `let` and assigning it.
  */
-export function restoreSuite(jobs: Partial<JobsConfig>, ready: (fx: E2E, target: RestoreTarget) => void): void {
-  let fx: E2E | undefined;
+export function e2eSuite(
+  options: E2EOptions | (() => Promise<E2EOptions>) = {},
+  beforeTeardown?: () => Promise<void>,
+): E2E {
+  return suiteFixture(options, beforeTeardown).fx;
+}
+
+/** e2eSuite's hooks, and whether the fixture started: a suite's own hooks must not act on a fixture not there. */
+function suiteFixture(
+  options: E2EOptions | (() => Promise<E2EOptions>),
+  beforeTeardown?: () => Promise<void>,
+): { fx: E2E; started: () => boolean } {
+  const fx = {} as E2E;
+  let started = false;
   beforeAll(async () => {
-    fx = await setupE2E();
-    ready(fx, objectStoreTarget(fx));
+    Object.assign(fx, await setupE2E(typeof options === 'function' ? await options() : options));
+    started = true;
   }, 120_000);
-  afterAll(() => teardownE2E(fx), 60_000);
-  beforeEach(async () => {
-    await fx?.control.clearPolicies();
-    // A test that set its own job times does not pass them on to the next.
-    await fx?.control.jobsConfig({ ...FAST_JOBS, ...jobs });
+  afterAll(async () => {
+    await beforeTeardown?.();
+    await teardownE2E(started ? fx : undefined);
+  }, 60_000);
+  return { fx, started: () => started };
+}
+
+/**
+ * Registers a restore suite's hooks and gives its fixture and target (filled in by beforeAll, as e2eSuite's): before
+ * each test no approval policy left by the one before, and the fast job times with the file's settings over them.
+ */
+export function restoreSuite(jobs: Partial<JobsConfig>): { fx: E2E; target: RestoreTarget } {
+  const { fx, started } = suiteFixture({});
+  const target = {} as RestoreTarget;
+  beforeAll(() => {
+    // With no fixture, its own error is the one to read.
+    if (started()) Object.assign(target, objectStoreTarget(fx));
   });
+  beforeEach(async () => {
+    if (!started()) return;
+    await fx.control.clearPolicies();
+    // A test that set its own job times does not pass them on to the next.
+    await fx.control.jobsConfig({ ...FAST_JOBS, ...jobs });
+  });
+  return { fx, target };
 }
 
 export async function teardownE2E(fx: E2E | undefined): Promise<void> {
@@ -473,6 +549,16 @@ export function phaseReached(handle: WorkflowHandle, phase: string | RegExp, tim
   );
 }
 
+/** Approves the run's action request as the tests' reviewer, and nudges the run to see the approval at once. */
+export async function approveAndNudge(
+  control: SimulatorControlClient,
+  requestId: string,
+  handle: WorkflowHandle,
+): Promise<void> {
+  await control.approve(requestId, APPROVAL);
+  await nudge(handle);
+}
+
 export function nudge(handle: WorkflowHandle): Promise<void> {
   return handle.signal(nudgeSignal);
 }
@@ -489,6 +575,17 @@ export function keepNudging(...handles: WorkflowHandle[]): () => void {
 export function nudgedResult<R>(handle: WorkflowHandle & { result(): Promise<R> }): Promise<R> {
   const stop = keepNudging(handle);
   return handle.result().finally(stop);
+}
+
+/** Cancels the run and waits for its end, a cancellation: a WorkflowFailedError caused by a CancelledFailure. */
+export async function cancelRun(handle: WorkflowHandle): Promise<void> {
+  await handle.cancel();
+  const err = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
 }
 
 /** The typed failure a run ended with: its `cause` must be an ApplicationFailure. */
@@ -581,6 +678,42 @@ export async function scanForSecrets(fx: E2E, minHistories: number): Promise<voi
   expect(leaks).toEqual([]);
   console.log(`scanned ${histories} histories and ${lines.length} log lines for ${secrets.size} secrets`);
   expect(histories).toBeGreaterThanOrEqual(minHistories);
+}
+
+/**
+ * A query export of the seeded `customers` table (its newest snapshot) into `query-results/<prefix>`, whose first read
+ * of the query's status is answered 429 (Retry-After 1 s): the 429 and the activity's retry are there to be counted.
+ */
+export async function throttledCustomersQuery(
+  fx: Pick<E2E, 'control' | 'sim'>,
+  restoreAccountId: string,
+  prefix: string,
+): Promise<QueryExportInput> {
+  const { databases } = await fx.control.state();
+  const database = databases.find((d) => d.tables.includes('customers') && d.snapshotIds.length > 0);
+  const snapshotId = database?.snapshotIds.at(-1);
+  if (!database || !snapshotId) throw new Error('the seeded simulator has no queryable snapshot');
+  await throttleNextQueryRead(fx);
+  return {
+    snapshotId,
+    query: {
+      databaseName: database.databaseName,
+      query: 'SELECT id, name FROM customers ORDER BY id',
+      restoreAccountId,
+      destination: { bucketA: { bucketName: 'query-results', prefix } },
+    },
+  };
+}
+
+async function throttleNextQueryRead(fx: Pick<E2E, 'control' | 'sim'>): Promise<void> {
+  await fx.control.faults({
+    rate: 1,
+    kinds: ['429'],
+    retryAfterSeconds: 1,
+    method: 'GET',
+    pathPrefix: `/v1/projects/${fx.sim.projectId}/queries/`,
+    times: 1,
+  });
 }
 
 /** Waits for a restore runbook to wait on its reviewers, and reads the action request's ID from its status. */

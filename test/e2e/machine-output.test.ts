@@ -12,35 +12,22 @@ import { approvalGatedRestore, costExport } from '../../runbooks/workflows';
 import { bootstrapCurrentVersion } from '../../worker/versioning';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
 import {
-  APPROVAL,
+  approveAndNudge,
+  costExportScheduleArgs,
   eventually,
-  nudge,
   objectStoreTarget,
-  setupE2E,
+  e2eSuite,
   startWorker,
-  teardownE2E,
   waitingRequestId,
-  type E2E,
   type RunningWorker,
 } from './helpers';
 
-let fx: E2E | undefined;
 let versioned: RunningWorker | undefined;
+const fx = e2eSuite({}, async () => {
+  await versioned?.stop().catch(() => undefined);
+});
 const completedId = `cost-export-${randomUUID()}`;
 const failedId = `cost-export-${randomUUID()}`;
-
-beforeAll(async () => {
-  fx = await setupE2E();
-}, 120_000);
-afterAll(async () => {
-  await versioned?.stop().catch(() => undefined);
-  await teardownE2E(fx);
-}, 60_000);
-
-function e2e(): E2E {
-  if (!fx) throw new Error('the fixture did not start');
-  return fx;
-}
 
 const SPELLINGS = [
   ['-o', 'json'],
@@ -50,7 +37,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** The CLI's environment: this file's dev server and worker, unversioned. */
 function cliEnv(): Record<string, string | undefined> {
-  const { env, worker } = e2e();
+  const { env, worker } = fx;
   return {
     ...process.env,
     TEMPORAL_ADDRESS: env.address,
@@ -84,7 +71,7 @@ function expectFields(value: object, allowed: string[]): void {
 const RUN_FIELDS = ['workflowId', 'runId', 'runbook', 'state', 'startTime', 'closeTime'];
 
 test('status: a completed run carries its result, a failed one its failure', async () => {
-  const { env, worker } = e2e();
+  const { env, worker } = fx;
   const completed = await env.client.workflow.start(costExport, {
     taskQueue: worker.taskQueue,
     workflowId: completedId,
@@ -145,14 +132,14 @@ test('list: the runs started, newest first, each with its state and times', asyn
 });
 
 test('approvals (and its --json alias) lists a restore waiting for approval; status shows its request, and --watch its end', async () => {
-  const { env, worker, control } = e2e();
+  const { env, worker, control } = fx;
   await control.addPolicy({ requiredApprovals: 1, approvalWindowHours: 24, executionWindowHours: 6 });
   const restore = await env.client.workflow.start(approvalGatedRestore, {
     taskQueue: worker.taskQueue,
     workflowId: `restore-${randomUUID()}`,
     args: [
       {
-        ...objectStoreTarget(e2e()),
+        ...objectStoreTarget(fx),
         kind: 'bucket',
         destination: { bucketA: { bucketName: 'restored-objects', prefix: 'json/' } },
       },
@@ -190,8 +177,7 @@ test('approvals (and its --json alias) lists a restore waiting for approval; sta
   const watching = cliJson<StatusOutput>(['status', restore.workflowId, '--watch', '--output', 'json']);
   // Time for the CLI to start watching while the run waits (were it slower, the test would only prove less).
   await new Promise((resolve) => setTimeout(resolve, 3_000));
-  await control.approve(requestId, APPROVAL);
-  await nudge(restore);
+  await approveAndNudge(control, requestId, restore);
   const result = await restore.result();
   const watched = await watching;
   expect(watched).toMatchObject({ workflowId: restore.workflowId, state: 'COMPLETED' });
@@ -201,20 +187,8 @@ test('approvals (and its --json alias) lists a restore waiting for approval; sta
 
 test('schedule list: a schedule created with the CLI, with its runbook, cron and next run', async () => {
   const scheduleId = `yearly-${randomUUID()}`;
-  await cliJsonFree([
-    'schedule',
-    'create',
-    scheduleId,
-    '--runbook',
-    'costExport',
-    '--cron',
-    '0 2 1 1 *',
-    // No jitter: the next run is then exactly at its time.
-    '--jitter',
-    '0s',
-    '--input',
-    '{"window":"previous-day"}',
-  ]);
+  // No jitter: the next run is then exactly at its time.
+  await cliJsonFree(costExportScheduleArgs(scheduleId, '--cron', '0 2 1 1 *', '--jitter', '0s'));
   for (const spelling of SPELLINGS) {
     const doc = await eventually('the schedule in `runbooks schedule list -o json`', async () => {
       const schedules = await cliJson<ScheduleListOutput>(['schedule', 'list', ...spelling]);
@@ -236,12 +210,12 @@ async function cliJsonFree(args: string[]): Promise<void> {
 test('deployment status: the versions of a Worker Deployment, the current one, and no stall', async () => {
   const suffix = randomUUID().slice(0, 8);
   const version = { deploymentName: `runbooks-${suffix}`, buildId: 'v1' };
-  versioned = await startWorker(e2e(), {
+  versioned = await startWorker(fx, {
     taskQueue: `versioned-${suffix}`,
     deploymentVersion: version,
     versioningMode: 'pinned',
   });
-  const bootstrap = await bootstrapCurrentVersion({ client: e2e().env.client, version, intervalMs: 200 });
+  const bootstrap = await bootstrapCurrentVersion({ client: fx.env.client, version, intervalMs: 200 });
   expect(bootstrap).toEqual({ outcome: 'made-current' });
 
   for (const spelling of SPELLINGS) {

@@ -11,22 +11,17 @@ import {
   keepNudging,
   nudge,
   objectStoreTarget,
-  setupE2E,
-  teardownE2E,
+  e2eSuite,
+  throttledCustomersQuery,
   waitingRequestId,
-  type E2E,
 } from './helpers';
 
-let fx: E2E;
 let metricsAddress: string;
-
-beforeAll(async () => {
+const fx = e2eSuite(async () => {
   // The Runtime is installed once per process: the fixture installs it with the exporter before anything else can.
   metricsAddress = `127.0.0.1:${await freePort()}`;
-  fx = await setupE2E({ metricsAddress });
-}, 120_000);
-
-afterAll(() => teardownE2E(fx), 60_000);
+  return { metricsAddress };
+});
 
 interface Sample {
   name: string;
@@ -61,35 +56,15 @@ function total(samples: Sample[], name: string, labels: Record<string, string> =
 }
 
 test('/metrics shows the SDK metrics and the runbook metrics of real runs', async () => {
-  const { databases } = await fx.control.state();
-  const database = databases.find((d) => d.tables.includes('customers') && d.snapshotIds.length > 0);
-  const snapshotId = database?.snapshotIds.at(-1);
   const account = Object.values(fx.sim.ctx.state.restoreAccounts).find((a) => a.name === 'restore-pa');
-  if (!database || !snapshotId || !account) throw new Error('the seeded simulator has no queryable snapshot');
+  if (!account) throw new Error('the seeded simulator has no queryable snapshot');
   // One 429 on a query call: the activity's retry is counted, and so is the 429.
-  await fx.control.faults({
-    rate: 1,
-    kinds: ['429'],
-    retryAfterSeconds: 1,
-    method: 'GET',
-    pathPrefix: `/v1/projects/${fx.sim.projectId}/queries/`,
-    times: 1,
-  });
+  const query = await throttledCustomersQuery(fx, account.id, 'metrics');
 
   const exported = await fx.env.client.workflow.execute(queryExport, {
     taskQueue: fx.worker.taskQueue,
     workflowId: `metrics-query-${randomUUID()}`,
-    args: [
-      {
-        snapshotId,
-        query: {
-          databaseName: database.databaseName,
-          query: 'SELECT id, name FROM customers ORDER BY id',
-          restoreAccountId: account.id,
-          destination: { bucketA: { bucketName: 'query-results', prefix: 'metrics' } },
-        },
-      },
-    ],
+    args: [query],
   });
   expect(exported.export.rows).toBeGreaterThan(0);
 
@@ -145,7 +120,7 @@ test('/metrics shows the SDK metrics and the runbook metrics of real runs', asyn
   const endpoints = calls.map((c) => c.labels.endpoint ?? '');
   expect(endpoints).toContain('POST /v1/projects/{id}/snapshots/{id}/databases/query');
   expect(endpoints).toContain('POST /v1/projects/{id}/resources/{id}/snapshots/{id}/restore-bucket');
-  const ids = [fx.sim.projectId, snapshotId, target.resourceId, requestId, exported.queryId];
+  const ids = [fx.sim.projectId, query.snapshotId, target.resourceId, requestId, exported.queryId];
   for (const endpoint of endpoints) for (const id of ids) expect(endpoint).not.toContain(id);
   expect(total(samples, RunbookMetric.serviceCalls, { status: '200' })).toBeGreaterThan(0);
   expect(total(samples, RunbookMetric.serviceCalls, { status: '429' })).toBe(1);

@@ -21,6 +21,7 @@ import {
   objectStoreTarget,
   setupE2E,
   teardownE2E,
+  throttledCustomersQuery,
   waitingRequestId,
   type E2E,
 } from './helpers';
@@ -117,32 +118,11 @@ async function runEverything(): Promise<void> {
   });
 
   // A query export whose first query read is answered 429: the 429 and the retry are counted.
-  const { databases } = await fx.control.state();
-  const database = databases.find((d) => d.tables.includes('customers') && d.snapshotIds.length > 0);
-  const snapshotId = database?.snapshotIds.at(-1);
-  if (!database || !snapshotId) throw new Error('the seeded simulator has no queryable snapshot');
-  await fx.control.faults({
-    rate: 1,
-    kinds: ['429'],
-    retryAfterSeconds: 1,
-    method: 'GET',
-    pathPrefix: `/v1/projects/${fx.sim.projectId}/queries/`,
-    times: 1,
-  });
+  const query = await throttledCustomersQuery(fx, account.id, 'panels');
   const exported = fx.env.client.workflow.execute(queryExport, {
     taskQueue: fx.worker.taskQueue,
     workflowId: `panels-query-${randomUUID()}`,
-    args: [
-      {
-        snapshotId,
-        query: {
-          databaseName: database.databaseName,
-          query: 'SELECT id, name FROM customers ORDER BY id',
-          restoreAccountId: account.id,
-          destination: { bucketA: { bucketName: 'query-results', prefix: 'panels' } },
-        },
-      },
-    ],
+    args: [query],
   });
 
   const costs = fx.env.client.workflow.execute(costExport, {

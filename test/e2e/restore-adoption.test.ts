@@ -15,20 +15,12 @@ import {
   waitingRequestId,
   restoreSuite,
   wireResourceType,
-  type E2E,
-  type RestoreTarget,
 } from './helpers';
 
-let fx: E2E;
-let target: RestoreTarget;
+const { fx, target } = restoreSuite({ outcomes: {} });
 
 const RESTORE_BUCKET = /\/restore-bucket$/;
 const destination = bucketDestination('restored-objects', 'adoption/');
-
-restoreSuite({ outcomes: {} }, (ready, readyTarget) => {
-  fx = ready;
-  target = readyTarget;
-});
 
 function start(overrides: Partial<ApprovalGatedRestoreInput> = {}) {
   return fx.env.client.workflow.start(approvalGatedRestore, {

@@ -8,24 +8,14 @@ import { statusQuery } from '../../contracts';
 import type { ScheduleDescribeOutput } from '../../operator/output-shapes';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
-import { bucketDestination, drillVaultAndAccount, eventually, setupE2E, teardownE2E, type E2E } from './helpers';
+import { bucketDestination, cliEnvOf, costExportScheduleArgs, drillTargets, e2eSuite, eventually } from './helpers';
 
-let fx: E2E;
+const fx = e2eSuite();
 let drillInput: DrDrillInput;
 
 beforeAll(async () => {
-  fx = await setupE2E();
-  const state = fx.sim.ctx.state;
-  const { vault, account } = drillVaultAndAccount(fx);
-  const snapshotted = new Set(
-    Object.values(state.snapshots)
-      .filter((s) => s.vaultId === vault.id)
-      .map((s) => s.resourceId),
-  );
-  const resource = Object.values(state.resources)
-    .map((r) => r.resource)
-    .filter((r) => ['PA_VM', 'PA_OBJECT_STORE', 'PA_FILE_SYSTEM'].includes(r.resourceType) && snapshotted.has(r.id))
-    .sort((a, b) => a.id.localeCompare(b.id))[0];
+  const { vault, account, resources } = drillTargets(fx);
+  const [resource] = resources;
   if (!resource) throw new Error('the seeded simulator has no snapshotted non-database resource');
   // One resource, and a drill that waits for its verdict: it runs until the test gives it.
   drillInput = {
@@ -39,16 +29,8 @@ beforeAll(async () => {
   };
 }, 120_000);
 
-afterAll(() => teardownE2E(fx), 60_000);
-
 function runbooks(...args: string[]) {
-  return runCliFromSourceAsync(args, {
-    ...process.env,
-    TEMPORAL_ADDRESS: fx.env.address,
-    TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
-    RUNBOOKS_TASK_QUEUE: fx.worker.taskQueue,
-    RUNBOOKS_DEBUG: '',
-  });
+  return runCliFromSourceAsync(args, cliEnvOf(fx));
 }
 
 /** `runbooks …` that must exit 0; its standard output. */
@@ -137,18 +119,7 @@ const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 test('a backfill of 3 days writes 3 files; the same backfill again writes none and says so', async () => {
   const scheduleId = `cost-${randomUUID()}`;
-  await ok(
-    'schedule',
-    'create',
-    scheduleId,
-    '--runbook',
-    'costExport',
-    '--cron',
-    '30 0 * * *',
-    '--paused',
-    '--input',
-    '{"window":"previous-day"}',
-  );
+  await ok(...costExportScheduleArgs(scheduleId, '--cron', '30 0 * * *', '--paused'));
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
   // The nights of 20, 19 and 18 days ago, each exporting the day before it.
   const nights = [20, 19, 18].map((n) => today - n * DAY_MS);
@@ -182,22 +153,18 @@ test('a backfill of 3 days writes 3 files; the same backfill again writes none a
 test('a paused schedule starts nothing; unpaused, it starts runs', async () => {
   const scheduleId = `paused-${randomUUID()}`;
   await ok(
-    'schedule',
-    'create',
-    scheduleId,
-    '--runbook',
-    'costExport',
-    '--interval',
-    '2s',
-    '--jitter',
-    '0s',
-    '--overlap',
-    'skip',
-    '--paused',
-    '--note',
-    'held for the test',
-    '--input',
-    '{"window":"previous-day"}',
+    ...costExportScheduleArgs(
+      scheduleId,
+      '--interval',
+      '2s',
+      '--jitter',
+      '0s',
+      '--overlap',
+      'skip',
+      '--paused',
+      '--note',
+      'held for the test',
+    ),
   );
   // Three intervals and more pass while it is paused.
   await new Promise((resolve) => setTimeout(resolve, 7_000));

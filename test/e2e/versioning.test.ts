@@ -17,15 +17,12 @@ import { runCliFromSourceAsync } from '../helpers/cli-from-source';
 import { approvalGatedRestore } from '../../runbooks/workflows';
 import { bootstrapCurrentVersion } from '../../worker/versioning';
 import {
-  APPROVAL,
+  approveAndNudge,
   eventually,
-  nudge,
   objectStoreTarget,
-  setupE2E,
+  e2eSuite,
   startWorker,
-  teardownE2E,
   waitingRequestId,
-  type E2E,
   type RestoreTarget,
   type RunningWorker,
 } from './helpers';
@@ -48,23 +45,15 @@ const SERVER_ARGS = [
 const PINNED = 1;
 const AUTO_UPGRADE = 2;
 
-let fx: E2E | undefined;
-let target: RestoreTarget;
 const workers: RunningWorker[] = [];
-
-beforeAll(async () => {
-  fx = await setupE2E({ serverArgs: SERVER_ARGS });
-  target = objectStoreTarget(fx);
-}, 120_000);
-afterAll(async () => {
+const fx = e2eSuite({ serverArgs: SERVER_ARGS }, async () => {
   for (const w of workers) await w.stop().catch(() => undefined);
-  await teardownE2E(fx);
-}, 60_000);
+});
+let target: RestoreTarget;
 
-function e2e(): E2E {
-  if (!fx) throw new Error('the fixture did not start');
-  return fx;
-}
+beforeAll(() => {
+  target = objectStoreTarget(fx);
+});
 
 /** One deployment and task queue per test, so that each starts from a deployment without a current version. */
 function newDeployment() {
@@ -79,7 +68,7 @@ beforeEach(() => ({ deploymentName, taskQueue } = newDeployment()));
 const version = (buildId: string): WorkerDeploymentVersion => ({ deploymentName, buildId });
 
 async function startVersioned(buildId: string, versioningMode: VersioningMode): Promise<RunningWorker> {
-  const worker = await startWorker(e2e(), {
+  const worker = await startWorker(fx, {
     taskQueue,
     deploymentVersion: version(buildId),
     versioningMode,
@@ -91,10 +80,10 @@ async function startVersioned(buildId: string, versioningMode: VersioningMode): 
 
 /** What a worker of that build does at start (worker/stack.ts), in that mode. */
 const bootstrap = (buildId: string, mode: VersioningMode) =>
-  bootstrapCurrentVersion({ client: e2e().env.client, version: version(buildId), mode, intervalMs: 200 });
+  bootstrapCurrentVersion({ client: fx.env.client, version: version(buildId), mode, intervalMs: 200 });
 
 function startRestore(): Promise<WorkflowHandle<typeof approvalGatedRestore>> {
-  return e2e().env.client.workflow.start(approvalGatedRestore, {
+  return fx.env.client.workflow.start(approvalGatedRestore, {
     taskQueue,
     workflowId: `versioned-restore-${randomUUID()}`,
     args: [
@@ -128,10 +117,10 @@ async function whoRan(handle: WorkflowHandle) {
 }
 
 const versionOf = async (buildId: string) =>
-  (await deploymentStatus(e2e().env.client, deploymentName)).versions.find((v) => v.buildId === buildId);
+  (await deploymentStatus(fx.env.client, deploymentName)).versions.find((v) => v.buildId === buildId);
 
 test('a pinned run finishes on the release it started on, after the next release is promoted', async () => {
-  const { env, control } = e2e();
+  const { env, control } = fx;
   await control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
 
   // First deploy: the deployment has no current version, so the first worker's version becomes current.
@@ -171,8 +160,7 @@ test('a pinned run finishes on the release it started on, after the next release
     [first, firstRequest],
     [second, secondRequest],
   ] as const) {
-    await control.approve(requestId, APPROVAL);
-    await nudge(handle);
+    await approveAndNudge(control, requestId, handle);
     expect((await handle.result()).job).toMatchObject({ outcome: 'COMPLETED', succeeded: true });
   }
   expect(await whoRan(first)).toEqual({ buildIds: ['v1'], activityWorkers: ['worker-v1'] });
@@ -183,7 +171,7 @@ test('a pinned run finishes on the release it started on, after the next release
 });
 
 test('auto-upgrade: a release replaced in place takes over a restore that waits for approval', async () => {
-  const { env, control } = e2e();
+  const { env, control } = fx;
   await control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
 
   const a = await startVersioned('a', 'auto-upgrade');
@@ -220,8 +208,7 @@ test('auto-upgrade: a release replaced in place takes over a restore that waits 
   });
 
   // The reviewer approves while only b runs: the restore finishes there.
-  await control.approve(requestId, APPROVAL);
-  await nudge(restore);
+  await approveAndNudge(control, requestId, restore);
   expect((await restore.result()).job).toMatchObject({ outcome: 'COMPLETED', succeeded: true });
   const ran = await whoRan(restore);
   expect(ran.buildIds).toEqual(['a', 'b']);
@@ -231,7 +218,7 @@ test('auto-upgrade: a release replaced in place takes over a restore that waits 
 });
 
 test('pinned: a run whose workers are gone is flagged by deployment status, and deployment move frees it', async () => {
-  const { env, control } = e2e();
+  const { env, control } = fx;
   await control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
 
   const p1 = await startVersioned('p1', 'pinned');
@@ -275,8 +262,7 @@ test('pinned: a run whose workers are gone is flagged by deployment status, and 
   await expect(moveStrandedRuns(env.client, deploymentName, 'p9')).rejects.toBeInstanceOf(UnknownBuildIdError);
   const moved = await moveStrandedRuns(env.client, deploymentName, 'p1');
   expect(moved.map((m) => m.workflowId)).toEqual([restore.workflowId]);
-  await control.approve(requestId, APPROVAL);
-  await nudge(restore);
+  await approveAndNudge(control, requestId, restore);
   expect((await restore.result()).job).toMatchObject({ outcome: 'COMPLETED', succeeded: true });
   expect((await whoRan(restore)).buildIds).toEqual(['p1', 'p2']);
   await eventually(

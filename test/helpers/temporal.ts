@@ -110,6 +110,24 @@ export async function startTestEnv(
 }
 
 /**
+ * A Temporal for the enclosing suite (a file or a describe block), started in its beforeAll and torn down in its
+ * afterAll: a suite that only points processes at a server asks for it in one line. Read it through the accessor.
+ */
+export function testEnvForSuite(options: LocalTestWorkflowEnvironmentOptions = {}): () => TestWorkflowEnvironment {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    env = await startTestEnv(options);
+  }, 120_000);
+  afterAll(async () => {
+    await env?.teardown();
+  });
+  return () => {
+    if (!env) throw new Error("the suite's Temporal did not start");
+    return env;
+  };
+}
+
+/**
  * A dev server of this file's own, for a file that needs a server as a user's deployment meets it (an empty
  * `default` namespace, say); call in beforeAll and `await env.teardown()` in afterAll.
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Snapshot } from '../../api';
 import { databaseNameOf } from '../../simulator/seed-databases';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { call, control, errorOf, projectPath, stateOf, tokenFor } from './helpers';
+import { call, control, errorOf, projectPath, stateOf, tokenFor, underRestorePolicy } from './helpers';
 
 let sim: RunningSimulator;
 let token: string;
@@ -139,21 +139,12 @@ describe('declared buckets', () => {
   });
 
   test('under an approval policy, an undeclared bucket creates no action request', async () => {
-    const policy = await control(sim, 'POST', '/policies', {
-      operations: ['MPA_OPERATION_RESTORE_RESOURCE'],
-      requiredApprovals: 1,
-      approvalWindowHours: 1,
-      executionWindowHours: 1,
-    });
-    expect(policy.status).toBe(201);
-    try {
+    await underRestorePolicy(sim, { requiredApprovals: 1, windowHours: 1 }, async () => {
       const before = stateOf(sim);
       const body = restoreBody('restore-bucket', account(1), { bucketA: { bucketName: 'elsewhere' } });
       expect((await call(sim, 'POST', restorePath('restore-bucket'), { body, token })).status).toBe(400);
       expect(stateOf(sim)).toEqual(before);
-    } finally {
-      await control(sim, 'DELETE', '/policies');
-    }
+    });
   });
 
   test('a restore into a declared bucket starts a job, whatever its region', async () => {

@@ -194,3 +194,44 @@ export function managementSuite(permission: string) {
   });
   return { suite, call: suiteCall(() => suite) };
 }
+
+/** A JSON object, as the tests read a body. */
+export type Json = Record<string, unknown>;
+
+/** A reply's body, once it has `status` and no error: a failure shows the error the simulator gave. */
+export function bodyOf(reply: Reply, status = 200): Json {
+  expect({ status: reply.status, error: errorOf(reply) }).toEqual({ status, error: '' });
+  return reply.body as Json;
+}
+
+/** A simulator in the public dialect for the suite: its token, a call with it, its project path and its state. */
+export function publicDialectSuite() {
+  const suite = {} as { sim: RunningSimulator; token: string };
+  simulatorForSuite({ dialect: 'public' }, (sim, token) => Object.assign(suite, { sim, token }));
+  return {
+    suite,
+    api: suiteCall(() => suite),
+    project: () => projectPath(suite.sim),
+    state: () => suite.sim.ctx.state,
+  };
+}
+
+/** Runs `body` under an approval policy on restores, and removes the policies after it, so no other test meets one. */
+export async function underRestorePolicy(
+  sim: RunningSimulator,
+  policy: { requiredApprovals: number; windowHours: number },
+  body: () => Promise<void>,
+): Promise<void> {
+  const created = await control(sim, 'POST', '/policies', {
+    operations: ['MPA_OPERATION_RESTORE_RESOURCE'],
+    requiredApprovals: policy.requiredApprovals,
+    approvalWindowHours: policy.windowHours,
+    executionWindowHours: policy.windowHours,
+  });
+  expect(created.status).toBe(201);
+  try {
+    await body();
+  } finally {
+    await control(sim, 'DELETE', '/policies');
+  }
+}

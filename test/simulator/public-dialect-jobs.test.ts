@@ -4,20 +4,9 @@
 import { restoreKindOf } from '../../api/dialect';
 import { databaseNameOf } from '../../simulator/seed-databases';
 import { resourcesOfType } from '../../simulator/seed-inventory';
-import type { RunningSimulator } from '../../simulator/server';
-import { control, errorOf, projectPath, simulatorForSuite, stateOf, suiteCall, type Reply } from './helpers';
+import { bodyOf, control, errorOf, publicDialectSuite, stateOf, type Json, type Reply } from './helpers';
 
-const suite = {} as { sim: RunningSimulator; token: string };
-simulatorForSuite({ dialect: 'public' }, (sim, token) => Object.assign(suite, { sim, token }));
-const api = suiteCall(() => suite);
-const project = () => projectPath(suite.sim);
-const state = () => suite.sim.ctx.state;
-
-type Json = Record<string, unknown>;
-const bodyOf = (reply: Reply, status: number): Json => {
-  expect({ status: reply.status, error: errorOf(reply) }).toEqual({ status, error: '' });
-  return reply.body as Json;
-};
+const { suite, api, project, state } = publicDialectSuite();
 
 /** A snapshotted resource of a neutral type (read through the state, which stays neutral). */
 function target(neutralType: string, skip = 0) {

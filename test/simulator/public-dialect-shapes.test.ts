@@ -2,20 +2,10 @@
 // access-condition expressions, account sort fields, the source-account update body, and filters on public values.
 import { METERING_DIMENSIONS } from '../../api/enums';
 import { publicMeteringDimension } from '../../simulator/public-tokens';
-import type { RunningSimulator } from '../../simulator/server';
-import { errorOf, projectPath, simulatorForSuite, stateOf, suiteCall, type Reply } from './helpers';
+import { bodyOf, errorOf, publicDialectSuite, stateOf, type Json, type Reply } from './helpers';
 
-const suite = {} as { sim: RunningSimulator; token: string };
-simulatorForSuite({ dialect: 'public' }, (sim, token) => Object.assign(suite, { sim, token }));
-const api = suiteCall(() => suite);
-const project = () => projectPath(suite.sim);
-const state = () => suite.sim.ctx.state;
+const { suite, api, project, state } = publicDialectSuite();
 
-type Json = Record<string, unknown>;
-const bodyOf = (reply: Reply, status = 200): Json => {
-  expect({ status: reply.status, error: errorOf(reply) }).toEqual({ status, error: '' });
-  return reply.body as Json;
-};
 const refused = (reply: Reply, message: RegExp) => {
   expect(reply.status).toBe(400);
   expect(errorOf(reply)).toMatch(message);

@@ -2,19 +2,22 @@
 // without a body, the wrapped action-request read, and the public vocabulary of accounts, vaults, resources and
 // snapshots. The state and the control API stay neutral.
 import { PROVIDERS, RESOURCE_TYPE_ROWS } from '../../api/dialect';
-import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { allPages, call, control, errorOf, projectPath, simulatorForSuite, suiteCall, type Reply } from './helpers';
+import { startSimulator } from '../../simulator/server';
+import {
+  allPages,
+  bodyOf,
+  call,
+  control,
+  errorOf,
+  projectPath,
+  publicDialectSuite,
+  underRestorePolicy,
+  type Json,
+  type Reply,
+} from './helpers';
 
-const suite = {} as { sim: RunningSimulator; token: string };
-simulatorForSuite({ dialect: 'public' }, (sim, token) => Object.assign(suite, { sim, token }));
-const api = suiteCall(() => suite);
-const project = () => projectPath(suite.sim);
+const { suite, api, project } = publicDialectSuite();
 
-type Json = Record<string, unknown>;
-const bodyOf = (reply: Reply, status = 200): Json => {
-  expect({ status: reply.status, error: errorOf(reply) }).toEqual({ status, error: '' });
-  return reply.body as Json;
-};
 const listOf = (reply: Reply, key: string): Json[] => bodyOf(reply)[key] as Json[];
 
 const PUBLIC_PROVIDERS = Object.values(PROVIDERS).map((p) => p.value.public);
@@ -211,14 +214,7 @@ describe('resources and snapshots', () => {
 
 describe('action requests', () => {
   test('reading one answers {mpaRequestDetail: {request, reviews}}, with nulls for what has not happened', async () => {
-    const policy = await control(suite.sim, 'POST', '/policies', {
-      operations: ['MPA_OPERATION_RESTORE_RESOURCE'],
-      requiredApprovals: 2,
-      approvalWindowHours: 2,
-      executionWindowHours: 2,
-    });
-    expect(policy.status).toBe(201);
-    try {
+    await underRestorePolicy(suite.sim, { requiredApprovals: 2, windowHours: 2 }, async () => {
       const snapshot = Object.values(suite.sim.ctx.state.snapshots)[0];
       const account = Object.values(suite.sim.ctx.state.restoreAccounts).find((a) => a.isRestoreAllowed);
       const path = `${project()}/resources/${snapshot?.resourceId}/snapshots/${snapshot?.id}/restore-bucket`;
@@ -239,9 +235,7 @@ describe('action requests', () => {
       // The control API keeps its own shape.
       const console = await control(suite.sim, 'GET', `/action-requests/${id}`);
       expect(Object.keys(console.body as Json).sort()).toEqual(['actionApprovalRequest', 'reviews']);
-    } finally {
-      await control(suite.sim, 'DELETE', '/policies');
-    }
+    });
   });
 });
 

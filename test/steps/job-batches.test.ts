@@ -9,6 +9,7 @@ import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { JOB_IDS_PER_LIST, jobBatchActivities, type JobsLook, type LookAtJobsInput } from '../../steps/job-batches';
 import { jobActivities } from '../../steps/jobs';
+import { objectStoreBackup } from '../helpers/seeded-backup';
 
 // Many jobs looked at with the paged job list, on the simulator: one call per 50 jobs, the per-job GET as fallback.
 let sim: RunningSimulator;
@@ -29,12 +30,7 @@ beforeAll(async () => {
     credentials: sim,
     onCall: ({ endpoint }) => calls.set(endpoint, (calls.get(endpoint) ?? 0) + 1),
   });
-  let vaultId: string | undefined;
-  for await (const vault of client.listVaults()) vaultId ??= vault.id;
-  let resourceId: string | undefined;
-  for await (const r of client.listResources()) if (r.resourceType === 'PA_OBJECT_STORE') resourceId ??= r.id;
-  if (!vaultId || !resourceId) throw new Error('the seeded simulator has no vault or object store');
-  backup = () => client.takeSnapshot(resourceId, { vaultId, retentionDays: 5 });
+  backup = await objectStoreBackup(client);
   await control.jobsConfig({ backupSeconds: 600, maxConcurrentBackups: 200, outcomes: {} });
 });
 

@@ -5,6 +5,7 @@ import { FailureType } from '../../contracts';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { jobActivities } from '../../steps/jobs';
+import { objectStoreBackup } from '../helpers/seeded-backup';
 
 // A job wait looks on inside its attempt while the job is young, and leaves older jobs to the retries' schedule.
 let sim: RunningSimulator;
@@ -16,12 +17,7 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0, seed: 5 });
   control = new SimulatorControlClient(sim.baseUrl);
   client = new BackupServiceClient({ baseUrl: sim.baseUrl, projectId: sim.projectId, credentials: sim });
-  let vaultId: string | undefined;
-  for await (const vault of client.listVaults()) vaultId ??= vault.id;
-  let resourceId: string | undefined;
-  for await (const r of client.listResources()) if (r.resourceType === 'PA_OBJECT_STORE') resourceId ??= r.id;
-  if (!vaultId || !resourceId) throw new Error('the seeded simulator has no vault or object store');
-  backup = () => client.takeSnapshot(resourceId, { vaultId, retentionDays: 5 });
+  backup = await objectStoreBackup(client);
 });
 
 const check = (jobId: string) => jobActivities({ client }).checkBackupJob(jobId);

@@ -6,12 +6,11 @@ import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { State } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadConfig } from '../../runtime/config';
 import { freePort } from '../../worker/dev-server';
 import { HEALTH_PATHS, startHealthServer, type HealthServer } from '../../worker/health-server';
 import { HEARTBEAT_FILE, HEARTBEAT_MAX_AGE_MS, startHeartbeat } from '../../worker/heartbeat';
-import { startTestEnv } from '../helpers/temporal';
+import { testEnvForSuite } from '../helpers/temporal';
 import { ensureWorkflowBundle, lineOf, startWorkerProcess, type WorkerProcess } from './worker-process';
 
 let dir: string;
@@ -166,17 +165,11 @@ describe('the built worker with RUNBOOKS_HEALTH_ADDRESS', () => {
   });
 
   describe('with Temporal up', () => {
-    let env: TestWorkflowEnvironment;
-    beforeAll(async () => {
-      env = await startTestEnv();
-    }, 120_000);
-    afterAll(async () => {
-      await env?.teardown();
-    });
+    const env = testEnvForSuite();
 
     test('polling, it is ready and live; after SIGTERM it has stopped and exits 0', async () => {
       const port = await freePort();
-      const worker = startWorkerProcess(workerEnv(join(dir, 'running'), env.address, port));
+      const worker = startWorkerProcess(workerEnv(join(dir, 'running'), env().address, port));
       expect(await probeUntil(port, HEALTH_PATHS.ready, 200, worker)).toEqual({
         code: 200,
         body: { status: 'ok', state: 'RUNNING' },

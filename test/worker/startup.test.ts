@@ -5,8 +5,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startTestEnv } from '../helpers/temporal';
+import { testEnvForSuite } from '../helpers/temporal';
 import { ensureWorkflowBundle, lineOf, startWorkerProcess } from './worker-process';
 import { freePort } from '../../worker/dev-server';
 
@@ -41,17 +40,11 @@ function remoteEnv(root: string, temporalAddress: string): Record<string, string
 const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
 
 describe('with Temporal up', () => {
-  let env: TestWorkflowEnvironment;
-  beforeAll(async () => {
-    env = await startTestEnv();
-  }, 120_000);
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const env = testEnvForSuite();
 
   test('creates the folders of a fresh volume (0700), runs, and stops on SIGTERM with exit code 0', async () => {
     const root = join(dir, 'fresh');
-    const worker = startWorkerProcess(remoteEnv(root, env.address));
+    const worker = startWorkerProcess(remoteEnv(root, env().address));
     await lineOf(worker, /"msg":"worker running"/);
     expect(await mode(join(root, 'volume', 'credentials'))).toBe('700');
     expect(await mode(join(root, 'volume', 'credentials', 'credentials.json'))).toBe('600');
@@ -81,7 +74,7 @@ describe('with Temporal up', () => {
     }
     await chmod(keys, 0o555);
     const worker = startWorkerProcess(
-      { ...remoteEnv(root, env.address), RUNBOOKS_EVIDENCE_KEY_FILE: key },
+      { ...remoteEnv(root, env().address), RUNBOOKS_EVIDENCE_KEY_FILE: key },
       60_000,
       user,
     );
