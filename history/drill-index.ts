@@ -4,6 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { isAttestationFile } from '../runtime/evidence-attestation';
 import { readSeal, SEAL_SUFFIX, SEALED_RENDERINGS, type Seal } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
@@ -79,7 +80,7 @@ export class DrillReader {
       if (name.endsWith(SEAL_SUFFIX)) {
         const file = name.slice(0, -SEAL_SUFFIX.length);
         sealsByFile.set(file, await this.seals.get(name, stamp, () => readSeal(join(this.dir, name))));
-      } else if (name.endsWith('.json')) {
+      } else if (name.endsWith('.json') && !isAttestationFile(name)) {
         const file = name.slice(0, -'.json'.length);
         parsed.set(file, await this.reports.get(name, stamp, () => readDrillReport(join(this.dir, name), file)));
       }

@@ -15,8 +15,11 @@ import { withLockFile } from './file-lock';
 
 export const SEAL_SUFFIX = '.seal.json';
 export const SEAL_FORMAT = 'runbooks-evidence-seal/1';
-/** Renderings of a report that a seal covers when they exist: `<baseName>.<extension>`. */
-export const SEALED_RENDERINGS = ['json', 'md', 'html'] as const;
+/**
+ * Files of a report that a seal covers when they exist, `<baseName>.<extension>`: its renderings and its in-toto
+ * attestations (runtime/evidence-attestation.ts).
+ */
+export const SEALED_RENDERINGS = ['json', 'md', 'html', 'test-result.dsse.json', 'drill.dsse.json'] as const;
 export const PUBLIC_KEY_FILE = 'evidence-public-key.pem';
 const LOCK_NAME = '.evidence-chain';
 const LOCK_WAIT_MS = 60_000;

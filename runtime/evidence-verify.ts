@@ -1,6 +1,7 @@
 import { verify, type KeyObject } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isAttestationFile } from './evidence-attestation';
 import { keyIdOf } from './evidence-key';
 import { readJson, Seal, SEAL_SUFFIX, SEALED_RENDERINGS, sealSha256, sha256, signedBytes } from './evidence-seal';
 
@@ -110,7 +111,9 @@ export async function verifyEvidence(
   }
 
   // Reports without a seal, in their drill's chain when the report names one.
-  const reports = [...names].filter((n) => n.endsWith('.json') && !n.endsWith(SEAL_SUFFIX)).sort();
+  const reports = [...names]
+    .filter((n) => n.endsWith('.json') && !n.endsWith(SEAL_SUFFIX) && !isAttestationFile(n))
+    .sort();
   for (const name of reports) {
     const file = name.slice(0, -'.json'.length);
     if (sealed.has(file)) continue;

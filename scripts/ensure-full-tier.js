@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Installs what `npm run test:full` needs beyond `npm test`: the FOCUS validator (a Python venv), a real Temporal server
-// and PostgreSQL for the cluster test, helm, Prometheus and promtool (built from their Go modules), and Chromium
+// and PostgreSQL for the cluster test, helm, cosign, Prometheus and promtool (built from their Go modules), and Chromium
 // (Debian's package). Each is kept in .tools/ or the system, so a second run finds them at once.
 'use strict';
 
@@ -14,6 +14,7 @@ const SCRIPTS = [
   'ensure-temporal-server.js',
   'ensure-postgres.js',
   'ensure-helm.js',
+  'ensure-cosign.js',
   'ensure-prometheus.js',
   'ensure-chromium.js',
 ];

@@ -38,6 +38,7 @@ const PUBLIC_FULL = [
 
 /** `npm run test:full`: what needs a server, a process tree or a heavy tool, beyond one run of each runbook. */
 const FULL = [
+  'test/runtime/attestation-cosign.test.ts',
   'test/docs/adding-a-runbook.test.ts',
   'test/e2e/approvals-view.test.ts',
   'test/e2e/bad-input.test.ts',

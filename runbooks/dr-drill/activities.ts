@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,6 +9,14 @@ import { FailureType, type Notified } from '../../contracts';
 import { notifyFromActivity } from '../../steps/notifications';
 import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
+import {
+  ATTESTATION_FILES,
+  drillStatements,
+  envelopeOf,
+  runUri,
+  type DrillAttestationSource,
+} from '../../runtime/evidence-attestation';
+import type { EvidenceKey } from '../../runtime/evidence-key';
 import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
 import { MAX_DRILL_RESOURCES } from './contract';
@@ -139,6 +147,7 @@ export async function writeReport(
   { outputDir, evidenceKey, webhooks }: Pick<ActivityDeps, 'outputDir' | 'evidenceKey' | 'webhooks'>,
   given: DrillReport,
   announce: boolean,
+  input?: unknown,
 ): Promise<DrillReportPaths & Notified> {
   const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...given };
   const base = reportBaseName(report);
@@ -148,7 +157,8 @@ export async function writeReport(
   await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
   await writeFileAtomic(paths.markdown, renderMarkdown(report));
   await writeFileAtomic(paths.html, renderHtml(report));
-  // Last, once every rendering is written: the seal covers them all and links the report into its drill's chain.
+  await writeAttestations(evidenceKey, report, paths.json, input);
+  // Last, once every file is written: the seal covers them all and links the report into its drill's chain.
   await sealReport(evidenceKey, {
     dir: dirname(paths.json),
     baseName: basename(paths.json, '.json'),
@@ -163,6 +173,23 @@ export async function writeReport(
 }
 
 const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });
+
+/** The report's in-toto attestations beside it (`cosign verify-blob-attestation` checks them against its JSON). */
+async function writeAttestations(key: EvidenceKey, report: DrillReport, jsonPath: string, input: unknown) {
+  const source: DrillAttestationSource = {
+    report,
+    reportFile: basename(jsonPath),
+    reportBytes: await readFile(jsonPath),
+    input,
+    runUrl: runUri(activityInfo().workflowNamespace ?? 'default', report.workflowId, report.runId),
+  };
+  const statements = drillStatements(source);
+  const base = jsonPath.slice(0, -'.json'.length);
+  for (const kind of ['testResult', 'drill'] as const) {
+    const envelope = envelopeOf(statements[kind], key.privateKey, key.keyId);
+    await writeFileAtomic(`${base}.${ATTESTATION_FILES[kind]}`, JSON.stringify(envelope, null, 2) + '\n');
+  }
+}
 
 /** Room left in a file name (255 bytes) for the run ID, the separator and the longest suffix (`.seal.json`). */
 const MAX_WORKFLOW_PART = 180;

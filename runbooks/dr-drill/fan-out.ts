@@ -484,6 +484,7 @@ function reportFromParts(run: DrillRun): ReportFromParts {
     },
     resources: state.resources,
     batches: state.ended.map(({ summary: _summary, ...outcome }) => outcome),
+    drillInput: input,
   };
 }
 

@@ -115,6 +115,8 @@ export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }
       header: ReportHeader;
       resources: DrillFile;
       batches: BatchOutcome[];
+      /** The drill's input, for its attestation's configuration digest (runs before it passed none). */
+      drillInput?: unknown;
     }): Promise<DrillReportPaths & Notified & { summary: DrillSummary }> {
       const results: DrillResourceResult[] = [];
       let selected: ResourceRef[] | undefined;
@@ -137,7 +139,7 @@ export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }
       }
       const summary = summarize(results);
       const report: DrillReport = { ...input.header, resources: results, summary };
-      const written = await writeReport({ outputDir, evidenceKey, webhooks }, report, true);
+      const written = await writeReport({ outputDir, evidenceKey, webhooks }, report, true, input.drillInput);
       return { ...written, summary };
     },
   };

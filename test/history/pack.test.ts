@@ -1,5 +1,6 @@
 // Evidence packs end to end on real sealed reports: made by `evidence pack`, checked by `evidence verify <pack>`,
 // refused after any change to a file inside.
+import { isAttestationFile } from '../../runtime/evidence-attestation';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,7 +78,11 @@ test('a pack holds the period’s reports, their seals, the key, the verificatio
   // The 2nd to the 4th drill: --to counts its whole day; the first is before --from.
   const packed = files
     .slice(1)
-    .flatMap((f) => ['html', 'json', 'md', 'seal.json'].map((x) => `drill-reports/${f}.${x}`));
+    .flatMap((f) =>
+      ['html', 'json', 'md', 'seal.json', 'test-result.dsse.json', 'drill.dsse.json'].map(
+        (x) => `drill-reports/${f}.${x}`,
+      ),
+    );
   expect(paths).toEqual(
     [...packed, 'index.html', `keys/${key.keyId}.pem`, MANIFEST, MANIFEST_SUM, 'verification.json'].sort(),
   );
@@ -142,7 +147,11 @@ test('a file added or removed is refused; a report re-hashed into the manifest s
   expect(extra.problem).toMatchObject({ kind: 'extra', file: 'notes.txt' });
 
   const report = entries.find(
-    (e) => e.path.endsWith('.json') && e.path.startsWith('drill-reports/') && !e.path.endsWith('.seal.json'),
+    (e) =>
+      e.path.endsWith('.json') &&
+      e.path.startsWith('drill-reports/') &&
+      !e.path.endsWith('.seal.json') &&
+      !isAttestationFile(e.path),
   );
   const missing = await refusal(await write(entries.filter((e) => e !== report)));
   expect(missing.problem).toMatchObject({ kind: 'missing', file: report?.path });
