@@ -5,6 +5,7 @@ import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { otherSubcommand, parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
+import { evidenceGateCommand } from './evidence-gate-command';
 import { evidenceKeyCommand } from './evidence-key-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
 import { helpFor } from '../operator/help';
@@ -34,6 +35,7 @@ export class EvidenceCheckFailedError extends CliError {
 export async function evidenceCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'key') return evidenceKeyCommand(rest);
+  if (sub === 'gate') return evidenceGateCommand(rest, UntrustedKeysError);
   if (sub === 'pack') {
     return evidencePackCommand(rest, async (files) =>
       (await Promise.all(files.map(readPublicKeys))).flat().map((k) => k.key),

@@ -1,4 +1,4 @@
-import { flag, text, type CommandSpec, pathOption } from './command-spec';
+import { flag, output, text, type CommandSpec, pathOption } from './command-spec';
 
 /** `runbooks evidence …`, a part of the command table (operator/command-table.ts). */
 export const EVIDENCE_COMMAND = {
@@ -29,6 +29,36 @@ export const EVIDENCE_COMMAND = {
       examples: [
         'runbooks evidence verify .data/output --public-key .data/evidence-signing-key.history.json',
         'runbooks evidence verify evidence-2026-q1.tar.gz --public-key .data/evidence-signing-key.history.json',
+      ],
+    },
+    {
+      name: 'gate',
+      description: 'Check that every resource in scope has a verified PASS within a period: exit 0 if so, else 1.',
+      usage:
+        'evidence gate --within <duration> [--scope <file>] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [-o text|json]',
+      details: [
+        'A resource passes when its newest drill within the period has a seal that verifies, in a chain that verifies,',
+        'and its result there is PASS. Exit 1 names each other one and why: none, too old, failed, unsigned or chain',
+        'broken. The scope: every resource the reports name, or --scope, a JSON file {"resources": ["<id>", ...]}.',
+        'Without --public-key it refuses (exit 2), as verify does. --dir defaults to RUNBOOKS_OUTPUT_DIR.',
+      ],
+      options: [
+        text('within', 'duration', 'the period, back from now: 30d, 12h, 1d12h'),
+        pathOption('scope', 'file', 'file', 'a JSON file {"resources": [...]} of the resource IDs to check'),
+        pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
+        {
+          name: 'public-key',
+          value: 'file',
+          placeholder: 'file',
+          description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
+          multiple: true,
+        },
+        flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        output,
+      ],
+      examples: [
+        'runbooks evidence gate --within 30d --public-key .data/evidence-signing-key.history.json',
+        'runbooks evidence gate --within 7d --public-key .data/evidence-signing-key.history.json -o json',
       ],
     },
     {

@@ -182,3 +182,58 @@ export interface DeploymentStatusOutput {
   /** The STRANDED and STALLED lines the text prints, each with its recovery; empty when nothing waits on a gone worker. */
   stalls: string[];
 }
+
+/** A drill report as `evidence gate` names it. */
+export interface GateReportOutput {
+  /** `<workflowId>--<runId>.json`, in the drill-reports/ folder. */
+  reportFile: string;
+  workflowId: string;
+  runId: string;
+  finishedAt: string;
+  /** The resource's own result in the report: PASS, PARTIAL or FAIL. */
+  verdict: 'PASS' | 'PARTIAL' | 'FAIL';
+  /** The check of its seal: verified, chainFailed (its seal holds, its chain does not), failed or unsealed. */
+  seal: 'verified' | 'chainFailed' | 'failed' | 'unsealed';
+}
+
+/** One resource in the gate's scope. */
+export interface GateResourceOutput {
+  resourceId: string;
+  /** From the newest report that names it; absent when none does. */
+  resourceName?: string;
+  /**
+   * `pass`, or why not: `none` (no report names it), `too-old` (no drill of it within the period), `failed` (its
+   * newest drill within the period verifies and did not pass), `unsigned` (that drill's seal is missing or does not
+   * verify), `chain-broken` (that drill's seal holds, its chain does not).
+   */
+  status: 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken';
+  /** Why it does not pass, in words; absent when it passes. */
+  reason?: string;
+  /** Its newest verified PASS, whenever it was; absent when it never had one. */
+  lastVerifiedPass?: GateReportOutput;
+  /** The report its status comes from: its newest within the period, else its newest at all. */
+  decidedBy?: GateReportOutput;
+}
+
+/** `runbooks evidence gate --within <duration> -o json`. */
+export interface EvidenceGateOutput {
+  /** `pass` when every resource in scope passes (exit 0), else `fail` (exit 1). */
+  result: 'pass' | 'fail';
+  /** The period as given (`30d`). */
+  within: string;
+  /** Reports that finished at or after this time count. */
+  since: string;
+  checkedAt: string;
+  /** `reports`: every resource the readable reports name; `file`: the resources of --scope. */
+  scope: 'reports' | 'file';
+  scopeFile?: string;
+  /** The drill-reports/ folder read. */
+  dir: string;
+  /** `given`: --public-key; `folder`: the keys beside the reports (--trust-folder-keys). */
+  keySource: 'given' | 'folder';
+  keyIds: string[];
+  /** Sorted by ID. */
+  resources: GateResourceOutput[];
+  /** Files that look like reports and were not read (another schema version, not JSON): they count for no resource. */
+  skipped: { file: string; reason: string }[];
+}

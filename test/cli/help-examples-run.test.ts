@@ -36,6 +36,10 @@ const NOT_HERE: Record<string, string> = {
     "reads the project's own .data: test/e2e/evidence.test.ts verifies a pack",
   'runbooks evidence pack --from 2026-01-01 --to 2026-03-31 --out evidence-2026-q1.tar.gz':
     'reads RUNBOOKS_OUTPUT_DIR of a past quarter: test/e2e/evidence.test.ts packs a period',
+  'runbooks evidence gate --within 30d --public-key .data/evidence-signing-key.history.json':
+    "reads the project's own .data: test/cli/evidence-gate.test.ts gates sealed reports",
+  'runbooks evidence gate --within 7d --public-key .data/evidence-signing-key.history.json -o json':
+    "reads the project's own .data: test/cli/evidence-gate.test.ts checks the JSON document",
   'runbooks evidence key show': "reads the project's own .data key: test/cli/exit-codes.test.ts shows a missing one",
   'runbooks evidence key rotate': "would rotate the project's own .data key: test/e2e/rotation.test.ts",
   'runbooks demo': 'test/cli/demo-output.test.ts',
