@@ -76,11 +76,11 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
     for (const k of keys) console.log(`  ${k.line}`);
   }
 
-  const { chains, first } = await verifyEvidence(
+  const { chains, folder, first } = await verifyEvidence(
     dir,
     keys.map((k) => k.key),
   );
-  if (chains.length === 0) throw new EvidenceDirError(`${dir} holds no drill reports`);
+  if (chains.length === 0 && folder.length === 0) throw new EvidenceDirError(`${dir} holds no drill reports`);
   for (const chain of chains) {
     const count = `${chain.reports.length} report${chain.reports.length === 1 ? '' : 's'}`;
     if (chain.problems.length === 0) {
@@ -90,6 +90,9 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
     console.log(`chain ${chain.chain}: FAILED, ${count}`);
     for (const p of chain.problems) console.log(`  ${problemKind(p)}: ${p.report}: ${p.detail}`);
   }
+  // Files of no chain that nothing vouches for: each fails the check.
+  if (folder.length > 0) console.log(`folder ${dir}: FAILED, ${folder.length} file(s) not accounted for`);
+  for (const p of folder) console.log(`  ${problemKind(p)}: ${p.report}: ${p.detail}`);
   if (first) throw new EvidenceCheckFailedError(first);
 }
 

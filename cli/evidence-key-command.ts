@@ -60,7 +60,10 @@ async function rotate(keyFile: string): Promise<void> {
   );
   console.log(`key history: ${keyHistoryPath(keyFile)}`);
   for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}`);
-  console.log('restart the workers: until then they sign with the key they loaded at start (still in the history)');
+  console.log(
+    'restart the workers now: until then they sign with the key they loaded at start, and verify against the history ' +
+      'fails those seals (made after the old key was retired)',
+  );
 }
 
 function rethrowAsCliError(err: unknown): never {

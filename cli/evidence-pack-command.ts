@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { dataDirOf } from '../runtime/config';
 import { fingerprintOf, keyIdOf } from '../runtime/evidence-key';
+import { SpecialFileError } from '../runtime/evidence-names';
 import { buildPack } from '../history/pack';
 import { PackPeriodError, parsePeriod, type PackPeriod } from '../history/pack-period';
 import { packKeys, readPack, verifyPack, type PackProblem } from '../history/pack-verify';
@@ -22,6 +23,13 @@ export class PackCheckFailedError extends CliError {
 
 /** The pack was written, and a report in it does not verify: written all the same, as evidence of that. */
 export class PackedWithProblemsError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT_CODES.failed);
+  }
+}
+
+/** The reports folder holds a symlink, device or other special file: no pack is written. */
+export class PackSourceRefusedError extends CliError {
   constructor(message: string) {
     super(message, EXIT_CODES.failed);
   }
@@ -49,7 +57,10 @@ export async function evidencePackCommand(
   const keyFiles = values['public-key'] ?? [];
   const publicKeys = keyFiles.length > 0 ? await readKeys(keyFiles) : undefined;
 
-  const { tarGz, manifest, verification } = await buildPack({ outputDir, period, publicKeys });
+  const { tarGz, manifest, verification } = await buildPack({ outputDir, period, publicKeys }).catch((err: unknown) => {
+    if (err instanceof SpecialFileError) throw new PackSourceRefusedError(`nothing packed: ${err.message}`);
+    throw err;
+  });
   const out = resolve(values.out ?? `evidence-pack-${safe(period.from)}-to-${safe(period.to)}.tar.gz`);
   await mkdir(dirname(out), { recursive: true });
   // Written whole under another name first: a reader never sees half a pack.

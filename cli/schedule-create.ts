@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, type ScheduleSpec } from '@temporalio/client';
 import { RunbookKindKey } from '../contracts';
-import { idArgument, parseCommandLine, positionals, readInput } from '../operator/args';
+import { newIdArgument, parseCommandLine, positionals, readInput } from '../operator/args';
 import { withTemporal } from '../operator/connection';
 import { CliError, UsageError } from '../operator/errors';
 import { helpFor, type Help } from '../operator/help';
@@ -78,7 +78,7 @@ export async function createCommand(argv: string[]): Promise<void> {
 /** The command line as a schedule request, with the runbook's defaults; every mistake is a usage error. */
 export function parseCreate(argv: string[]): ScheduleRequest {
   const { values, positionals: args } = parseCommandLine(argv, HELP);
-  const scheduleId = idArgument(positionals(args, ['scheduleId'], HELP)[0] ?? '', '<scheduleId>', HELP);
+  const scheduleId = newIdArgument(positionals(args, ['scheduleId'], HELP)[0] ?? '', '<scheduleId>', HELP);
   const runbook = runbookName(values.runbook, '--runbook');
   const spec = specArgument(values.cron, values.interval, HELP);
   if (values.timezone !== undefined && !knownTimeZone(values.timezone)) {

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { DrDrillResult } from '../runbooks/dr-drill/contract';
 import { nudgeSignal } from '../contracts';
-import { idArgument, parseCommandLine, positionals, readInput, wholeNumber } from '../operator/args';
+import { idArgument, newIdArgument, parseCommandLine, positionals, readInput, wholeNumber } from '../operator/args';
 import { withTemporal } from '../operator/connection';
 import { unpassedDrill } from '../operator/drill-runs';
 import { CliError, UsageError } from '../operator/errors';
@@ -38,7 +38,7 @@ export async function startCommand(argv: string[]): Promise<void> {
     );
   }
   const input = values.input === undefined ? undefined : readInput(values.input);
-  const id = values.id === undefined ? undefined : idArgument(values.id, '--id', START_HELP);
+  const id = values.id === undefined ? undefined : newIdArgument(values.id, '--id', START_HELP);
   // Validate before connecting: a bad input needs no server to be reported.
   validateRunbookInput(runbook, input);
 

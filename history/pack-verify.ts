@@ -5,8 +5,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EvidenceKeyError, keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { packPathProblem } from '../runtime/evidence-names';
 import { sha256 } from '../runtime/evidence-seal';
-import { verifyEvidence, type ChainResult } from '../runtime/evidence-verify';
+import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import { MANIFEST, MANIFEST_SUM, PACK_FORMAT, PACK_KEYS, PACK_REPORTS, type PackManifest } from './pack';
 import { readTarGz, TarFormatError, type TarEntry } from './tar';
 
@@ -19,8 +20,10 @@ export type PackProblemKind =
   | 'missing'
   /** A file in the pack the manifest does not list. */
   | 'extra'
-  /** A drill report whose seal or chain does not hold. */
-  | 'seal';
+  /** A drill report whose seal or chain does not hold, or a file in drill-reports/ no seal covers. */
+  | 'seal'
+  /** A path that climbs out (`..`), is absolute, hides (leading dot) or holds control or bidirectional characters. */
+  | 'badName';
 
 export interface PackProblem {
   kind: PackProblemKind;
@@ -82,6 +85,11 @@ export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyOb
   if (!manifest) return fail({ kind: 'unreadable', file: MANIFEST, detail: `not a ${PACK_FORMAT} manifest` });
 
   const problems: PackProblem[] = [];
+  // Names first: a member named to climb out or hide is refused whether or not the manifest lists it.
+  for (const path of new Set([...byPath.keys(), ...manifest.files.map((f) => f.path)])) {
+    const bad = packPathProblem(path);
+    if (bad !== undefined) problems.push({ kind: 'badName', file: path, detail: bad });
+  }
   const listed = new Set(manifest.files.map((f) => f.path));
   for (const f of manifest.files) {
     const data = byPath.get(f.path);
@@ -100,7 +108,10 @@ export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyOb
     problems.push({ kind: 'extra', file: path, detail: `${path} is in the pack but not in ${MANIFEST}` });
   }
 
-  const chains = await verifyReports(entries, publicKeys);
+  const { chains, folder } = await verifyReports(entries, publicKeys);
+  for (const p of folder) {
+    problems.push({ kind: 'seal', file: `${PACK_REPORTS}/${p.report}`, detail: `${p.kind}: ${p.detail}` });
+  }
   for (const chain of chains) {
     // The period starts mid-chain: the first report's predecessor is outside the pack, on purpose.
     const head = chain.reports[0];
@@ -113,20 +124,28 @@ export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyOb
 }
 
 /** The pack's reports written to a scratch folder and checked there, as `evidence verify <dir>` checks a folder. */
-async function verifyReports(entries: readonly TarEntry[], keys: KeyObject[]): Promise<ChainResult[]> {
+async function verifyReports(
+  entries: readonly TarEntry[],
+  keys: KeyObject[],
+): Promise<{ chains: ChainResult[]; folder: Problem[] }> {
   const reports = entries.filter((e) => e.path.startsWith(`${PACK_REPORTS}/`));
-  if (reports.length === 0) return [];
+  if (reports.length === 0) return { chains: [], folder: [] };
   const scratch = await mkdtemp(join(tmpdir(), 'runbooks-pack-'));
   try {
     const dir = join(scratch, PACK_REPORTS);
     await mkdir(dir);
+    const unwritten: Problem[] = [];
     for (const e of reports) {
       const name = e.path.slice(PACK_REPORTS.length + 1);
-      // A path that climbs out or nests is not a report file of the pack.
-      if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) continue;
+      // A path that climbs out, hides or nests is not written (its name is a problem above), but still counts.
+      if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) {
+        unwritten.push({ kind: 'unaccounted', report: name, detail: `${e.path} is not a report file name` });
+        continue;
+      }
       await writeFile(join(dir, name), e.data);
     }
-    return (await verifyEvidence(dir, keys)).chains;
+    const { chains, folder } = await verifyEvidence(dir, keys);
+    return { chains, folder: [...unwritten, ...folder] };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

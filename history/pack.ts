@@ -1,11 +1,12 @@
 // An evidence pack: the drill reports of a period with their seals, the public keys, the chains' verification, a
 // summary page with the trend charts, and a manifest with the sha256 of every file, in one tar.gz.
 import type { KeyObject } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
+import { readRegularFile, specialFileKind, SpecialFileError } from '../runtime/evidence-names';
 import { sha256, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal';
-import type { ChainResult } from '../runtime/evidence-verify';
+import { KNOWN_FOLDERS, type ChainResult } from '../runtime/evidence-verify';
 import { DrillReader, type DrillEntry, type KeySource } from './drill-index';
 import type { SkippedReport } from './drill-files';
 import { renderPackPage } from './pack-html';
@@ -76,6 +77,7 @@ export interface PackOptions {
 export async function buildPack(options: PackOptions): Promise<BuiltPack> {
   const now = options.now ?? new Date();
   const reader = new DrillReader({ outputDir: options.outputDir, publicKeys: options.publicKeys });
+  await refuseSpecialFiles(reader.dir);
   const index = await reader.read();
   const { startMs, endMs } = options.period;
   const drills = index.drills.filter((d) => d.finishedMs >= startMs && d.finishedMs < endMs);
@@ -91,7 +93,7 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
   const entries: TarEntry[] = [];
   for (const d of [...drills].sort((a, b) => a.file.localeCompare(b.file))) {
     for (const suffix of [...SEALED_RENDERINGS.map((e) => `.${e}`), SEAL_SUFFIX]) {
-      const data = await readFile(join(reader.dir, `${d.file}${suffix}`)).catch(() => undefined);
+      const data = await readRegularFile(join(reader.dir, `${d.file}${suffix}`));
       if (data) entries.push({ path: `${PACK_REPORTS}/${d.file}${suffix}`, data });
     }
   }
@@ -147,9 +149,18 @@ async function keysOf(dir: string, given: KeyObject[] | undefined): Promise<KeyO
   const keys: KeyObject[] = [];
   for (const name of names.sort()) {
     const path = join(dir, name);
-    keys.push(...parsePublicKeys(await readFile(path, 'utf8'), path));
+    keys.push(...parsePublicKeys((await readRegularFile(path))?.toString('utf8') ?? '', path));
   }
   return dedupe(keys);
+}
+
+/** A pack never holds what a symlink or device points to: one in the reports folder refuses the whole pack. */
+async function refuseSpecialFiles(dir: string): Promise<void> {
+  for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
+    const kind = await specialFileKind(dir, name).catch(() => undefined);
+    if (kind === 'a directory' && KNOWN_FOLDERS.has(name)) continue;
+    if (kind !== undefined) throw new SpecialFileError(join(dir, name), kind);
+  }
 }
 
 function dedupe(keys: KeyObject[]): KeyObject[] {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CommandSpec, OptionSpec, OptionValues } from './command-spec';
 import type { CommandPath } from './command-table';
+import { unsafeCharacter } from '../runtime/evidence-names';
 import { HelpRequested, UsageError } from './errors';
 import { helpFor, type CommandHelp, type Help } from './help';
 
@@ -127,6 +128,25 @@ export function idArgument(value: string, what: string, { usage }: Help): string
     throw new UsageError(`${what} is ${value.length} characters long; at most ${MAX_ID_LENGTH}\n${usage}`);
   }
   return value;
+}
+
+/**
+ * The ID of a run or schedule about to be created: `idArgument`, and nothing that would make a hidden or misleading
+ * report file name (runtime/evidence-names.ts). A leading dot, or one after a `/` (some runbooks name files after
+ * the ID's last part), would hide the report from listings; control and bidirectional characters would make its name
+ * read other than it is. Existing IDs stay accepted by the commands that only look runs up.
+ */
+export function newIdArgument(value: string, what: string, help: Help): string {
+  const id = idArgument(value, what, help);
+  const unsafe = unsafeCharacter(id);
+  if (unsafe !== undefined)
+    throw new UsageError(`${what} ${unsafe}: it would be part of report file names\n${help.usage}`);
+  if (/(^|\/)\./.test(id)) {
+    throw new UsageError(
+      `${what} must not start with '.' (nor have '.' after a '/'): its report files would be hidden\n${help.usage}`,
+    );
+  }
+  return id;
 }
 
 /** A whole number in [min, max], written in plain digits (no `1e3`, `0x10` or `2.0`). */

@@ -61,11 +61,26 @@ export function parseKeyHistory(text: string, path: string): KeyHistory | undefi
   return parsed.data;
 }
 
-/** The public key of a history entry. */
+/** When a key may seal: from `since` (null: no bound) until `retiredAt` (null: still current), as the history says. */
+export interface KeyWindow {
+  since: string | null;
+  retiredAt: string | null;
+}
+
+/** The window of each key read from a history, kept with the key object so that every reader of keys carries it. */
+const windows = new WeakMap<KeyObject, KeyWindow>();
+
+/** The validity window of a key read from a key history; undefined for a key from a PEM file (no dates). */
+export const keyWindowOf = (key: KeyObject): KeyWindow | undefined => windows.get(key);
+
+/** The public key of a history entry, with its window (`keyWindowOf`). */
 export function publicKeyOf(entry: KeyHistoryEntry, path: string): KeyObject {
   try {
     const key = createPublicKey({ key: entry.publicKey, format: 'pem' });
-    if (key.asymmetricKeyType === 'ed25519') return key;
+    if (key.asymmetricKeyType === 'ed25519') {
+      windows.set(key, { since: entry.since, retiredAt: entry.retiredAt });
+      return key;
+    }
   } catch {
     // reported below
   }

@@ -21,7 +21,7 @@ export const SEAL_FORMAT = 'runbooks-evidence-seal/1';
  */
 export const SEALED_RENDERINGS = ['json', 'md', 'html', 'test-result.dsse.json', 'drill.dsse.json'] as const;
 export const PUBLIC_KEY_FILE = 'evidence-public-key.pem';
-const LOCK_NAME = '.evidence-chain';
+export const LOCK_NAME = '.evidence-chain';
 const LOCK_WAIT_MS = 60_000;
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);

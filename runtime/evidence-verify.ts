@@ -1,14 +1,41 @@
 import { verify, type KeyObject } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isAttestationFile } from './evidence-attestation';
 import { keyIdOf } from './evidence-key';
-import { readJson, Seal, SEAL_SUFFIX, SEALED_RENDERINGS, sealSha256, sha256, signedBytes } from './evidence-seal';
+import { keyWindowOf, type KeyWindow } from './evidence-key-history';
+import { fileNameProblem, readRegularFile, specialFileKind, SpecialFileError } from './evidence-names';
+import {
+  LOCK_NAME,
+  PUBLIC_KEY_FILE,
+  readJson,
+  Seal,
+  SEAL_SUFFIX,
+  SEALED_RENDERINGS,
+  sealSha256,
+  sha256,
+  signedBytes,
+} from './evidence-seal';
 
 /**
  * Checks a folder of sealed reports (runtime/evidence-seal.ts): every signature, every file against its seal, and
  * every chain's links. Problems are listed in chain order, so that the first one names the first report at fault.
+ * Every file of the folder is accounted for: a seal, a rendering its seal covers, a public key or the key history
+ * (`knownFile`); anything else, a special file (symlink, device, …) or a name that hides or misleads is a problem.
  */
+
+/** The seal's lock file, its claims and their temporary files: written by `sealReport`, never read by verify. */
+const LOCK_FILE = new RegExp(
+  `^${LOCK_NAME.replace(/\./g, '\\.')}\\.lock(\\.[0-9a-f]{16}\\.claim\\d+)?(\\.[0-9a-f]{8}\\.tmp)?$`,
+);
+
+/** Folders in the reports folder that are not evidence and are never read: the fanned-out drill's batch parts. */
+export const KNOWN_FOLDERS: ReadonlySet<string> = new Set(['parts']);
+
+/** Files beside the reports that no seal covers and that are known: the public keys and the key history. */
+export function knownFile(name: string): boolean {
+  const keyPrefix = PUBLIC_KEY_FILE.replace(/\.pem$/, '');
+  return (name.startsWith(keyPrefix) && name.endsWith('.pem')) || name.endsWith('.history.json');
+}
 
 export type ProblemKind =
   /** A file or a seal differs from what was signed, or a signature does not hold. */
@@ -20,7 +47,15 @@ export type ProblemKind =
   /** A report without a seal. */
   | 'unsealed'
   /** Sealed with a key that none given is: not proof of an edit, and not verified either. */
-  | 'otherKey';
+  | 'otherKey'
+  /** A file that no seal covers and that is not a known file: nothing vouches for it. */
+  | 'unaccounted'
+  /** A symlink, device, folder or other file that is not a regular file: never read. */
+  | 'special'
+  /** A name that hides (leading dot) or reads other than it is (control or bidirectional characters). */
+  | 'badName'
+  /** Sealed at a time outside its key's window in the key history (before `since`, or at or after `retiredAt`). */
+  | 'keyWindow';
 
 export interface Problem {
   kind: ProblemKind;
@@ -38,7 +73,9 @@ export interface ChainResult {
 
 export interface Verification {
   chains: ChainResult[];
-  /** The first problem of the first chain that has one. */
+  /** Files that belong to no chain and are at fault (an unknown file, a special file, a bad name). */
+  folder: Problem[];
+  /** The first problem of the first chain that has one, else the folder's first. */
   first?: Problem;
 }
 
@@ -68,7 +105,30 @@ export async function verifyEvidence(
 ): Promise<Verification> {
   const selected = (chain: string) => options.chains === undefined || options.chains.has(chain);
   const keys = new Map(publicKeys.map((k) => [keyIdOf(k), k]));
-  const names = new Set(await readdir(dir));
+  // A key given both as PEM (no dates) and in a history keeps the history's window.
+  const windows = new Map<string, KeyWindow>();
+  for (const k of publicKeys) {
+    const window = keyWindowOf(k);
+    if (window) windows.set(keyIdOf(k), window);
+  }
+  // Regular files only (lstat: a symlink is never followed); the rest are listed as problems.
+  const names = new Set<string>();
+  const stray: Problem[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    if (LOCK_FILE.test(name)) continue;
+    const special = await specialFileKind(dir, name).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (special === null || (special === 'a directory' && KNOWN_FOLDERS.has(name))) continue;
+    if (special !== undefined) {
+      stray.push({ kind: 'special', report: name, detail: `${name} is ${special}, not a regular file: not read` });
+      continue;
+    }
+    names.add(name);
+    const bad = fileNameProblem(name);
+    if (bad !== undefined) stray.push({ kind: 'badName', report: name, detail: bad });
+  }
   const chains = new Map<string, { found: Found[]; problems: Problem[] }>();
   const chainOf = (name: string) => {
     let chain = chains.get(name);
@@ -85,13 +145,42 @@ export async function verifyEvidence(
     const known = options.seals?.has(file) ? options.seals.get(file) : await readJson(join(dir, name));
     const parsed = Seal.safeParse(known);
     if (!parsed.success) {
-      const chain = await drillNameOf(dir, file);
+      const chain = await drillNameOf(dir, names, file);
       chainOf(chain).problems.push({ kind: 'edited', report: file, detail: `${name} is not a readable seal` });
       continue;
     }
     const found = { file, seal: parsed.data, hash: sealSha256(parsed.data) };
     all.push(found);
     chainOf(parsed.data.chain).found.push(found);
+  }
+
+  // Every other file: a rendering its seal covers (checked below), a known file, or a problem.
+  const folder: Problem[] = [];
+  const inChainOf = async (base: string | undefined, problem: Problem) => {
+    const seal = base === undefined ? undefined : all.find((f) => f.file === base)?.seal;
+    if (seal) chainOf(seal.chain).problems.push(problem);
+    else if (base !== undefined && names.has(`${base}.json`))
+      chainOf(await drillNameOf(dir, names, base)).problems.push(problem);
+    else folder.push(problem);
+  };
+  for (const problem of stray) await inChainOf(baseOf(problem.report), problem);
+  for (const name of [...names].sort()) {
+    if (name.endsWith(SEAL_SUFFIX) || knownFile(name)) continue;
+    const base = baseOf(name);
+    if (base === undefined) {
+      folder.push({
+        kind: 'unaccounted',
+        report: name,
+        detail: `${name} is not a report, a seal, a public key or the key history: no seal covers it`,
+      });
+      continue;
+    }
+    if (sealed.has(base) || name === `${base}.json`) continue;
+    await inChainOf(base, {
+      kind: 'unsealed',
+      report: base,
+      detail: `${name} has no ${base}${SEAL_SUFFIX}: a rendering counts only against its report's seal`,
+    });
   }
 
   for (const [name, chain] of chains) {
@@ -101,7 +190,7 @@ export async function verifyEvidence(
     let previous: Found | undefined;
     const ordered: Problem[] = [];
     for (const found of chain.found) {
-      ordered.push(...checkSignature(found, keys));
+      ordered.push(...checkSignature(found, keys, windows));
       ordered.push(...(await checkFiles(dir, names, found, all)));
       ordered.push(...checkLink(found, previous, byHash));
       previous = found;
@@ -111,13 +200,11 @@ export async function verifyEvidence(
   }
 
   // Reports without a seal, in their drill's chain when the report names one.
-  const reports = [...names]
-    .filter((n) => n.endsWith('.json') && !n.endsWith(SEAL_SUFFIX) && !isAttestationFile(n))
-    .sort();
+  const reports = [...names].filter((n) => !knownFile(n) && n === `${baseOf(n)}.json`).sort();
   for (const name of reports) {
     const file = name.slice(0, -'.json'.length);
     if (sealed.has(file)) continue;
-    chainOf(await drillNameOf(dir, file)).problems.push({
+    chainOf(await drillNameOf(dir, names, file)).problems.push({
       kind: 'unsealed',
       report: file,
       detail: `${name} has no ${file}${SEAL_SUFFIX}`,
@@ -128,10 +215,15 @@ export async function verifyEvidence(
     .filter(([name]) => selected(name))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([chain, { found, problems }]) => ({ chain, reports: found.map((f) => f.file), problems }));
-  return { chains: results, first: results.find((c) => c.problems.length > 0)?.problems[0] };
+  const first = results.find((c) => c.problems.length > 0)?.problems[0] ?? folder[0];
+  return { chains: results, folder, first };
 }
 
-function checkSignature({ file, seal }: Found, keys: Map<string, KeyObject>): Problem[] {
+function checkSignature(
+  { file, seal }: Found,
+  keys: Map<string, KeyObject>,
+  windows: Map<string, KeyWindow>,
+): Problem[] {
   const key = keys.get(seal.keyId);
   if (!key) {
     const known = [...keys.keys()].join(', ') || 'none';
@@ -139,7 +231,28 @@ function checkSignature({ file, seal }: Found, keys: Map<string, KeyObject>): Pr
     return [{ kind: 'otherKey', report: file, detail }];
   }
   const ok = verify(null, signedBytes(seal), key, Buffer.from(seal.signature, 'base64'));
-  return ok ? [] : [{ kind: 'edited', report: file, detail: `the signature of ${file}${SEAL_SUFFIX} does not hold` }];
+  if (!ok) return [{ kind: 'edited', report: file, detail: `the signature of ${file}${SEAL_SUFFIX} does not hold` }];
+  return checkWindow(file, seal, windows.get(seal.keyId));
+}
+
+/**
+ * A seal's time (signed, so not editable) must fall in its key's window: a retired key, or one stolen, cannot seal
+ * reports after its retirement, nor a key seal before it was issued. Only keys read from a key history have one.
+ */
+function checkWindow(file: string, seal: Seal, window: KeyWindow | undefined): Problem[] {
+  if (!window) return [];
+  const at = Date.parse(seal.sealedAt);
+  const since = window.since === null ? -Infinity : Date.parse(window.since);
+  const until = window.retiredAt === null ? Infinity : Date.parse(window.retiredAt);
+  if (at >= since && at < until) return [];
+  const dates = `since ${window.since ?? '(before the history)'}, ${window.retiredAt ? `retired ${window.retiredAt}` : 'current'}`;
+  return [
+    {
+      kind: 'keyWindow',
+      report: file,
+      detail: `sealed at ${seal.sealedAt} with key ${seal.keyId}, outside its window in the key history (${dates})`,
+    },
+  ];
 }
 
 async function checkFiles(dir: string, names: Set<string>, found: Found, all: Found[]): Promise<Problem[]> {
@@ -164,7 +277,16 @@ async function checkFiles(dir: string, names: Set<string>, found: Found, all: Fo
       problems.push({ kind: 'edited', report: file, detail: `${name} is missing` });
       continue;
     }
-    const actual = sha256(await readFile(join(dir, name)));
+    const data = await readRegularFile(join(dir, name)).catch((err: unknown) => {
+      if (err instanceof SpecialFileError) return err;
+      throw err;
+    });
+    if (data === undefined || data instanceof SpecialFileError) {
+      const detail = data ? `${name} is ${data.what}, not a regular file: not read` : `${name} is missing`;
+      problems.push({ kind: data ? 'special' : 'edited', report: file, detail });
+      continue;
+    }
+    const actual = sha256(data);
     if (actual === expected) continue;
     const owner = all.find((other) => other !== found && other.seal.files[extension] === actual);
     problems.push(
@@ -212,8 +334,19 @@ function checkLink({ file, seal }: Found, previous: Found | undefined, byHash: M
   ];
 }
 
-/** The drill a report belongs to, from its JSON's `name`, when it can be read. */
-async function drillNameOf(dir: string, file: string): Promise<string> {
+/** The base name of a report's file (`<base>.json`, `.md`, `.html` or its seal), else undefined. */
+function baseOf(name: string): string | undefined {
+  // Longest first: `x.drill.dsse.json` is a file of `x`, not the report JSON of `x.drill.dsse`.
+  const suffixes = [SEAL_SUFFIX, ...SEALED_RENDERINGS.map((e) => `.${e}`)].sort((a, b) => b.length - a.length);
+  for (const suffix of suffixes) {
+    if (name.endsWith(suffix) && name.length > suffix.length) return name.slice(0, -suffix.length);
+  }
+  return undefined;
+}
+
+/** The drill a report belongs to, from its JSON's `name`, when it can be read (a regular file only). */
+async function drillNameOf(dir: string, names: ReadonlySet<string>, file: string): Promise<string> {
+  if (!names.has(`${file}.json`)) return '(unknown drill)';
   const json = await readJson(join(dir, `${file}.json`));
   const name = json && typeof json === 'object' && 'name' in json ? json.name : undefined;
   return typeof name === 'string' ? name : '(unknown drill)';

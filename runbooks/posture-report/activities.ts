@@ -7,6 +7,7 @@ import { renameDurably } from '../../runtime/atomic-file';
 import { csvRecord } from '../../runtime/csv';
 import { exportPath } from '../../runtime/export-file';
 import { calling, toFailure } from '../../runtime/failures';
+import { reportBaseName } from '../dr-drill/activities';
 import { allExist, appendAt, describe, finish, STALE_ROWS, UNPROTECTED_ROWS, writeHtml } from './files';
 import { page, section, table, tableRow } from './html';
 import {
@@ -83,21 +84,29 @@ interface Newest {
 
 /**
  * The files of a report: the final paths and the partial ones of this report's runs (retries and the runs it
- * continued as share them, other reports with the same workflow ID not).
+ * continued as share them, other reports with the same workflow ID not). Final names are per run, as drill reports'
+ * are (`reportBaseName`: the whole workflow ID and the first run's ID), so that two workflow IDs ending in the same
+ * name (`team-a/weekly`, `team-b/weekly`) or two runs of one ID never replace each other's report. Partial names
+ * keep their earlier form (they already hold the run ID), so that a run in flight across an upgrade finds them.
  */
-function filesOf(outputDir: string, base: string, run: string | undefined) {
+export function filesOf(outputDir: string, base: string, run: string | undefined) {
   const runId = run ?? activityInfo().workflowExecution?.runId ?? activityInfo().activityId;
-  const unprotectedCsv = exportPath(outputDir, FOLDER, `${base}-unprotected.csv`);
-  const staleCsv = exportPath(outputDir, FOLDER, `${base}-stale.csv`);
-  const html = exportPath(outputDir, FOLDER, `${base}.html`);
+  // Never hidden: a leading dot would keep the report out of listings.
+  const name = reportBaseName({ workflowId: base, runId }).replace(/^\./, '_');
+  const final = {
+    unprotectedCsv: exportPath(outputDir, FOLDER, `${name}-unprotected.csv`),
+    staleCsv: exportPath(outputDir, FOLDER, `${name}-stale.csv`),
+    html: exportPath(outputDir, FOLDER, `${name}.html`),
+  };
+  const partialOf = (suffix: string) => exportPath(outputDir, FOLDER, `${base}${suffix}`);
   return {
     run: runId,
-    final: { unprotectedCsv, staleCsv, html },
+    final,
     partial: {
-      unprotectedCsv: `${unprotectedCsv}.${runId}.partial`,
-      staleCsv: `${staleCsv}.${runId}.partial`,
-      unprotectedHtml: `${html}.${runId}.unprotected.partial`,
-      staleHtml: `${html}.${runId}.stale.partial`,
+      unprotectedCsv: `${partialOf('-unprotected.csv')}.${runId}.partial`,
+      staleCsv: `${partialOf('-stale.csv')}.${runId}.partial`,
+      unprotectedHtml: `${partialOf('.html')}.${runId}.unprotected.partial`,
+      staleHtml: `${partialOf('.html')}.${runId}.stale.partial`,
     } satisfies Record<keyof PostureOffsets, string>,
   };
 }

@@ -157,8 +157,9 @@ test('counts every resource by status, provider, type and environment, and lists
 
   // Only the final files are left: no partial file of the run.
   const dir = join(fx.outputDir, 'posture-reports');
+  const base = `${handle.workflowId}--${handle.firstExecutionRunId}`;
   expect((await readdir(dir)).filter((f) => f.startsWith(handle.workflowId)).sort()).toEqual(
-    [`${handle.workflowId}-stale.csv`, `${handle.workflowId}-unprotected.csv`, `${handle.workflowId}.html`].sort(),
+    [`${base}-stale.csv`, `${base}-unprotected.csv`, `${base}.html`].sort(),
   );
   // Six pages, six scans: the status shows the whole inventory done.
   const status = await handle.query(statusQuery);
