@@ -32,6 +32,7 @@ const STATUS_WORDS: Record<GateStatus, string> = {
   failed: 'failed',
   unsigned: 'unsigned',
   'chain-broken': 'chain broken',
+  'key-retired': 'key retired',
 };
 
 /**

@@ -9,9 +9,10 @@ import type { DrillEntry, SealStatus } from './drill-index';
  * - `too-old`: no drill of it finished within the period;
  * - `failed`: its newest drill within the period verifies, and its result there is FAIL or PARTIAL;
  * - `unsigned`: its newest drill within the period has no seal, or a seal that does not verify (edited, another key);
- * - `chain-broken`: that drill's own seal holds, but its chain does not (a report before it removed, another edited).
+ * - `chain-broken`: that drill's own seal holds, but its chain does not (a report before it removed, another edited);
+ * - `key-retired`: that drill was sealed by a key outside its window in the key history (before `since`, or retired).
  */
-export type GateStatus = 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken';
+export type GateStatus = 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired';
 
 /** One report of a resource, as the gate names it. */
 export interface GateReport {
@@ -94,6 +95,11 @@ function gateOf(resourceId: string, newestFirst: readonly DrillEntry[], sinceMs:
     const why = problem ? `${problem.kind} ${problem.report}: ${problem.detail}` : 'a problem';
     const reason = `${latest.drill.file}: its seal holds, its chain does not (${why})`;
     return { ...base, status: 'chain-broken', reason, decidedBy };
+  }
+  const outsideWindow = seal.problems.find((p) => p.kind === 'keyWindow');
+  if (outsideWindow) {
+    const reason = `${latest.drill.file}: ${outsideWindow.detail}`;
+    return { ...base, status: 'key-retired', reason, decidedBy };
   }
   if (seal.status !== 'verified') {
     const problem = seal.problems[0];

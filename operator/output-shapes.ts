@@ -204,9 +204,10 @@ export interface GateResourceOutput {
   /**
    * `pass`, or why not: `none` (no report names it), `too-old` (no drill of it within the period), `failed` (its
    * newest drill within the period verifies and did not pass), `unsigned` (that drill's seal is missing or does not
-   * verify), `chain-broken` (that drill's seal holds, its chain does not).
+   * verify), `chain-broken` (that drill's seal holds, its chain does not), `key-retired` (sealed by a key outside its
+   * window in the key history).
    */
-  status: 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken';
+  status: 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired';
   /** Why it does not pass, in words; absent when it passes. */
   reason?: string;
   /** Its newest verified PASS, whenever it was; absent when it never had one. */

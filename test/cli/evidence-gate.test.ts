@@ -101,6 +101,22 @@ test('exit 1 naming each resource without one, and why: none, too old, failed', 
   expect(message).not.toContain('ok-1');
 });
 
+test('a report sealed after its key was retired, as the key history says, fails as key-retired', async () => {
+  await drill('nightly', 1, [passed('db-1')]);
+  // The history now says the key was retired a millisecond after it was made: before the report's seal.
+  const history = JSON.parse(await readFile(keyHistoryPath(keyFile), 'utf8')) as {
+    keys: { keyId: string; since: string; retiredAt: string | null }[];
+  };
+  const entry = history.keys.find((k) => k.keyId === key.keyId);
+  if (!entry) throw new Error('the key is not in its history');
+  entry.retiredAt = new Date(Date.parse(entry.since) + 1).toISOString();
+  await writeFile(keyHistoryPath(keyFile), JSON.stringify(history, null, 2));
+  const { status, doc } = await json('--within', '30d');
+  expect(status).toBe(1);
+  expect(statuses(doc)).toEqual([['db-1', 'key-retired']]);
+  expect(doc.resources[0]?.reason).toContain(`with key ${key.keyId}, outside its window in the key history`);
+});
+
 test('a tampered report counts as unsigned, and so do an unsealed one and one sealed with another key', async () => {
   const tampered = await drill('nightly', 4, [failed('db-1')]);
   const unsealed = await drill('weekly', 4, [passed('vm-1')]);
