@@ -7,6 +7,7 @@ import { otherSubcommand, parseCommandLine, positionals } from '../operator/args
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { evidenceGateCommand } from './evidence-gate-command';
 import { evidenceKeyCommand } from './evidence-key-command';
+import { evidenceOscalCommand } from './evidence-oscal-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
 import { helpFor } from '../operator/help';
 import { PublicKeyFileError, readPublicKeys } from '../operator/public-keys';
@@ -36,6 +37,7 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'key') return evidenceKeyCommand(rest);
   if (sub === 'gate') return evidenceGateCommand(rest, UntrustedKeysError);
+  if (sub === 'oscal') return evidenceOscalCommand(rest, UntrustedKeysError);
   if (sub === 'pack') {
     return evidencePackCommand(rest, async (files) =>
       (await Promise.all(files.map(readPublicKeys))).flat().map((k) => k.key),

@@ -62,6 +62,34 @@ export const EVIDENCE_COMMAND = {
       ],
     },
     {
+      name: 'oscal',
+      description: 'Write OSCAL assessment results: the verified drill reports against the control catalogue.',
+      usage:
+        'evidence oscal [--dir <output dir>] --public-key <file>... | --trust-folder-keys [--out <file>] [--within <duration>]',
+      details: [
+        'One observation per drill report whose seal and chain verify (with its sha256), one finding per control of',
+        'the catalogue (docs/evidence-packs.md): satisfied when every resource the reports name has a verified PASS',
+        "within the control's period, or --within for every control. Without --public-key it refuses (exit 2), as",
+        'verify does. The document goes to standard output, or --out; notes go to standard error.',
+      ],
+      options: [
+        pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
+        {
+          name: 'public-key',
+          value: 'file',
+          placeholder: 'file',
+          description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
+          multiple: true,
+        },
+        flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        pathOption('out', 'file', 'file', 'the OSCAL JSON file to write (default standard output)'),
+        text('within', 'duration', "one period for every control instead of each control's own: 365d, 90d"),
+      ],
+      examples: [
+        'runbooks evidence oscal --public-key .data/evidence-signing-key.history.json --out assessment-results.json',
+      ],
+    },
+    {
       name: 'pack',
       description: 'Bundle the drill reports of a period, their seals and a summary page into one file for an auditor.',
       usage:

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Installs what `npm run test:full` needs beyond `npm test`: the FOCUS validator (a Python venv), a real Temporal server
-// and PostgreSQL for the cluster test, helm, cosign, Prometheus and promtool (built from their Go modules), and Chromium
-// (Debian's package). Each is kept in .tools/ or the system, so a second run finds them at once.
+// Installs what `npm run test:full` needs beyond `npm test`: the FOCUS and OSCAL validators (Python venvs), a real
+// Temporal server and PostgreSQL for the cluster test, helm, cosign, Prometheus and promtool (built from their Go
+// modules), and Chromium (Debian's package). Each is kept in .tools/ or the system, so a second run finds them at once.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -11,6 +11,7 @@ const SCRIPTS = [
   'ensure-temporal.js',
   'ensure-test-server.js',
   'ensure-focus-validator.js',
+  'ensure-oscal-validator.js',
   'ensure-temporal-server.js',
   'ensure-postgres.js',
   'ensure-helm.js',

@@ -72,6 +72,7 @@ const FULL = [
   'test/cli/doctor.test.ts',
   'test/cli/exit-codes.test.ts',
   'test/cli/demo-output.test.ts',
+  'test/cli/evidence-oscal-validate.test.ts',
   'test/cli/help-examples-run.test.ts',
   'test/cli/temporal-profile.test.ts',
   'test/worker/health-server.test.ts',

@@ -40,6 +40,9 @@ const NOT_HERE: Record<string, string> = {
     "reads the project's own .data: test/cli/evidence-gate.test.ts gates sealed reports",
   'runbooks evidence gate --within 7d --public-key .data/evidence-signing-key.history.json -o json':
     "reads the project's own .data: test/cli/evidence-gate.test.ts checks the JSON document",
+  'runbooks evidence oscal --public-key .data/evidence-signing-key.history.json --out assessment-results.json':
+    "reads the project's own .data: test/cli/evidence-oscal.test.ts writes the document, and " +
+    'test/cli/evidence-oscal-validate.test.ts validates it',
   'runbooks evidence key show': "reads the project's own .data key: test/cli/exit-codes.test.ts shows a missing one",
   'runbooks evidence key rotate': "would rotate the project's own .data key: test/e2e/rotation.test.ts",
   'runbooks demo': 'test/cli/demo-output.test.ts',
