@@ -1,11 +1,12 @@
 import type { KeyObject } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { otherSubcommand, parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { evidenceGateCommand } from './evidence-gate-command';
+import { folderKeyFiles, UntrustedKeysError } from './evidence-inputs';
 import { evidenceKeyCommand } from './evidence-key-command';
 import { evidenceOscalCommand } from './evidence-oscal-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
@@ -16,9 +17,6 @@ const VERIFY_HELP = helpFor('evidence verify');
 
 /** The folder to check does not exist or holds no reports. */
 export class EvidenceDirError extends NotFoundError {}
-
-/** Neither --public-key nor --trust-folder-keys: the only keys at hand are the ones an attacker could have put there. */
-export class UntrustedKeysError extends UsageError {}
 
 /** A problem's kind in words: a report sealed with another key is unverified, not edited. */
 const problemKind = (problem: Problem) => (problem.kind === 'otherKey' ? 'unverified' : problem.kind);
@@ -36,8 +34,8 @@ export class EvidenceCheckFailedError extends CliError {
 export async function evidenceCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'key') return evidenceKeyCommand(rest);
-  if (sub === 'gate') return evidenceGateCommand(rest, UntrustedKeysError);
-  if (sub === 'oscal') return evidenceOscalCommand(rest, UntrustedKeysError);
+  if (sub === 'gate') return evidenceGateCommand(rest);
+  if (sub === 'oscal') return evidenceOscalCommand(rest);
   if (sub === 'pack') {
     return evidencePackCommand(rest, async (files) =>
       (await Promise.all(files.map(readPublicKeys))).flat().map((k) => k.key),
@@ -54,12 +52,7 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   const packFile = await isPackFile(dirArg);
   if (packFile) return verifyPackFile(packFile, keyFiles, trustFolder);
   const dir = await reportsDir(dirArg);
-  const files =
-    keyFiles.length > 0
-      ? keyFiles
-      : (await readdir(dir))
-          .filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'))
-          .map((n) => join(dir, n));
+  const files = keyFiles.length > 0 ? keyFiles : await folderKeyFiles(dir);
   const keys = (await Promise.all(files.map(readPublicKeys))).flat();
   if (keyFiles.length === 0) {
     console.log(`public keys found beside the reports in ${dir}:`);

@@ -1,8 +1,8 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { keysToTrust, outputDirOf, refuseUntrusted } from './evidence-inputs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { dataDirOf } from '../runtime/config';
-import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { DRILL_REPORTS_FOLDER, DrillReader } from '../history/drill-index';
 import { evidenceGate, type GateReport, type GateResource, type GateStatus } from '../history/gate';
 import { parseCommandLine, positionals } from '../operator/args';
@@ -10,7 +10,6 @@ import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/err
 import { helpFor } from '../operator/help';
 import { outputFormat, printJson, printTable } from '../operator/output';
 import type { EvidenceGateOutput, GateReportOutput } from '../operator/output-shapes';
-import { PublicKeyFileError, readPublicKeys } from '../operator/public-keys';
 import { parseDuration } from './schedule-policies';
 
 const GATE_HELP = helpFor('evidence gate');
@@ -38,13 +37,8 @@ const STATUS_WORDS: Record<GateStatus, string> = {
 /**
  * `evidence gate --within <duration> [--scope <file>] [--dir <output dir>] --public-key <file>... |
  * --trust-folder-keys [-o text|json]`. Every argument is checked before a report is read; nothing is written.
- * `untrusted` is evidence verify's error for a check without keys obtained out of band.
  */
-export async function evidenceGateCommand(
-  argv: string[],
-  untrusted: new (message: string) => UsageError,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<void> {
+export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals: given } = parseCommandLine(argv, GATE_HELP);
   positionals(given, [], GATE_HELP);
   const format = outputFormat(values.output, GATE_HELP);
@@ -58,33 +52,20 @@ export async function evidenceGateCommand(
   }
   const keyFiles = values['public-key'] ?? [];
   const trustFolder = values['trust-folder-keys'];
-  if (keyFiles.length > 0 && trustFolder) {
-    throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${GATE_HELP.usage}`);
-  }
-  if (keyFiles.length === 0 && !trustFolder) {
-    // A gate that trusts the keys beside the reports passes whatever whoever can write there seals.
-    throw new untrusted(
-      `not checked: the keys beside the reports can be replaced by whoever can edit a report. Give --public-key <the ` +
-        `key history or public key obtained out of band> (runbooks evidence key show names it), or ` +
-        `--trust-folder-keys to trust the folder's keys all the same`,
-    );
-  }
+  refuseUntrusted(keyFiles, trustFolder === true, GATE_HELP);
   const outputDir = await outputDirOf(
     values.dir ?? (env.RUNBOOKS_OUTPUT_DIR?.trim() || join(dataDirOf(env), 'output')),
+    GATE_HELP,
   );
   const scope = values.scope === undefined ? undefined : await readScope(values.scope);
   const dir = join(outputDir, DRILL_REPORTS_FOLDER);
 
   // In JSON mode standard output holds the document alone: the notes go to standard error.
   const note = format === 'json' ? (line: string) => console.error(line) : (line: string) => console.log(line);
-  const files = keyFiles.length > 0 ? keyFiles : await folderKeyFiles(dir);
-  const keys = (await Promise.all(files.map(readPublicKeys))).flat();
-  if (keyFiles.length > 0) {
-    note('public keys given:');
-  } else {
-    if (keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
-    note(`trusting the public keys beside the reports in ${dir} (--trust-folder-keys):`);
-  }
+  const { keys, given: keysGiven } = await keysToTrust({ keyFiles, trustFolder: trustFolder === true, dir }, GATE_HELP);
+  note(
+    keysGiven ? 'public keys given:' : `trusting the public keys beside the reports in ${dir} (--trust-folder-keys):`,
+  );
   for (const k of keys) note(`  ${k.line}`);
 
   const now = Date.now();
@@ -155,22 +136,6 @@ function reportOutput(r: GateReport): GateReportOutput {
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
-/** `--dir`: the output directory, or its drill-reports/ folder itself. */
-async function outputDirOf(arg: string): Promise<string> {
-  const dir = resolve(arg);
-  const isDir = await stat(dir).then(
-    (s) => s.isDirectory(),
-    () => undefined,
-  );
-  if (isDir === undefined) throw new NotFoundError(`${dir} does not exist (--dir or RUNBOOKS_OUTPUT_DIR)`);
-  if (!isDir) throw new UsageError(`${dir} is not a directory\n${GATE_HELP.usage}`);
-  const nested = await stat(join(dir, DRILL_REPORTS_FOLDER)).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  return !nested && basename(dir) === DRILL_REPORTS_FOLDER ? dirname(dir) : dir;
-}
-
 /** The resource IDs of a --scope file; a file that is not one is a usage error naming what is wrong. */
 async function readScope(arg: string): Promise<{ path: string; ids: string[] }> {
   const path = resolve(arg);
@@ -196,9 +161,4 @@ async function readScope(arg: string): Promise<{ path: string; ids: string[] }> 
     throw new UsageError(`--scope ${path} is not a scope file (${where}): ${expected}`);
   }
   return { path, ids: [...new Set(parsed.data.resources)] };
-}
-
-async function folderKeyFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch(() => []);
-  return names.filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem')).map((n) => join(dir, n));
 }

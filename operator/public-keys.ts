@@ -9,7 +9,7 @@ import { NotFoundError, UsageError } from './errors';
 /** A --public-key file that cannot be read or holds no Ed25519 public key. */
 export class PublicKeyFileError extends UsageError {}
 
-interface TrustedKey {
+export interface TrustedKey {
   key: KeyObject;
   /** Where it came from, and for a history its dates. */
   line: string;

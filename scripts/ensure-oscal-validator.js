@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { TOOLS, isExecutable, python, fail, runEnsure } = require('./wheel');
+const { TOOLS, isExecutable, pipInstall, fail, runEnsure } = require('./wheel');
 
 // Pinned: a newer release may follow a newer OSCAL model, and the test must not change under us.
 const REQUIREMENTS = ['compliance-trestle==5.2.0'];
@@ -64,7 +64,7 @@ function ensureOscalValidator() {
   }
   if (isExecutable(path.join(VENV, 'bin', 'trestle')) && isOscalValidator(writeWrapper())) return WRAPPER;
 
-  const result = installInPlace();
+  const result = pipInstall(VENV, REQUIREMENTS, () => (isOscalValidator(writeWrapper()) ? WRAPPER : undefined));
   if (result.path) return result.path;
   throw fail(
     [
@@ -74,28 +74,6 @@ function ensureOscalValidator() {
     ].join('\n'),
     'OSCAL_VALIDATOR_NOT_FOUND',
   );
-}
-
-/** Creates the venv where it will live (a venv cannot be moved), removing it again when anything fails. */
-function installInPlace() {
-  process.stderr.write(`Installing ${REQUIREMENTS.join(' ')} with pip into ${VENV}...\n`);
-  fs.rmSync(VENV, { recursive: true, force: true });
-  fs.mkdirSync(TOOLS, { recursive: true });
-  const cleanup = (reason) => {
-    fs.rmSync(VENV, { recursive: true, force: true });
-    return { reason };
-  };
-  const venv = python(['-m', 'venv', VENV], { stdio: ['ignore', process.stderr, process.stderr] });
-  if (!venv) return cleanup('no python3 or python');
-  if (venv.status !== 0) return cleanup('python -m venv failed');
-  const pip = spawnSync(
-    path.join(VENV, 'bin', 'python'),
-    ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', ...REQUIREMENTS],
-    { stdio: ['ignore', process.stderr, process.stderr], timeout: 900_000 },
-  );
-  if (pip.status !== 0) return cleanup(`pip install ${REQUIREMENTS.join(' ')} failed`);
-  if (!isOscalValidator(writeWrapper())) return cleanup('the installed validator does not run');
-  return { path: WRAPPER };
 }
 
 module.exports = { ensureOscalValidator };

@@ -174,7 +174,33 @@ function goInstall(packages, dir, codePrefix, { prepare = () => {}, done = () =>
   }
 }
 
+/**
+ * pip installs `requirements` into a venv at `venv`, created where it will live (a venv cannot be moved); `works()`
+ * then checks the result and returns the tool's path. Returns `{ path }`, or `{ reason }` with the venv removed again.
+ */
+function pipInstall(venv, requirements, works) {
+  process.stderr.write(`Installing ${requirements.join(' ')} with pip into ${venv}...\n`);
+  fs.rmSync(venv, { recursive: true, force: true });
+  fs.mkdirSync(TOOLS, { recursive: true });
+  const cleanup = (reason) => {
+    fs.rmSync(venv, { recursive: true, force: true });
+    return { reason };
+  };
+  const created = python(['-m', 'venv', venv], { stdio: ['ignore', process.stderr, process.stderr] });
+  if (!created) return cleanup('no python3 or python');
+  if (created.status !== 0) return cleanup('python -m venv failed');
+  const pip = spawnSync(
+    path.join(venv, 'bin', 'python'),
+    ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', ...requirements],
+    { stdio: ['ignore', process.stderr, process.stderr], timeout: 900_000 },
+  );
+  if (pip.status !== 0) return cleanup(`pip install ${requirements.join(' ')} failed`);
+  const tool = works();
+  return tool ? { path: tool } : cleanup('the installed validator does not run');
+}
+
 module.exports = {
+  pipInstall,
   TOOLS,
   isExecutable,
   onPath,

@@ -1,0 +1,65 @@
+import { readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { NotFoundError, UsageError } from '../operator/errors';
+import type { Help } from '../operator/help';
+import { PublicKeyFileError, readPublicKeys, type TrustedKey } from '../operator/public-keys';
+import { DRILL_REPORTS_FOLDER } from '../history/drill-index';
+import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
+
+// What the evidence commands that read a reports folder share: where the folder is, and which keys to trust.
+
+/** Neither --public-key nor --trust-folder-keys: the only keys at hand are the ones an attacker could have put there. */
+export class UntrustedKeysError extends UsageError {}
+
+/** `--dir`: the output directory, or its drill-reports/ folder itself. */
+export async function outputDirOf(arg: string, help: Help): Promise<string> {
+  const dir = resolve(arg);
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => undefined,
+  );
+  if (isDir === undefined) throw new NotFoundError(`${dir} does not exist (--dir or RUNBOOKS_OUTPUT_DIR)`);
+  if (!isDir) throw new UsageError(`${dir} is not a directory\n${help.usage}`);
+  const nested = await stat(join(dir, DRILL_REPORTS_FOLDER)).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  return !nested && basename(dir) === DRILL_REPORTS_FOLDER ? dirname(dir) : dir;
+}
+
+/** The public key files beside the reports in `dir`. */
+export async function folderKeyFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => []);
+  return names.filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem')).map((n) => join(dir, n));
+}
+
+/**
+ * The keys to check seals against: the --public-key files, obtained out of band, or with --trust-folder-keys the
+ * keys beside the reports in `dir`. Neither is refused: a check against keys whoever can write the reports could
+ * replace proves nothing. `given` says which.
+ */
+export async function keysToTrust(
+  options: { keyFiles: readonly string[]; trustFolder: boolean; dir: string },
+  help: Help,
+): Promise<{ keys: TrustedKey[]; given: boolean }> {
+  const { keyFiles, trustFolder, dir } = options;
+  refuseUntrusted(keyFiles, trustFolder, help);
+  const given = keyFiles.length > 0;
+  const keys = (await Promise.all((given ? keyFiles : await folderKeyFiles(dir)).map(readPublicKeys))).flat();
+  if (!given && keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
+  return { keys, given };
+}
+
+/** Refuses both --public-key and --trust-folder-keys, or neither: checked before anything is read. */
+export function refuseUntrusted(keyFiles: readonly string[], trustFolder: boolean, help: Help): void {
+  if (keyFiles.length > 0 && trustFolder) {
+    throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${help.usage}`);
+  }
+  if (keyFiles.length === 0 && !trustFolder) {
+    throw new UntrustedKeysError(
+      `not checked: the keys beside the reports can be replaced by whoever can edit a report. Give --public-key <the ` +
+        `key history or public key obtained out of band> (runbooks evidence key show names it), or ` +
+        `--trust-folder-keys to trust the folder's keys all the same`,
+    );
+  }
+}
