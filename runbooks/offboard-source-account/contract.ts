@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { defineRunbook } from '../../contracts/runbook';
 import { NonBlank, runbookInput } from '../../runtime/input-rules';
 
+// The workflow names the run's file as a query export's (pure, no Node modules); it reaches it through this contract.
+export { runFileName } from '../query-export/run-file';
+
 export const OffboardSourceAccountInput = runbookInput(z.strictObject({ accountId: NonBlank }));
 export type OffboardSourceAccountInput = z.input<typeof OffboardSourceAccountInput>;
 
@@ -12,8 +15,9 @@ export interface OffboardResult {
   /** How many resources stay in the inventory because they have snapshots. */
   remainingCount: number;
   /**
-   * Those resources, one CSV row each (`offboarding/<workflowId>-remaining.csv`): the list never enters history, so
-   * the result stays small however many there are. Absent for runs that listed them before the file existed.
+   * Those resources, one CSV row each (`offboarding/<workflowId>--<runId>-remaining.csv`, the run's own; runs from
+   * before that wrote `<workflowId>-remaining.csv`): the list never enters history, so the result stays small however
+   * many there are. Absent for runs that listed them before the file existed.
    */
   remainingFile?: RemainingFile;
 }

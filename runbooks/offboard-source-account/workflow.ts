@@ -9,6 +9,7 @@ import {
   REMAINING_RESOURCES_FILE,
   type OffboardResult,
   offboardSourceAccountContract,
+  runFileName,
 } from './contract';
 
 const service = serviceCalls<Activities>();
@@ -53,9 +54,12 @@ export async function offboardSourceAccount(raw: OffboardSourceAccountInput): Pr
     tracker.phase('completed', { detail: `${listed.length} resources stay in the inventory` });
     return { ...result, remainingCount: listed.length };
   }
+  // Named for this run (`<workflowId>--<runId>-remaining.csv`), so that no other run's list is replaced; decided here,
+  // so that every attempt resumes the same file (this workflow never continues as new). Only the activity's input
+  // differs from earlier versions: the commands stay as they were, so no patch.
   const file = await heartbeating.writeRemainingResources({
     providerAccountId,
-    fileName: `${workflowInfo().workflowId}-remaining.csv`,
+    fileName: runFileName(workflowInfo(), '-remaining.csv'),
   });
   tracker.phase('completed', { detail: `${file.rows} resources stay in the inventory; ${file.path}` });
   const { path, rows, bytes, sha256 } = file;

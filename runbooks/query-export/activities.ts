@@ -1,9 +1,12 @@
 import { csvRecord, csvRecordsBuffer } from '../../runtime/csv';
 import type { ActivityDeps } from '../../runtime/activity-deps';
-import { exportServicePages, type ExportSummary } from '../../runtime/export-file';
+import { exportPath, exportServicePages, type ExportSummary } from '../../runtime/export-file';
 import { QUERY_EXPORT_PAGE_SIZE } from './contract';
+import { claimExportFile } from './file-owner';
 import type { Notified } from '../../contracts';
 import { exportDone } from '../../steps/notifications';
+
+const FOLDER = 'query-exports';
 
 export function queryExportActivities({ client, outputDir, webhooks }: ActivityDeps) {
   return {
@@ -14,10 +17,16 @@ export function queryExportActivities({ client, outputDir, webhooks }: ActivityD
       pageSize?: number;
       announce?: boolean;
       defangFormulas?: boolean;
+      /**
+       * The name came from the runbook's input: it is claimed for this run first, and a file another run wrote there
+       * is refused, not replaced (`claimExportFile`). Absent: a name of the run's own, or a run from before claims.
+       */
+      claim?: boolean;
     }): Promise<ExportSummary & Notified> {
+      if (input.claim) await claimExportFile(exportPath(outputDir, FOLDER, input.fileName));
       const csv = { exact: input.defangFormulas !== true };
       const summary = await exportServicePages(
-        { outputDir, folder: 'query-exports', fileName: input.fileName },
+        { outputDir, folder: FOLDER, fileName: input.fileName },
         (pageToken, tokenAhead) =>
           client.getQueryResultsPage(
             input.queryId,

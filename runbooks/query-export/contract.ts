@@ -4,6 +4,9 @@ import { defineRunbook } from '../../contracts/runbook';
 import type { ExportSummary } from '../../runtime/export-file';
 import { NonBlank, QueryTarget, QueryText, runbookInput, strictDeep } from '../../runtime/input-rules';
 
+// The workflow names the file of a run without `fileName` (pure, no Node modules); it reaches it through this contract.
+export { runFileName } from './run-file';
+
 /**
  * Rows per results page, by default and at most: the largest page the simulated service serves (the service
  * states no maximum). Fewer pages mean fewer round trips; the bound keeps a page, and so the worker's memory, small.
@@ -14,7 +17,10 @@ export const QueryExportInput = runbookInput(
   z.strictObject({
     snapshotId: NonBlank,
     query: strictDeep(RunQueryInput).extend({ databaseName: NonBlank, query: QueryText, destination: QueryTarget }),
-    /** File name under the exports directory; defaults to the workflow ID. */
+    /**
+     * File name under the exports directory; by default `<workflowId>--<runId>.csv`, the run's own. A name given here
+     * is claimed for the run: a file another run wrote under it is refused (CONFLICT), never replaced.
+     */
     fileName: z
       .string()
       .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, dot, dash and underscore only')

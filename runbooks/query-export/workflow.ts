@@ -2,7 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import { heartbeatingCalls, leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
-import { QueryExportInput, type QueryExportResult, queryExportContract } from './contract';
+import { QueryExportInput, type QueryExportResult, queryExportContract, runFileName } from './contract';
 
 const service = serviceCalls<Activities>();
 const heartbeating = heartbeatingCalls<Activities>();
@@ -19,12 +19,16 @@ export async function queryExport(raw: QueryExportInput): Promise<QueryExportRes
   const outcome = await heartbeating.waitForQuery(queryId);
 
   tracker.phase('exporting results', { detail: `query ${queryId}` });
-  const fileName = input.fileName ?? `${workflowInfo().workflowId}.csv`;
+  // A name of this run's own (`runFileName`), or the input's, claimed for this run so that no other run's file is
+  // replaced. Decided here, so that every attempt of the export resumes the same file; this workflow never continues
+  // as new. Only the activity's input differs from earlier versions: the commands stay as they were, so no patch.
+  const fileName = input.fileName ?? runFileName(workflowInfo(), '.csv');
   // The export's activity sends export.done itself (see `leanHistory`).
   const inline = leanHistory();
   const { notified, ...summary } = await heartbeating.exportQueryResults({
     queryId,
     fileName,
+    ...(input.fileName === undefined ? {} : { claim: true }),
     pageSize: input.pageSize,
     ...(inline ? { announce: true } : {}),
     ...(input.defangFormulas ? { defangFormulas: true } : {}),

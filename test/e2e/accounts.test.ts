@@ -74,7 +74,9 @@ test('offboarding disconnects, deletes, and reports the resources that stay beca
   // The list is in the file, not in the result: one CSV row per staying resource, each with its snapshots.
   const file = result.remainingFile;
   if (!file) throw new Error('the run wrote no remaining-resources file');
-  expect(file.path).toBe(join(fx.outputDir, 'offboarding', `${handle.workflowId}-remaining.csv`));
+  // Named for the run, so that no other run's list replaces it.
+  const name = `${handle.workflowId}--${handle.firstExecutionRunId}-remaining.csv`;
+  expect(file.path).toBe(join(fx.outputDir, 'offboarding', name));
   const csv = await readFile(file.path, 'utf8');
   expect(file.sha256).toBe(createHash('sha256').update(csv).digest('hex'));
   expect(file.bytes).toBe(Buffer.byteLength(csv));

@@ -33,10 +33,14 @@ beforeAll(async () => {
 
 afterAll(() => teardownE2E(fx), 60_000);
 
-function runQueryExport(sql: string, extra: Partial<QueryExportInput> = {}) {
+function runQueryExport(
+  sql: string,
+  extra: Partial<QueryExportInput> = {},
+  workflowId = `query-export-${randomUUID()}`,
+) {
   return fx.env.client.workflow.start(queryExport, {
     taskQueue: fx.worker.taskQueue,
-    workflowId: `query-export-${randomUUID()}`,
+    workflowId,
     args: [{ ...queryExportInput(db, sql), ...extra }],
   });
 }
@@ -80,6 +84,46 @@ test('a query export writes every row to CSV and returns the service output loca
   expect(result.export.sha256).toBe(sha256(text));
   expect(result.export.bytes).toBe(Buffer.byteLength(text));
   expect((await handle.describe()).typedSearchAttributes.get(RunbookResourceKey)).toBe(db.snapshotId);
+});
+
+test('two runs of one workflow ID (a rerun after completion) leave two files, each named for its run', async () => {
+  const workflowId = `query-export-rerun-${randomUUID()}`;
+  const sql = 'SELECT id, name FROM customers ORDER BY id';
+  const first = await runQueryExport(sql, {}, workflowId);
+  const firstResult = await first.result();
+  const firstText = await readFile(firstResult.export.path);
+  const second = await runQueryExport(sql, {}, workflowId);
+  const secondResult = await second.result();
+
+  expect(basename(firstResult.export.path)).toBe(`${workflowId}--${first.firstExecutionRunId}.csv`);
+  expect(basename(secondResult.export.path)).toBe(`${workflowId}--${second.firstExecutionRunId}.csv`);
+  expect(secondResult.export.path).not.toBe(firstResult.export.path);
+  // The first run's file is still there, as that run reported it.
+  expect(sha256(await readFile(firstResult.export.path))).toBe(firstResult.export.sha256);
+  expect(sha256(firstText)).toBe(firstResult.export.sha256);
+  expect(sha256(await readFile(secondResult.export.path))).toBe(secondResult.export.sha256);
+  const own = (await readdir(dirname(firstResult.export.path))).filter((name) => name.startsWith(workflowId));
+  expect(own.sort()).toEqual([basename(firstResult.export.path), basename(secondResult.export.path)].sort());
+});
+
+test('an explicit fileName another run wrote is refused (CONFLICT, naming the file) and left as it was', async () => {
+  const fileName = `taken-${randomUUID()}.csv`;
+  const first = await (await runQueryExport('SELECT id, name FROM customers ORDER BY id', { fileName })).result();
+  const before = await stat(first.export.path);
+
+  const other = await runQueryExport('SELECT id FROM events ORDER BY id', { fileName });
+  const failure = await failureOf(other);
+  expect(failure.type).toBe(FailureType.Conflict);
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message).toContain(`query-exports/${fileName}`);
+  expect(failure.message).toContain('another fileName');
+
+  const after = await stat(first.export.path);
+  expect(after.ino).toBe(before.ino);
+  expect(sha256(await readFile(first.export.path))).toBe(first.export.sha256);
+  // Refused before a byte was written: no partial file of the refused run.
+  const names = (await readdir(dirname(first.export.path))).filter((name) => name.startsWith(fileName));
+  expect(names.sort()).toEqual([fileName, `${fileName}.owner`]);
 });
 
 test.each([
