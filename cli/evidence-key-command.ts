@@ -8,7 +8,14 @@ import {
   readEvidenceKey,
   rotateEvidenceKey,
 } from '../runtime/evidence-key';
-import { keyHistoryPath, readKeyHistory } from '../runtime/evidence-key-history';
+import {
+  KEY_HISTORY_FORMAT,
+  keyHistoryPath,
+  readKeyHistory,
+  UNSIGNED_KEY_HISTORY_FORMAT,
+  type KeyHistory,
+  type KeyHistoryEntry,
+} from '../runtime/evidence-key-history';
 import { parseCommandLine, positionals } from '../operator/args';
 import { CliError, NotFoundError, UsageError } from '../operator/errors';
 import { helpFor } from '../operator/help';
@@ -45,10 +52,40 @@ async function show(keyFile: string): Promise<void> {
   console.log(`key file: ${keyFile}`);
   console.log(`current key: ${key.keyId} ${fingerprintOf(key.publicKey)}`);
   console.log(`key history: ${keyHistoryPath(keyFile)} (public keys only: give it to auditors)`);
-  for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}`);
+  console.log(`  ${signedState(history)}`);
+  for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}${linkOf(entry)}`);
+  const current = history.keys.at(-1);
   if (!history.keys.some((k) => k.keyId === key.keyId)) {
-    console.log('  (the current key is not listed: the worker lists it at start when it can write beside the key)');
+    console.log(
+      history.format === KEY_HISTORY_FORMAT && current
+        ? `  (the current key is not listed: it was put in place by hand, and no key it replaced vouches for it; ` +
+            `put ${current.keyId} back and run runbooks evidence key rotate)`
+        : '  (the current key is not listed: the worker lists it at start when it can write beside the key)',
+    );
   }
+}
+
+function signedState(history: KeyHistory): string {
+  if (history.format === UNSIGNED_KEY_HISTORY_FORMAT) {
+    return (
+      `unsigned (${UNSIGNED_KEY_HISTORY_FORMAT}, from an earlier release): auditors' verify refuses it; a worker ` +
+      'starting with this key, or runbooks evidence key rotate, signs it'
+    );
+  }
+  const current = history.keys.at(-1);
+  return current
+    ? `signed (${KEY_HISTORY_FORMAT}) by the current key ${current.keyId}; each key's entry by the key it replaced`
+    : 'no key listed yet';
+}
+
+/** Who vouches for an entry, when not the key it replaced. */
+function linkOf(entry: KeyHistoryEntry): string {
+  if (!('link' in entry)) return '';
+  if (entry.link.signedBy === 'self') return ' (signed by itself: the first key)';
+  if (entry.link.signedBy === 'current-at-upgrade') {
+    return ` (signed by ${entry.link.signerKeyId} when the history was first signed)`;
+  }
+  return '';
 }
 
 async function rotate(keyFile: string): Promise<void> {
@@ -59,7 +96,8 @@ async function rotate(keyFile: string): Promise<void> {
       : `created the evidence key at ${keyFile}: ${current.keyId}`,
   );
   console.log(`key history: ${keyHistoryPath(keyFile)}`);
-  for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}`);
+  if (previous) console.log(`  ${current.keyId}'s entry signed by ${previous.keyId}, the history by ${current.keyId}`);
+  for (const entry of history.keys) console.log(`  ${describeHistoryEntry(entry)}${linkOf(entry)}`);
   console.log(
     'restart the workers now: until then they sign with the key they loaded at start, and verify against the history ' +
       'fails those seals (made after the old key was retired)',

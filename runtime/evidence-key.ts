@@ -4,11 +4,13 @@ import { dirname } from 'node:path';
 import { createFileOnce, writeFileAtomic } from './atomic-file';
 import { EvidenceKeyError, keyIdOf } from './evidence-key-id';
 import {
-  historyEntryOf,
+  KEY_HISTORY_FORMAT,
+  keyHistoryPath,
   readKeyHistory,
-  withCurrentKey,
+  rotatedKeyHistory,
+  signedKeyHistoryWith,
   writeKeyHistory,
-  type KeyHistory,
+  type SignedKeyHistory,
 } from './evidence-key-history';
 import { withLockFile } from './file-lock';
 import { keyFileProblem } from './key-file-permissions';
@@ -106,10 +108,12 @@ export async function loadOrCreateEvidenceKey(
 }
 
 /**
- * Lists `key` in the key history beside it when it is not there yet (a new key, or one an operator put in place),
- * so that the history names every key that ever sealed. Under the rotation's lock, so that a worker starting during
- * a rotation cannot write back a history without the new key. Best effort: a read-only key folder (a mounted
- * secret) keeps no history, and `runbooks evidence key show` says so.
+ * Lists `key` in the key history beside it when it is not there yet (a new key: it signs its own entry), and signs an
+ * unsigned history written by an earlier release with it (`upgradedKeyHistory`), so that the history names every key
+ * that ever sealed. A key put in place by hand over a signed history stays out of it: no key it replaced vouches for
+ * it, and `runbooks evidence key show` says so. Under the rotation's lock, so that a worker starting during a rotation
+ * cannot write back a history without the new key. Best effort: a read-only key folder (a mounted secret) keeps no
+ * history.
  */
 async function recordInHistory(path: string, key: EvidenceKey): Promise<void> {
   await withLockFile(
@@ -117,7 +121,7 @@ async function recordInHistory(path: string, key: EvidenceKey): Promise<void> {
     HISTORY_LOCK_WAIT_MS,
     async () => {
       const history = await readKeyHistory(path);
-      const updated = withCurrentKey(history, key.publicKey, new Date().toISOString());
+      const updated = signedKeyHistoryWith(history, key, new Date().toISOString(), keyHistoryPath(path));
       if (updated !== history) await writeKeyHistory(path, updated);
     },
     (lock) => new EvidenceKeyError(path, `${lock} is held`),
@@ -145,14 +149,17 @@ const ROTATION_LOCK_WAIT_MS = 30_000;
 export interface Rotation {
   previous?: EvidenceKey;
   current: EvidenceKey;
-  history: KeyHistory;
+  history: SignedKeyHistory;
 }
 
 /**
  * Replaces the signing key at `keyFile` by a new one, under a lock beside it. The history is written first, with the
- * old key retired and the new one current: a crash between the two steps leaves a history that lists a key never
- * used, never a key that signed and is not listed. The old private key is gone; its public half stays in the history.
- * Workers sign with the key they loaded at start: they take the new one when restarted.
+ * old key retired and the new one current, the new key's entry signed by the old key (its link) and the history by
+ * the new key: a crash between the two steps leaves a history that lists a key never used, never a key that signed
+ * and is not listed. An unsigned history is signed by the old key first (`upgradedKeyHistory`). The old private key
+ * is gone; its public half stays in the history. Workers sign with the key they loaded at start: they take the new
+ * one when restarted. Without a key in place, a signed history that lists keys cannot take a new one (nothing would
+ * vouch for it), and this throws.
  */
 export async function rotateEvidenceKey(keyFile: string, at = new Date()): Promise<Rotation> {
   return withLockFile(
@@ -161,18 +168,22 @@ export async function rotateEvidenceKey(keyFile: string, at = new Date()): Promi
     async () => {
       const previous = (await exists(keyFile)) ? await readEvidenceKey(keyFile) : undefined;
       const when = at.toISOString();
-      let history = await readKeyHistory(keyFile);
-      if (previous) history = withCurrentKey(history, previous.publicKey, null);
+      const path = keyHistoryPath(keyFile);
+      const found = await readKeyHistory(keyFile);
+      if (!previous && found.format === KEY_HISTORY_FORMAT && found.keys.length > 0) {
+        throw new EvidenceKeyError(
+          path,
+          `lists keys, but there is no key at ${keyFile} to sign the new key's entry: put the current key ` +
+            `(${found.keys.at(-1)?.keyId ?? ''}) back and rotate, or move the history aside (keep it: it verifies ` +
+            `the reports its keys sealed) to start a new one`,
+        );
+      }
       const { privateKey } = generateKeyPairSync('ed25519');
       const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
       const current = parseEvidenceKey(pem, keyFile);
-      history = {
-        ...history,
-        keys: [
-          ...history.keys.map((k) => (k.retiredAt === null ? { ...k, retiredAt: when } : k)),
-          historyEntryOf(current.publicKey, when),
-        ],
-      };
+      const history = previous
+        ? rotatedKeyHistory(signedKeyHistoryWith(found, previous, null, path), previous, current, when, path)
+        : signedKeyHistoryWith(found, current, when, path);
       await mkdir(dirname(keyFile), { recursive: true, mode: 0o700 });
       await writeKeyHistory(keyFile, history);
       await writeFileAtomic(keyFile, pem, { mode: 0o600 });

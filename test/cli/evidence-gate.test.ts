@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
+import { loadOrCreateEvidenceKey, rotateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import type { EvidenceGateOutput } from '../../operator/output-shapes';
@@ -103,14 +103,13 @@ test('exit 1 naming each resource without one, and why: none, too old, failed', 
 
 test('a report sealed after its key was retired, as the key history says, fails as key-retired', async () => {
   await drill('nightly', 1, [passed('db-1')]);
-  // The history now says the key was retired a millisecond after it was made: before the report's seal.
+  // A rotation dated a millisecond after the key was made: the (signed) history retires it before the report's seal.
   const history = JSON.parse(await readFile(keyHistoryPath(keyFile), 'utf8')) as {
-    keys: { keyId: string; since: string; retiredAt: string | null }[];
+    keys: { keyId: string; since: string }[];
   };
   const entry = history.keys.find((k) => k.keyId === key.keyId);
   if (!entry) throw new Error('the key is not in its history');
-  entry.retiredAt = new Date(Date.parse(entry.since) + 1).toISOString();
-  await writeFile(keyHistoryPath(keyFile), JSON.stringify(history, null, 2));
+  await rotateEvidenceKey(keyFile, new Date(Date.parse(entry.since) + 1));
   const { status, doc } = await json('--within', '30d');
   expect(status).toBe(1);
   expect(statuses(doc)).toEqual([['db-1', 'key-retired']]);

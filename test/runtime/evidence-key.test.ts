@@ -111,17 +111,19 @@ test('a rotation retires the key in the history, keeps its public half, and repl
   expect(again.history.keys.filter((k) => k.retiredAt === null).map((k) => k.keyId)).toEqual([again.current.keyId]);
 });
 
-test('a key put in place by hand is listed at start, and the one it replaced is retired', async () => {
+test('a key put in place by hand over a signed history is not listed: no key it replaced vouches for it', async () => {
   const keyFile = join(root, 'signing-key.pem');
   const first = await loadOrCreateEvidenceKey(keyFile);
+  const before = await readFile(keyHistoryPath(keyFile), 'utf8');
   const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   await writeFile(keyFile, pem);
   await chmod(keyFile, 0o600);
-  const second = await loadOrCreateEvidenceKey(keyFile);
+  await loadOrCreateEvidenceKey(keyFile);
+  expect(await readFile(keyHistoryPath(keyFile), 'utf8')).toBe(before);
   const history = await readKeyHistory(keyFile);
-  expect(history.keys.map((k) => k.keyId)).toEqual([first.keyId, second.keyId]);
-  expect(history.keys[0]?.retiredAt).not.toBeNull();
-  expect(history.keys[1]?.retiredAt).toBeNull();
+  expect(history.keys.map((k) => [k.keyId, k.retiredAt])).toEqual([[first.keyId, null]]);
+  // Nor can it be rotated away from: it would sign the next key's link, and nothing links it to the history.
+  await expect(rotateEvidenceKey(keyFile)).rejects.toThrow(`whose current key is ${first.keyId}`);
 });
 
 test('a history whose key does not match its listed ID or fingerprint is refused', async () => {
