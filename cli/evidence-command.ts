@@ -1,19 +1,34 @@
 import type { KeyObject } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { otherSubcommand, parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { evidenceGateCommand } from './evidence-gate-command';
-import { folderKeyFiles, UntrustedKeysError } from './evidence-inputs';
+import { keysToTrust, refuseBoth, refuseUntrusted } from './evidence-inputs';
 import { evidenceKeyCommand } from './evidence-key-command';
 import { evidenceOscalCommand } from './evidence-oscal-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
 import { helpFor } from '../operator/help';
-import { PublicKeyFileError, readPublicKeys } from '../operator/public-keys';
+import { PublicKeyFileError, readPublicKeys, type TrustedKey } from '../operator/public-keys';
 
 const VERIFY_HELP = helpFor('evidence verify');
+
+/** verify shows the keys it would trust, then refuses them, saying "not verified": for a folder and for a pack. */
+const UNTRUSTED_FOLDER_KEYS =
+  `not verified: these keys lie beside the reports, and whoever can edit a report can replace them. Give ` +
+  `--public-key <the key history or public key obtained out of band> (runbooks evidence key show names it), ` +
+  `or --trust-folder-keys to trust the folder's keys all the same`;
+const UNTRUSTED_PACK_KEYS =
+  `not verified: whoever can edit the pack can replace the keys inside it. Give --public-key <the key history ` +
+  `obtained out of band>, or --trust-folder-keys to trust the pack's keys all the same`;
+
+/** `header`, then each key's line. */
+function showKeys(header: string, lines: readonly string[]): void {
+  console.log(header);
+  for (const line of lines) console.log(`  ${line}`);
+}
+const linesOf = (keys: readonly TrustedKey[]) => keys.map((k) => k.line);
 
 /** The folder to check does not exist or holds no reports. */
 export class EvidenceDirError extends NotFoundError {}
@@ -45,31 +60,20 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   const { values, positionals: given } = parseCommandLine(rest, VERIFY_HELP);
   const [dirArg = ''] = positionals(given, ['dir'], VERIFY_HELP);
   const keyFiles = values['public-key'] ?? [];
-  const trustFolder = values['trust-folder-keys'];
-  if (keyFiles.length > 0 && trustFolder) {
-    throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${VERIFY_HELP.usage}`);
-  }
+  const trustFolder = values['trust-folder-keys'] === true;
+  refuseBoth(keyFiles, trustFolder, VERIFY_HELP);
   const packFile = await isPackFile(dirArg);
   if (packFile) return verifyPackFile(packFile, keyFiles, trustFolder);
   const dir = await reportsDir(dirArg);
-  const files = keyFiles.length > 0 ? keyFiles : await folderKeyFiles(dir);
-  const keys = (await Promise.all(files.map(readPublicKeys))).flat();
-  if (keyFiles.length === 0) {
-    console.log(`public keys found beside the reports in ${dir}:`);
-    for (const k of keys) console.log(`  ${k.line}`);
-    if (!trustFolder) {
-      throw new UntrustedKeysError(
-        `not verified: these keys lie beside the reports, and whoever can edit a report can replace them. Give ` +
-          `--public-key <the key history or public key obtained out of band> (runbooks evidence key show names it), ` +
-          `or --trust-folder-keys to trust the folder's keys all the same`,
-      );
-    }
-    if (keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
-    console.log('trusting them (--trust-folder-keys): this shows the reports match those keys, not who signed them');
-  } else {
-    console.log('public keys given:');
-    for (const k of keys) console.log(`  ${k.line}`);
-  }
+  const showFolderKeys = (found: readonly TrustedKey[]) =>
+    showKeys(`public keys found beside the reports in ${dir}:`, linesOf(found));
+  const { keys, given: keysGiven } = await keysToTrust(
+    { keyFiles, trustFolder, dir, showFolderKeys },
+    VERIFY_HELP,
+    UNTRUSTED_FOLDER_KEYS,
+  );
+  if (keysGiven) showKeys('public keys given:', linesOf(keys));
+  else console.log('trusting them (--trust-folder-keys): this shows the reports match those keys, not who signed them');
 
   const { chains, folder, first } = await verifyEvidence(
     dir,
@@ -107,19 +111,12 @@ async function verifyPackFile(path: string, keyFiles: string[], trustPack: boole
   let keys: KeyObject[];
   if (keyFiles.length > 0) {
     const trusted = (await Promise.all(keyFiles.map(readPublicKeys))).flat();
-    console.log('public keys given:');
-    for (const k of trusted) console.log(`  ${k.line}`);
+    showKeys('public keys given:', linesOf(trusted));
     keys = trusted.map((k) => k.key);
   } else {
     const inPack = packKeyLines(entries);
-    console.log(`public keys inside the pack ${path}:`);
-    for (const line of inPack.lines) console.log(`  ${line}`);
-    if (!trustPack) {
-      throw new UntrustedKeysError(
-        `not verified: whoever can edit the pack can replace the keys inside it. Give --public-key <the key history ` +
-          `obtained out of band>, or --trust-folder-keys to trust the pack's keys all the same`,
-      );
-    }
+    showKeys(`public keys inside the pack ${path}:`, inPack.lines);
+    refuseUntrusted(keyFiles, trustPack, VERIFY_HELP, UNTRUSTED_PACK_KEYS);
     if (inPack.keys.length === 0) throw new PublicKeyFileError(`no public key in ${path}: give --public-key`);
     console.log('trusting them (--trust-folder-keys): this shows the pack matches those keys, not who signed it');
     keys = inPack.keys;

@@ -4,12 +4,24 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { dataDirOf } from '../runtime/config';
 import { DRILL_REPORTS_FOLDER, DrillReader } from '../history/drill-index';
-import { evidenceGate, type GateReport, type GateResource, type GateStatus } from '../history/gate';
+import { CONTROLS, type Control } from '../history/controls';
+import {
+  evaluateControls,
+  evaluationText,
+  type ControlEvaluation,
+  type GivenPeriod,
+} from '../history/control-evaluation';
+import { evidenceGate, GATE_STATUS_TEXT, type GateReport, type GateResource } from '../history/gate';
 import { parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { helpFor } from '../operator/help';
 import { outputFormat, printJson, printTable } from '../operator/output';
-import type { EvidenceGateOutput, GateReportOutput } from '../operator/output-shapes';
+import type {
+  EvidenceGateOutput,
+  GateControlOutput,
+  GateReportOutput,
+  GateResourceOutput,
+} from '../operator/output-shapes';
 import { parseDuration } from './schedule-policies';
 
 const GATE_HELP = helpFor('evidence gate');
@@ -24,31 +36,28 @@ export class GateFailedError extends CliError {
 /** `{"resources": ["<id>", ...]}`: an object, so that fields can be added to it later. */
 const ScopeFile = z.strictObject({ resources: z.array(z.string().trim().min(1)).min(1) });
 
-const STATUS_WORDS: Record<GateStatus, string> = {
-  pass: 'PASS',
-  none: 'none',
-  'too-old': 'too old',
-  failed: 'failed',
-  unsigned: 'unsigned',
-  'chain-broken': 'chain broken',
-  'key-retired': 'key retired',
-};
-
 /**
- * `evidence gate --within <duration> [--scope <file>] [--dir <output dir>] --public-key <file>... |
- * --trust-folder-keys [-o text|json]`. Every argument is checked before a report is read; nothing is written.
+ * `evidence gate --within <duration> | --control <id>... [--scope <file>] [--dir <output dir>] --public-key
+ * <file>... | --trust-folder-keys [-o text|json]`. Every argument is checked before a report is read; nothing is
+ * written. With --control, each control is judged by the same rule over its own period (unless --within).
  */
 export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals: given } = parseCommandLine(argv, GATE_HELP);
   positionals(given, [], GATE_HELP);
   const format = outputFormat(values.output, GATE_HELP);
-  const within = values.within;
-  if (within === undefined) throw new UsageError(`give --within, the period: 30d, 12h\n${GATE_HELP.usage}`);
-  const withinMs = parseDuration(within);
-  if (withinMs === undefined || withinMs === 0) {
-    throw new UsageError(
-      `--within must be a period such as 30d, 12h or 1d12h (days, hours, minutes, seconds), not '${within}'\n${GATE_HELP.usage}`,
-    );
+  const controls = values.control === undefined ? undefined : controlsNamed(values.control);
+  if (values.within === undefined && controls === undefined) {
+    throw new UsageError(`give --within, the period: 30d, 12h (or --control <id>, its period)\n${GATE_HELP.usage}`);
+  }
+  let givenPeriod: GivenPeriod | undefined;
+  if (values.within !== undefined) {
+    const ms = parseDuration(values.within);
+    if (ms === undefined || ms === 0) {
+      throw new UsageError(
+        `--within must be a period such as 30d, 12h or 1d12h (days, hours, minutes, seconds), not '${values.within}'\n${GATE_HELP.usage}`,
+      );
+    }
+    givenPeriod = { ms, text: values.within };
   }
   const keyFiles = values['public-key'] ?? [];
   const trustFolder = values['trust-folder-keys'];
@@ -69,15 +78,28 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
   for (const k of keys) note(`  ${k.line}`);
 
   const now = Date.now();
-  const sinceMs = now - withinMs;
   const index = await new DrillReader({ outputDir, publicKeys: keys.map((k) => k.key) }).read();
+  const evaluations = controls
+    ? evaluateControls(controls, index.drills, {
+        nowMs: now,
+        ...(givenPeriod ? { within: givenPeriod } : {}),
+        ...(scope ? { scope: scope.ids } : {}),
+      })
+    : undefined;
+  // Without --within, the shortest period of the controls named: a resource that passes it passes every longer one
+  // (its newest drill within the shortest period is its newest within each), so the list below is what all need.
+  const shortest = evaluations?.reduce((a, b) => (b.period.ms < a.period.ms ? b : a)).period;
+  const withinMs = givenPeriod?.ms ?? shortest?.ms ?? 0;
+  const within = givenPeriod?.text ?? `${shortest?.days ?? 0}d`;
+  const sinceMs = now - withinMs;
   const resources = evidenceGate(index.drills, { scope: scope?.ids, sinceMs });
   const failing = resources.filter((r) => r.status !== 'pass');
   const since = new Date(sinceMs).toISOString();
+  const unsatisfied = (evaluations ?? []).filter((e) => !e.satisfied);
 
   if (format === 'json') {
     printJson({
-      result: failing.length === 0 && resources.length > 0 ? 'pass' : 'fail',
+      result: failing.length === 0 && resources.length > 0 && unsatisfied.length === 0 ? 'pass' : 'fail',
       within,
       since,
       checkedAt: new Date(now).toISOString(),
@@ -86,39 +108,113 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
       dir,
       keySource: keyFiles.length > 0 ? 'given' : 'folder',
       keyIds: index.keyIds,
-      resources: resources.map((r) => ({
-        resourceId: r.resourceId,
-        ...(r.resourceName === undefined ? {} : { resourceName: r.resourceName }),
-        status: r.status,
-        ...(r.reason === undefined ? {} : { reason: r.reason }),
-        ...(r.lastVerifiedPass ? { lastVerifiedPass: reportOutput(r.lastVerifiedPass) } : {}),
-        ...(r.decidedBy ? { decidedBy: reportOutput(r.decidedBy) } : {}),
-      })),
+      resources: resources.map(resourceOutput),
       skipped: index.skipped.map((s) => ({ file: s.file, reason: s.reason })),
+      ...(evaluations ? { controls: evaluations.map((e) => controlOutput(e, givenPeriod?.text)) } : {}),
     } satisfies EvidenceGateOutput);
   } else {
     const scopeText = scope ? `the ${count(scope.ids.length, 'resource')} of ${scope.path}` : 'every resource named';
     console.log(`drills within ${within} (since ${since}) in ${dir}, for ${scopeText}:`);
     if (resources.length > 0) printTable(resources.map(row));
     for (const s of index.skipped) console.log(`  not read: ${s.file}: ${s.reason}`);
+    for (const e of evaluations ?? []) console.log(controlLine(e));
   }
 
   // A gate with nothing to check proves nothing: no scope file, and no report that names a resource.
   if (resources.length === 0) {
     throw new GateFailedError(`evidence gate failed: no drill report in ${dir} names a resource; give --scope`);
   }
+  if (evaluations) {
+    if (unsatisfied.length > 0) {
+      // One line per control not satisfied, each naming the resources that lack a verified PASS, and why.
+      throw new GateFailedError(
+        unsatisfied
+          .map(
+            (e) =>
+              `evidence gate failed: control ${e.control.id} not satisfied: ${e.gaps.length} of ` +
+              `${count(e.resources.length, 'resource')} without a verified PASS within ${e.period.text}: ` +
+              `${gapList(e.gaps)}`,
+          )
+          .join('\n'),
+      );
+    }
+    note(
+      `evidence gate passed: ${evaluations.map((e) => `control ${e.control.id}`).join(', ')} satisfied: ` +
+        `${count(resources.length, 'resource')}, each with a verified PASS within ${within}`,
+    );
+    return;
+  }
   if (failing.length > 0) {
-    const list = failing.map((r) => `${r.resourceId} (${STATUS_WORDS[r.status]}: ${r.reason ?? ''})`).join('; ');
     throw new GateFailedError(
       `evidence gate failed: ${failing.length} of ${count(resources.length, 'resource')} without a verified PASS ` +
-        `within ${within}: ${list}`,
+        `within ${within}: ${gapList(failing)}`,
     );
   }
   note(`evidence gate passed: ${count(resources.length, 'resource')}, each with a verified PASS within ${within}`);
 }
 
+const gapList = (gaps: readonly GateResource[]) =>
+  gaps.map((r) => `${r.resourceId} (${GATE_STATUS_TEXT[r.status]}: ${r.reason ?? ''})`).join('; ');
+
+/** `--control`, repeated or comma-separated, in the order given; an ID the catalogue lacks is a usage error. */
+function controlsNamed(args: readonly string[]): Control[] {
+  const ids = [...new Set(args.flatMap((a) => a.split(',')).map((id) => id.trim()))];
+  const known = CONTROLS.map((c) => c.id).join(', ');
+  return ids.map((id) => {
+    const control = CONTROLS.find((c) => c.id === id);
+    if (!control) {
+      const what = id === '' ? 'an empty --control' : `unknown control '${id}' (--control)`;
+      throw new UsageError(`${what}: the known controls are ${known}\n${GATE_HELP.usage}`);
+    }
+    return control;
+  });
+}
+
+function controlLine(e: ControlEvaluation): string {
+  const c = e.control;
+  const head = `control ${c.id} (${c.framework} ${c.source.clause} ${c.title}), within ${e.period.text}`;
+  const review = c.evidence.reviewer ? ' It asks for a review of the results too, which no report shows.' : '';
+  return `${head}: ${e.satisfied ? 'satisfied' : 'NOT satisfied'}. ${evaluationText(e)}${review}`;
+}
+
+/** `given`: --within as given, which replaces the control's own period. */
+function controlOutput(e: ControlEvaluation, given: string | undefined): GateControlOutput {
+  const c = e.control;
+  return {
+    controlId: c.id,
+    framework: c.framework,
+    title: c.title,
+    clause: c.source.clause,
+    within: given ?? `${e.period.days}d`,
+    periodBasis: e.period.basis,
+    since: new Date(e.period.sinceMs).toISOString(),
+    reviewerRequired: c.evidence.reviewer,
+    result: e.satisfied ? 'satisfied' : 'not-satisfied',
+    reason: evaluationText(e),
+    gaps: e.gaps.map(resourceOutput),
+    satisfiedBy: e.satisfyingDrills.map((d) => ({
+      reportFile: `${d.file}.json`,
+      workflowId: d.workflowId,
+      runId: d.runId,
+      finishedAt: d.finishedAt,
+      resourceIds: d.resourceIds,
+    })),
+  };
+}
+
+function resourceOutput(r: GateResource): GateResourceOutput {
+  return {
+    resourceId: r.resourceId,
+    ...(r.resourceName === undefined ? {} : { resourceName: r.resourceName }),
+    status: r.status,
+    ...(r.reason === undefined ? {} : { reason: r.reason }),
+    ...(r.lastVerifiedPass ? { lastVerifiedPass: reportOutput(r.lastVerifiedPass) } : {}),
+    ...(r.decidedBy ? { decidedBy: reportOutput(r.decidedBy) } : {}),
+  };
+}
+
 function row(r: GateResource): string[] {
-  const words = [STATUS_WORDS[r.status], r.resourceId, r.resourceName ?? ''];
+  const words = [GATE_STATUS_TEXT[r.status], r.resourceId, r.resourceName ?? ''];
   if (r.status !== 'pass') return [...words, r.reason ?? ''];
   return [...words, `${r.decidedBy?.finishedAt ?? ''} ${r.decidedBy?.file ?? ''}`];
 }

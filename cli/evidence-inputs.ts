@@ -33,33 +33,53 @@ export async function folderKeyFiles(dir: string): Promise<string[]> {
   return names.filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem')).map((n) => join(dir, n));
 }
 
+/** Why a check without keys obtained out of band is refused, as `evidence gate` and `evidence oscal` say it. */
+export const UNTRUSTED_KEYS =
+  `not checked: the keys beside the reports can be replaced by whoever can edit a report. Give --public-key <the ` +
+  `key history or public key obtained out of band> (runbooks evidence key show names it), or ` +
+  `--trust-folder-keys to trust the folder's keys all the same`;
+
 /**
  * The keys to check seals against: the --public-key files, obtained out of band, or with --trust-folder-keys the
- * keys beside the reports in `dir`. Neither is refused: a check against keys whoever can write the reports could
- * replace proves nothing. `given` says which.
+ * keys beside the reports in `dir`. Neither is refused with `refusal`: a check against keys whoever can write the
+ * reports could replace proves nothing. Refused before anything is read, unless `showFolderKeys` is given: then the
+ * folder's keys are read and shown to it first, so that the refusal comes with what it refused. `given` says which.
  */
 export async function keysToTrust(
-  options: { keyFiles: readonly string[]; trustFolder: boolean; dir: string },
+  options: {
+    keyFiles: readonly string[];
+    trustFolder: boolean;
+    dir: string;
+    showFolderKeys?: (keys: readonly TrustedKey[]) => void;
+  },
   help: Help,
+  refusal = UNTRUSTED_KEYS,
 ): Promise<{ keys: TrustedKey[]; given: boolean }> {
-  const { keyFiles, trustFolder, dir } = options;
-  refuseUntrusted(keyFiles, trustFolder, help);
+  const { keyFiles, trustFolder, dir, showFolderKeys } = options;
   const given = keyFiles.length > 0;
+  if (given || !showFolderKeys) refuseUntrusted(keyFiles, trustFolder, help, refusal);
   const keys = (await Promise.all((given ? keyFiles : await folderKeyFiles(dir)).map(readPublicKeys))).flat();
-  if (!given && keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
+  if (given) return { keys, given };
+  showFolderKeys?.(keys);
+  refuseUntrusted(keyFiles, trustFolder, help, refusal);
+  if (keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
   return { keys, given };
 }
 
-/** Refuses both --public-key and --trust-folder-keys, or neither: checked before anything is read. */
-export function refuseUntrusted(keyFiles: readonly string[], trustFolder: boolean, help: Help): void {
+/** Refuses both --public-key and --trust-folder-keys, or neither (with `refusal`): checked before anything is read. */
+export function refuseUntrusted(
+  keyFiles: readonly string[],
+  trustFolder: boolean,
+  help: Help,
+  refusal = UNTRUSTED_KEYS,
+): void {
+  refuseBoth(keyFiles, trustFolder, help);
+  if (keyFiles.length === 0 && !trustFolder) throw new UntrustedKeysError(refusal);
+}
+
+/** Refuses both --public-key and --trust-folder-keys: a usage error whatever else is wrong. */
+export function refuseBoth(keyFiles: readonly string[], trustFolder: boolean, help: Help): void {
   if (keyFiles.length > 0 && trustFolder) {
     throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${help.usage}`);
-  }
-  if (keyFiles.length === 0 && !trustFolder) {
-    throw new UntrustedKeysError(
-      `not checked: the keys beside the reports can be replaced by whoever can edit a report. Give --public-key <the ` +
-        `key history or public key obtained out of band> (runbooks evidence key show names it), or ` +
-        `--trust-folder-keys to trust the folder's keys all the same`,
-    );
   }
 }

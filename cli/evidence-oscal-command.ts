@@ -1,11 +1,10 @@
 import { keysToTrust, outputDirOf, refuseUntrusted } from './evidence-inputs';
-import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { dataDirOf } from '../runtime/config';
 import { CONTROLS } from '../history/controls';
 import { DRILL_REPORTS_FOLDER, DrillReader } from '../history/drill-index';
-import { oscalAssessmentResults } from '../history/oscal';
+import { oscalAssessmentResults, verifiedDrills } from '../history/oscal';
 import { parseCommandLine, positionals } from '../operator/args';
 import { UsageError } from '../operator/errors';
 import { helpFor } from '../operator/help';
@@ -49,15 +48,8 @@ export async function evidenceOscalCommand(argv: string[], env: NodeJS.ProcessEn
   for (const k of keys) console.error(`  ${k.line}`);
 
   const index = await new DrillReader({ outputDir, publicKeys: keys.map((k) => k.key) }).read();
-  const digests = new Map<string, string>();
-  for (const d of index.drills) {
-    if (d.seal.status !== 'verified') continue;
-    const bytes = await readFile(join(dir, `${d.file}.json`));
-    digests.set(d.file, createHash('sha256').update(bytes).digest('hex'));
-  }
   const doc = oscalAssessmentResults({
     drills: index.drills,
-    digests,
     controls: CONTROLS,
     nowMs: Date.now(),
     ...(within ? { within } : {}),
@@ -68,7 +60,7 @@ export async function evidenceOscalCommand(argv: string[], env: NodeJS.ProcessEn
   const satisfied = findings.filter((f) => f.target.status.state === 'satisfied').length;
   for (const s of index.skipped) console.error(`  not read: ${s.file}: ${s.reason}`);
   const summary =
-    `${digests.size} verified drill report(s) of ${index.drills.length}; ` +
+    `${verifiedDrills(index.drills).length} verified drill report(s) of ${index.drills.length}; ` +
     `${satisfied} of ${findings.length} controls satisfied`;
   if (values.out === undefined) {
     process.stdout.write(text);

@@ -36,7 +36,8 @@ export class PackSourceRefusedError extends CliError {
 }
 
 /**
- * `evidence pack --from <date> --to <date> [--out <file>] [--dir <output dir>] [--public-key <file>...]`. Bad dates
+ * `evidence pack --from <date> --to <date> [--out <file>] [--dir <output dir>] [--public-key <file>...]
+ * [--by-control]`. Bad dates
  * are refused before anything is read or written.
  */
 export async function evidencePackCommand(
@@ -57,7 +58,13 @@ export async function evidencePackCommand(
   const keyFiles = values['public-key'] ?? [];
   const publicKeys = keyFiles.length > 0 ? await readKeys(keyFiles) : undefined;
 
-  const { tarGz, manifest, verification } = await buildPack({ outputDir, period, publicKeys }).catch((err: unknown) => {
+  const byControl = values['by-control'];
+  const { tarGz, manifest, verification } = await buildPack({
+    outputDir,
+    period,
+    publicKeys,
+    ...(byControl ? { byControl } : {}),
+  }).catch((err: unknown) => {
     if (err instanceof SpecialFileError) throw new PackSourceRefusedError(`nothing packed: ${err.message}`);
     throw err;
   });
@@ -72,6 +79,11 @@ export async function evidencePackCommand(
   console.log(
     `seals checked against ${manifest.keySource === 'given' ? 'the keys given' : 'the keys beside the reports'}: ${manifest.keyIds.join(', ') || 'none'}`,
   );
+  if (manifest.byControl) {
+    console.log(
+      `by control: ${manifest.byControl.controls.length} controls in controls/, as of ${manifest.byControl.asOf}`,
+    );
+  }
   for (const s of manifest.skipped) console.log(`  not packed: ${s.file}: ${s.reason}`);
   const bad = verification.drills.filter((d) => d.status !== 'verified');
   for (const d of bad) {
@@ -118,6 +130,8 @@ export async function checkPack(path: string, entries: readonly TarEntry[], keys
   console.log(
     `pack ${path}: ok, ${m?.files.length ?? 0} files match manifest.json, ${reportCount(m?.drills.length ?? 0)} from ${m?.period.from ?? '?'} to ${m?.period.to ?? '?'}`,
   );
+  if (m?.byControl)
+    console.log(`by control: ${m.byControl.controls.length} controls, each file listed and its links held`);
   for (const chain of result.chains) console.log(`chain ${chain.chain}: ok, ${chain.reports.join(', ')}`);
 }
 

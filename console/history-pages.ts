@@ -8,8 +8,10 @@ import {
   type History,
   type PostureDimension,
 } from '../history';
+import { BY_CONTROL_HREF } from './controls-page';
 import { markup, trusted, type Html } from './html';
 import { time } from './layout';
+import { renderingOf, SEAL_SUFFIX } from '../runtime/evidence-seal';
 
 // The pages read from the output folder's history (history/): drills, posture and exports. The charts come from
 // history/ as SVG text whose every value it escaped itself; everything else goes through `markup`.
@@ -33,6 +35,44 @@ function sealCell(d: DrillEntry): Html {
   const problems = d.seal.problems.map((p) => `${p.kind} ${p.report}: ${p.detail}`).join('; ');
   const cls = d.seal.status === 'verified' ? 'verdict-PASS' : d.seal.status === 'unsealed' ? 'muted' : 'verdict-FAIL';
   return markup`<span class="${cls}">${SEAL_TEXT[d.seal.status]}</span>${problems ? markup`<br><span class="muted">${problems}</span>` : ''}`;
+}
+
+/** A report whose name hides it (a leading dot): the history does not read it, while verify fails it in its chain. */
+interface HiddenReport {
+  file: string;
+  chain: string;
+  problems: DrillEntry['seal']['problems'];
+}
+
+/** The base name of a report's file, its seal's or a problem's (which names a file or a base name). */
+const reportOf = (name: string) =>
+  name.endsWith(SEAL_SUFFIX) ? name.slice(0, -SEAL_SUFFIX.length) : (renderingOf(name)?.base ?? name);
+
+/** The hidden reports the chains name (sealed into one, or failing in one): counted and shown, never left out. */
+function hiddenReports(index: History['drills']): HiddenReport[] {
+  const listed = new Set(index.drills.map((d) => d.file));
+  const found = new Map<string, HiddenReport>();
+  for (const chain of index.chains) {
+    for (const file of [...chain.reports, ...chain.problems.map((p) => p.report)].map(reportOf)) {
+      if (!file.startsWith('.') || listed.has(file) || found.has(file)) continue;
+      const problems = chain.problems.filter((p) => reportOf(p.report) === file);
+      found.set(file, { file, chain: chain.chain, problems });
+    }
+  }
+  return [...found.values()].sort((a, b) => a.file.localeCompare(b.file));
+}
+
+function hiddenRow(h: HiddenReport): Html {
+  const problems = h.problems.map((p) => `${p.kind} ${p.report}: ${p.detail}`).join('; ');
+  return markup`<tr>
+<td><code>${h.file}</code><br><span class="muted">${h.chain}</span></td>
+<td>–</td>
+<td class="verdict-FAIL">not read</td>
+<td class="num">–</td>
+<td class="num">–</td>
+<td class="num">–</td>
+<td><span class="verdict-FAIL">FAILED: hidden name</span>${problems ? markup`<br><span class="muted">${problems}</span>` : ''}</td>
+</tr>`;
 }
 
 export interface DrillsView {
@@ -69,15 +109,23 @@ export function drillsBody({ history, periodDays, lastN, now = new Date() }: Dri
 ${trusted(renderTrendChart(t, 'rto'))}
 ${trusted(renderTrendChart(t, 'rpo'))}</section>`,
   );
+  // Reports under a hidden name are sealed into their chain and fail verify: counted and shown, last.
+  const hidden = hiddenReports(history.drills);
+  const count = drills.length + hidden.length;
+  const hiddenNote = hidden.length
+    ? `; ${hidden.length} under a hidden name (a leading dot) last: not read, and failing evidence verify`
+    : '';
   const skipped = history.drills.skipped.length
     ? markup`<p class="muted">${history.drills.skipped.length} file(s) skipped: ${history.drills.skipped.map((s) => `${s.file} ${s.reason}`).join('; ')}</p>`
     : '';
-  return markup`<p class="muted">${drills.length} drill report${drills.length === 1 ? '' : 's'} in the output folder, newest first. ${keys}</p>
+  return markup`<p>By report · <a href="${BY_CONTROL_HREF}">by control</a>: each control of the catalogue, satisfied or not, its drills and gaps</p>
+<p class="muted">${count} drill report${count === 1 ? '' : 's'} in the output folder, newest first${hiddenNote}. ${keys}</p>
 ${skipped}
 <table>
 <thead><tr><th scope="col">Drill</th><th scope="col">Finished</th><th scope="col">Verdict</th><th scope="col">Passed</th><th scope="col">Worst RPO / target</th><th scope="col">Worst RTO / target</th><th scope="col">Seal</th></tr></thead>
 <tbody>
 ${rows}
+${hidden.map(hiddenRow)}
 </tbody>
 </table>
 <h2>RTO and RPO over the last ${lastN} drills, per resource</h2>

@@ -1,5 +1,6 @@
 import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../history';
 import { approvalsBody } from './approvals-page';
+import { BY_CONTROL_QUERY, drillsByControlBody } from './controls-page';
 import type { ConsoleData } from './data';
 import { drillsBody, exportsBody, postureBody } from './history-pages';
 import { markup, type Html } from './html';
@@ -61,6 +62,8 @@ export const PAGES: readonly ConsolePage[] = [
     label: 'Drills',
     title: 'Drills',
     body: async ({ history, query }) => {
+      // `?by=control`: the same reports, by control of the catalogue (console/controls-page.ts).
+      if (query.by === BY_CONTROL_QUERY) return drillsByControlBody({ history: await history.read() });
       const periodDays = whole(query.period, 1, 3650) ?? DEFAULT_PERIOD_DAYS;
       const lastN = whole(query.last, 1, 100) ?? DEFAULT_TREND_DRILLS;
       return drillsBody({ history: await history.read(), periodDays, lastN });

@@ -4,8 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
-import { isAttestationFile } from '../runtime/evidence-attestation';
-import { readSeal, SEAL_SUFFIX, SEALED_RENDERINGS, type Seal } from '../runtime/evidence-seal';
+import { readSeal, renderingOf, SEAL_SUFFIX, SEALED_RENDERINGS, type Seal } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
 import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
@@ -27,6 +26,11 @@ export interface SealCheck {
 
 export interface DrillEntry extends DrillReportEntry {
   seal: SealCheck;
+  /**
+   * The sha256 (hex) of each file its seal covers, by extension (`json`: the report's file), as its seal holds them;
+   * absent without a readable seal. The files' own hashes when `seal.status` is `verified`: the check compared them.
+   */
+  sealedFiles?: Readonly<Record<string, string>>;
 }
 
 /** Where the public keys the seals were checked against came from. */
@@ -77,11 +81,12 @@ export class DrillReader {
     const parsed = new Map<string, ReadReport>();
     const sealsByFile = new Map<string, Seal | undefined>();
     for (const [name, stamp] of files) {
+      const rendering = renderingOf(name);
       if (name.endsWith(SEAL_SUFFIX)) {
         const file = name.slice(0, -SEAL_SUFFIX.length);
         sealsByFile.set(file, await this.seals.get(name, stamp, () => readSeal(join(this.dir, name))));
-      } else if (name.endsWith('.json') && !isAttestationFile(name)) {
-        const file = name.slice(0, -'.json'.length);
+      } else if (rendering?.extension === 'json') {
+        const file = rendering.base;
         parsed.set(file, await this.reports.get(name, stamp, () => readDrillReport(join(this.dir, name), file)));
       }
     }
@@ -136,7 +141,12 @@ export class DrillReader {
         skipped.push(r.skipped);
         continue;
       }
-      drills.push({ ...r.report, seal: sealCheck(r.report.file, sealsByFile.get(r.report.file), chains) });
+      const seal = sealsByFile.get(r.report.file);
+      drills.push({
+        ...r.report,
+        seal: sealCheck(r.report.file, seal, chains),
+        ...(seal ? { sealedFiles: seal.files } : {}),
+      });
     }
     drills.sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));
     return { drills, skipped, chains, keySource: source, keyIds };

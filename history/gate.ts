@@ -14,6 +14,17 @@ import type { DrillEntry, SealStatus } from './drill-index';
  */
 export type GateStatus = 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired';
 
+/** Each status in words, as the CLI, the pack and the console show it: a new status adds its words here. */
+export const GATE_STATUS_TEXT: Readonly<Record<GateStatus, string>> = {
+  pass: 'PASS',
+  none: 'none',
+  'too-old': 'too old',
+  failed: 'failed',
+  unsigned: 'unsigned',
+  'chain-broken': 'chain broken',
+  'key-retired': 'key retired',
+};
+
 /** One report of a resource, as the gate names it. */
 export interface GateReport {
   /** The base name of the report's files in drill-reports/. */

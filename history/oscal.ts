@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Control } from './controls';
 import type { DrillEntry } from './drill-index';
-import { evidenceGate, type GateResource } from './gate';
+import { DAY_MS, evaluateControl, evaluationText, type GivenPeriod } from './control-evaluation';
 
 // The OSCAL release whose models compliance-trestle 5.2.0 validates the document with (scripts/ensure-oscal-validator.js).
 export const OSCAL_VERSION = '1.2.1';
@@ -12,8 +12,6 @@ export const OSCAL_VERSION = '1.2.1';
 export const ASSESSMENT_PLAN_HREF = 'urn:backup-runbooks:oscal:assessment-plan:drill-evidence';
 /** The namespace of this tool's own props. */
 export const PROP_NS = 'urn:backup-runbooks:oscal';
-
-const DAY_MS = 86_400_000;
 
 interface Prop {
   name: string;
@@ -78,14 +76,15 @@ export interface OscalAssessmentResults {
 }
 
 export interface OscalInput {
-  /** The index's drills; only those whose seal verifies become observations or count for a control. */
+  /**
+   * The index's drills; only those whose seal verifies become observations or count for a control, each linked to its
+   * report by the sha256 its verified seal holds.
+   */
   drills: readonly DrillEntry[];
-  /** The sha256 (hex) of each drill's `<file>.json`, by base name. */
-  digests: ReadonlyMap<string, string>;
   controls: readonly Control[];
   nowMs: number;
   /** One period for every control instead of each control's own (`--within`). */
-  within?: { ms: number; text: string };
+  within?: GivenPeriod;
   /** This tool's version, as the document's version. */
   version: string;
 }
@@ -102,15 +101,19 @@ export function uuidV5(name: string, namespace = NAMESPACE): string {
 /** The URL namespace of RFC 4122, applied to this tool's URN. */
 const NAMESPACE = uuidV5('urn:backup-runbooks:oscal', '6ba7b811-9dad-11d1-80b4-00c04fd430c8');
 
+/** The drills whose seal and chain verify, as observations list them: each has its report's sha256 from its seal. */
+export const verifiedDrills = (drills: readonly DrillEntry[]) =>
+  drills.filter((d) => d.seal.status === 'verified' && d.sealedFiles?.json !== undefined);
+
 /** The report file's path, relative to the output directory, as the observations name it. */
 export const reportHref = (file: string) => `drill-reports/${file}.json`;
 
 export const objectiveId = (control: Control) => `${control.id}_obj`;
 
 export function oscalAssessmentResults(input: OscalInput): OscalAssessmentResults {
-  const verified = input.drills.filter((d) => d.seal.status === 'verified' && input.digests.has(d.file));
+  const verified = verifiedDrills(input.drills);
   const now = new Date(input.nowMs).toISOString();
-  const digestOf = (d: DrillEntry) => input.digests.get(d.file) ?? '';
+  const digestOf = (d: DrillEntry) => d.sealedFiles?.json ?? '';
 
   const resources: OscalResource[] = verified.map((d) => ({
     uuid: uuidV5(`resource:${d.file}:${digestOf(d)}`),
@@ -152,26 +155,25 @@ export function oscalAssessmentResults(input: OscalInput): OscalAssessmentResult
   });
 
   const findings = input.controls.map((control) => {
-    const ms = input.within?.ms ?? control.evidence.within.days * DAY_MS;
-    const period = input.within ? `${input.within.text} (--within)` : periodText(control);
-    const gate = evidenceGate(input.drills, { sinceMs: input.nowMs - ms });
-    const satisfied = gate.length > 0 && gate.every((r) => r.status === 'pass');
+    // The gate's rule over the control's period: history/control-evaluation.ts, shared with `evidence gate --control`.
+    const evaluation = evaluateControl(control, input.drills, {
+      nowMs: input.nowMs,
+      ...(input.within ? { within: input.within } : {}),
+    });
+    const { period, satisfied, resources: gate } = evaluation;
+    const ms = period.ms;
     const related = [
       ...new Set(gate.flatMap((r) => (r.decidedBy ? [observationOf.get(r.decidedBy.file)] : []))),
     ].filter((u): u is string => u !== undefined);
-    const why = satisfied
-      ? `Each of the ${gate.length} resource(s) the reports name has a verified PASS within ${period}.`
-      : gate.length === 0
-        ? 'No drill report names a resource.'
-        : `Without a verified PASS within ${period}: ${failing(gate)}.`;
+    const why = evaluationText(evaluation, 'the reports name');
     const finding: OscalFinding = {
       uuid: uuidV5(`finding:${control.id}:${satisfied}:${related.join(',')}:${ms}`),
       title: `${control.framework} ${control.source.clause} ${control.title}`,
-      description: `${control.asks} Evidence asked: a verified PASS drill of every resource in scope within ${period}.`,
+      description: `${control.asks} Evidence asked: a verified PASS drill of every resource in scope within ${period.text}.`,
       props: [
         { name: 'framework', value: control.framework, ns: PROP_NS },
-        { name: 'period-days', value: String(Math.round(ms / DAY_MS)), ns: PROP_NS },
-        { name: 'period-basis', value: input.within ? 'given' : control.evidence.within.basis, ns: PROP_NS },
+        { name: 'period-days', value: String(period.days), ns: PROP_NS },
+        { name: 'period-basis', value: period.basis, ns: PROP_NS },
         { name: 'reviewer-required', value: String(control.evidence.reviewer), ns: PROP_NS },
       ],
       target: {
@@ -226,18 +228,6 @@ export function oscalAssessmentResults(input: OscalInput): OscalAssessmentResult
       ...(resources.length > 0 ? { 'back-matter': { resources } } : {}),
     },
   };
-}
-
-function periodText(control: Control): string {
-  const { days, basis } = control.evidence.within;
-  return `${days} days (${basis === 'stated' ? 'as the standard states' : 'chosen: the standard states none'})`;
-}
-
-function failing(gate: readonly GateResource[]): string {
-  return gate
-    .filter((r) => r.status !== 'pass')
-    .map((r) => `${r.resourceId} (${r.status}${r.reason ? `: ${r.reason}` : ''})`)
-    .join('; ');
 }
 
 /** The start of the longest period assessed. */

@@ -20,6 +20,8 @@ export interface PackPage {
   verification: Verification;
   /** Oldest first. */
   posture: PostureEntry[];
+  /** The pack holds controls/ (--by-control): the page links its overview. */
+  byControl?: boolean;
 }
 
 const DIMENSIONS: readonly PostureDimension[] = ['total', 'provider', 'type', 'environment'];
@@ -106,6 +108,11 @@ export function renderPackPage(page: PackPage): string {
     summary,
     '<p>Check the pack with <code>runbooks evidence verify &lt;pack.tar.gz&gt; --public-key &lt;key history&gt;</code>: it checks every file against manifest.json and every report against its seal.</p>',
     '</section>',
+    ...(page.byControl
+      ? [
+          '<section><h2>By control</h2>\n<p><a href="controls/index.html">Each control of the catalogue</a>: what it asks, its period, the drills that satisfy it and its gaps.</p>\n</section>',
+        ]
+      : []),
     `<section><h2>Drills</h2>\n${table}\n</section>`,
     `<section><h2>Chains</h2>\n${problemList}\n</section>`,
     `<section><h2>RTO and RPO per resource</h2>\n${charts.join('\n') || '<p>No resource was drilled in this period.</p>'}\n${more}</section>`,

@@ -9,6 +9,7 @@ import { packPathProblem } from '../runtime/evidence-names';
 import { sha256 } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import { MANIFEST, MANIFEST_SUM, PACK_FORMAT, PACK_KEYS, PACK_REPORTS, type PackManifest } from './pack';
+import { byControlPaths, PACK_CONTROLS, type ControlFile, type PackedFileRef } from './pack-controls';
 import { readTarGz, TarFormatError, type TarEntry } from './tar';
 
 export type PackProblemKind =
@@ -23,7 +24,9 @@ export type PackProblemKind =
   /** A drill report whose seal or chain does not hold, or a file in drill-reports/ no seal covers. */
   | 'seal'
   /** A path that climbs out (`..`), is absolute, hides (leading dot) or holds control or bidirectional characters. */
-  | 'badName';
+  | 'badName'
+  /** A file under controls/ that names a report the pack lacks, or with another sha256 than the report's. */
+  | 'link';
 
 export interface PackProblem {
   kind: PackProblemKind;
@@ -107,6 +110,7 @@ export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyOb
     if (path === MANIFEST || path === MANIFEST_SUM || listed.has(path)) continue;
     problems.push({ kind: 'extra', file: path, detail: `${path} is in the pack but not in ${MANIFEST}` });
   }
+  problems.push(...byControlProblems(manifest, byPath));
 
   const { chains, folder } = await verifyReports(entries, publicKeys);
   for (const p of folder) {
@@ -148,6 +152,74 @@ async function verifyReports(
     return { chains, folder: [...unwritten, ...folder] };
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The files under controls/ (`evidence pack --by-control`): each listed one must be a file of a control the manifest's
+ * `byControl` names (its JSON or page, or the overview), each of those must be listed, and each report a control's
+ * JSON links to must be in the pack with the sha256 it says. An unlisted file is `extra` above already.
+ */
+function byControlProblems(manifest: PackManifest, byPath: ReadonlyMap<string, Buffer>): PackProblem[] {
+  const problems: PackProblem[] = [];
+  const listed = new Set(manifest.files.map((f) => f.path));
+  const { byControl } = manifest;
+  const names = byControl?.controls;
+  if (byControl !== undefined && (!Array.isArray(names) || !names.every((n) => SAFE_NAME.test(String(n))))) {
+    return [{ kind: 'unreadable', file: MANIFEST, detail: `byControl.controls is not a list of control IDs` }];
+  }
+  const allowed = byControlPaths(byControl);
+  for (const path of listed) {
+    if (!path.startsWith(`${PACK_CONTROLS}/`) || allowed.has(path)) continue;
+    problems.push({
+      kind: 'extra',
+      file: path,
+      detail: `${path} is not a file of the controls the manifest names (byControl)`,
+    });
+  }
+  for (const path of allowed) {
+    if (!listed.has(path)) {
+      problems.push({ kind: 'missing', file: path, detail: `${path} is a control's file not listed in ${MANIFEST}` });
+      continue;
+    }
+    const data = byPath.get(path);
+    if (!path.endsWith('.json') || data === undefined) continue;
+    const refs = controlRefs(data);
+    if (!refs) {
+      problems.push({ kind: 'unreadable', file: path, detail: `${path} is not a control file of the pack` });
+      continue;
+    }
+    for (const ref of refs) {
+      const report = byPath.get(ref.path);
+      const ok =
+        ref.path.startsWith(`${PACK_REPORTS}/`) && listed.has(ref.path) && report && sha256(report) === ref.sha256;
+      if (!ok) {
+        problems.push({
+          kind: 'link',
+          file: path,
+          detail: `${path} names ${ref.path} (sha256 ${ref.sha256}), which the pack does not hold with that sha256`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** The reports a control file links to, or undefined when it is not one. */
+function controlRefs(bytes: Buffer): PackedFileRef[] | undefined {
+  try {
+    const file = JSON.parse(bytes.toString('utf8')) as Partial<ControlFile>;
+    if (!Array.isArray(file.satisfyingDrills) || !Array.isArray(file.gaps)) return undefined;
+    const refs = [
+      ...file.satisfyingDrills.map((d) => d?.report),
+      ...file.gaps.flatMap((g) => [g?.decidedBy, g?.lastVerifiedPass].filter((r) => r !== undefined)),
+    ];
+    const valid = refs.every((r) => typeof r?.path === 'string' && typeof r.sha256 === 'string');
+    return valid ? refs : undefined;
+  } catch {
+    return undefined;
   }
 }
 

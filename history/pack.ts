@@ -9,6 +9,8 @@ import { sha256, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal
 import { KNOWN_FOLDERS, type ChainResult } from '../runtime/evidence-verify';
 import { DrillReader, type DrillEntry, type KeySource } from './drill-index';
 import type { SkippedReport } from './drill-files';
+import { CONTROLS } from './controls';
+import { controlPackEntries, type ByControlManifest } from './pack-controls';
 import { renderPackPage } from './pack-html';
 import type { PackPeriod } from './pack-period';
 import { PostureReader } from './posture';
@@ -46,6 +48,8 @@ export interface PackManifest {
   drills: PackedDrill[];
   /** Reports in the folder the pack does not hold, and why (other schema versions, unreadable files). */
   skipped: SkippedReport[];
+  /** With --by-control: the controls whose files are under controls/ (history/pack-controls.ts). */
+  byControl?: ByControlManifest;
   /** Every file of the pack but the manifest and its sum. */
   files: PackFile[];
 }
@@ -71,6 +75,8 @@ export interface PackOptions {
   /** Keys obtained out of band; without them, the keys beside the reports (the manifest says which). */
   publicKeys?: KeyObject[];
   now?: Date;
+  /** Lay the pack out per control of the catalogue as well (controls/); without it the pack is as it was. */
+  byControl?: boolean;
 }
 
 /** Builds the pack in memory (reports are small; a year of daily drills is a few megabytes). */
@@ -104,8 +110,19 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
   const posture = (await new PostureReader(options.outputDir).read()).filter(
     (p) => p.asOfMs >= startMs && p.asOfMs < endMs,
   );
-  const page = renderPackPage({ period: options.period, createdAt: now, drills, verification, posture });
+  const page = renderPackPage({
+    period: options.period,
+    createdAt: now,
+    drills,
+    verification,
+    posture,
+    ...(options.byControl ? { byControl: true } : {}),
+  });
   entries.push({ path: 'index.html', data: Buffer.from(page, 'utf8') });
+  const byControl = options.byControl
+    ? controlPackEntries({ controls: CONTROLS, drills, entries, period: options.period, reportsFolder: PACK_REPORTS })
+    : undefined;
+  if (byControl) entries.push(...byControl.entries);
 
   const manifest: PackManifest = {
     format: PACK_FORMAT,
@@ -126,6 +143,7 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
       seal: d.seal.status,
     })),
     skipped: index.skipped,
+    ...(byControl ? { byControl: byControl.manifest } : {}),
     files: entries.map((e) => ({ path: e.path, bytes: e.data.length, sha256: sha256(e.data) })),
   };
   const manifestBytes = json(manifest);

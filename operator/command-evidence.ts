@@ -35,15 +35,24 @@ export const EVIDENCE_COMMAND = {
       name: 'gate',
       description: 'Check that every resource in scope has a verified PASS within a period: exit 0 if so, else 1.',
       usage:
-        'evidence gate --within <duration> [--scope <file>] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [-o text|json]',
+        'evidence gate --within <duration> | --control <id>... [--scope <file>] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [-o text|json]',
       details: [
         'A resource passes when its newest drill within the period has a seal that verifies, in a chain that verifies,',
         'and its result there is PASS. Exit 1 names each other one and why: none, too old, failed, unsigned or chain',
         'broken. The scope: every resource the reports name, or --scope, a JSON file {"resources": ["<id>", ...]}.',
+        '--control judges a control of the catalogue (docs/evidence-packs.md) over its own period, unless --within:',
+        'exit 1 names each control not satisfied, with the resources that lack a verified PASS and why.',
         'Without --public-key it refuses (exit 2), as verify does. --dir defaults to RUNBOOKS_OUTPUT_DIR.',
       ],
       options: [
-        text('within', 'duration', 'the period, back from now: 30d, 12h, 1d12h'),
+        text('within', 'duration', 'the period, back from now: 30d, 12h, 1d12h (with --control: instead of its own)'),
+        {
+          name: 'control',
+          value: 'text',
+          placeholder: 'id',
+          description: 'a control ID of the catalogue, repeatable or comma-separated: iso27001-2022-a.8.13',
+          multiple: true,
+        },
         pathOption('scope', 'file', 'file', 'a JSON file {"resources": [...]} of the resource IDs to check'),
         pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
         {
@@ -93,12 +102,13 @@ export const EVIDENCE_COMMAND = {
       name: 'pack',
       description: 'Bundle the drill reports of a period, their seals and a summary page into one file for an auditor.',
       usage:
-        'evidence pack --from <date> --to <date> [--out <file.tar.gz>] [--dir <output dir>] [--public-key <file>...]',
+        'evidence pack --from <date> --to <date> [--out <file.tar.gz>] [--dir <output dir>] [--public-key <file>...] [--by-control]',
       details: [
         'Dates are days (2026-01-01, UTC; --to counts whole) or ISO times with a zone. The pack holds the reports that',
         'finished in the period with their seals, the public keys, verification.json, index.html (summary and trend',
         'charts) and manifest.json (the sha256 of every file). --dir defaults to RUNBOOKS_OUTPUT_DIR. A report that',
         'does not verify is packed all the same, and the command exits 1. See docs/evidence-packs.md.',
+        '--by-control adds controls/: per control of the catalogue its period, the drills that satisfy it and its gaps.',
       ],
       options: [
         text('from', 'date', 'the first day (or time) of the period'),
@@ -113,6 +123,7 @@ export const EVIDENCE_COMMAND = {
             'the key history or PEM public key to check the seals with (default: the keys beside the reports)',
           multiple: true,
         },
+        flag('by-control', 'lay the pack out per control as well: controls/<id>.json and .html, and an overview'),
       ],
       examples: ['runbooks evidence pack --from 2026-01-01 --to 2026-03-31 --out evidence-2026-q1.tar.gz'],
     },

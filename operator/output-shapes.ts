@@ -237,4 +237,41 @@ export interface EvidenceGateOutput {
   resources: GateResourceOutput[];
   /** Files that look like reports and were not read (another schema version, not JSON): they count for no resource. */
   skipped: { file: string; reason: string }[];
+  /**
+   * With --control: each control named, judged by the same rule over its own period (or --within). Then `within` and
+   * `resources` above are those of the shortest period named: a resource that passes it passes every longer one.
+   */
+  controls?: GateControlOutput[];
+}
+
+/** A control of the catalogue (docs/evidence-packs.md) as `evidence gate --control` judges it. */
+export interface GateControlOutput {
+  controlId: string;
+  framework: string;
+  title: string;
+  /** The clause of the standard: `Annex A 8.13`, `CP-4`. */
+  clause: string;
+  /** The period as a duration: the control's own (`90d`), or --within as given. */
+  within: string;
+  /** `stated` by the standard, `chosen` where it states none, `given` with --within. */
+  periodBasis: 'stated' | 'chosen' | 'given';
+  since: string;
+  /** The control also asks for a review of the results, which no drill report shows. */
+  reviewerRequired: boolean;
+  /** `satisfied` when every resource in scope has a verified PASS within the period. */
+  result: 'satisfied' | 'not-satisfied';
+  /** Why, in words. */
+  reason: string;
+  /** The resources in scope without a verified PASS within the period, each with its status and why. */
+  gaps: GateResourceOutput[];
+  /** The reports that decide a PASS within the period, each with the resources it decides; newest first. */
+  satisfiedBy: (GateReportBase & { resourceIds: string[] })[];
+}
+
+/** A report's file and run. */
+export interface GateReportBase {
+  reportFile: string;
+  workflowId: string;
+  runId: string;
+  finishedAt: string;
 }

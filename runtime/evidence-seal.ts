@@ -20,6 +20,26 @@ export const SEAL_FORMAT = 'runbooks-evidence-seal/1';
  * attestations (runtime/evidence-attestation.ts).
  */
 export const SEALED_RENDERINGS = ['json', 'md', 'html', 'test-result.dsse.json', 'drill.dsse.json'] as const;
+export type SealedRendering = (typeof SEALED_RENDERINGS)[number];
+
+/** Longest first: `x.drill.dsse.json` is a file of `x`, not the report JSON of `x.drill.dsse`. */
+const RENDERINGS_LONGEST_FIRST = [...SEALED_RENDERINGS].sort((a, b) => b.length - a.length);
+
+/**
+ * Which report a file is a rendering of: `<base>.<extension>`, with the longest extension of SEALED_RENDERINGS that
+ * ends the name and a base of one character or more; undefined for any other file. A seal (`x.seal.json`) would read
+ * as the JSON of `x.seal`: tell seals apart by SEAL_SUFFIX first.
+ */
+export function renderingOf(fileName: string): { base: string; extension: SealedRendering } | undefined {
+  for (const extension of RENDERINGS_LONGEST_FIRST) {
+    const suffix = `.${extension}`;
+    if (fileName.endsWith(suffix) && fileName.length > suffix.length) {
+      return { base: fileName.slice(0, -suffix.length), extension };
+    }
+  }
+  return undefined;
+}
+
 export const PUBLIC_KEY_FILE = 'evidence-public-key.pem';
 export const LOCK_NAME = '.evidence-chain';
 const LOCK_WAIT_MS = 60_000;

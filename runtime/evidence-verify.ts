@@ -8,6 +8,7 @@ import {
   LOCK_NAME,
   PUBLIC_KEY_FILE,
   readJson,
+  renderingOf,
   Seal,
   SEAL_SUFFIX,
   SEALED_RENDERINGS,
@@ -336,12 +337,9 @@ function checkLink({ file, seal }: Found, previous: Found | undefined, byHash: M
 
 /** The base name of a report's file (`<base>.json`, `.md`, `.html` or its seal), else undefined. */
 function baseOf(name: string): string | undefined {
-  // Longest first: `x.drill.dsse.json` is a file of `x`, not the report JSON of `x.drill.dsse`.
-  const suffixes = [SEAL_SUFFIX, ...SEALED_RENDERINGS.map((e) => `.${e}`)].sort((a, b) => b.length - a.length);
-  for (const suffix of suffixes) {
-    if (name.endsWith(suffix) && name.length > suffix.length) return name.slice(0, -suffix.length);
-  }
-  return undefined;
+  // No rendering's extension ends in `.seal.json`, so a seal is told apart first.
+  if (name.endsWith(SEAL_SUFFIX) && name.length > SEAL_SUFFIX.length) return name.slice(0, -SEAL_SUFFIX.length);
+  return renderingOf(name)?.base;
 }
 
 /** The drill a report belongs to, from its JSON's `name`, when it can be read (a regular file only). */

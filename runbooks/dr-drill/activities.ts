@@ -9,16 +9,11 @@ import { FailureType, type Notified } from '../../contracts';
 import { notifyFromActivity } from '../../steps/notifications';
 import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
-import {
-  ATTESTATION_FILES,
-  drillStatements,
-  envelopeOf,
-  runUri,
-  type DrillAttestationSource,
-} from '../../runtime/evidence-attestation';
+import { envelopeOf } from '../../runtime/evidence-attestation';
 import type { EvidenceKey } from '../../runtime/evidence-key';
 import { sealReport } from '../../runtime/evidence-seal';
 import { exportPath } from '../../runtime/export-file';
+import { ATTESTATION_FILES, drillStatements, runUri } from './attestations';
 import { MAX_DRILL_RESOURCES } from './contract';
 import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
@@ -176,14 +171,13 @@ const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, wo
 
 /** The report's in-toto attestations beside it (`cosign verify-blob-attestation` checks them against its JSON). */
 async function writeAttestations(key: EvidenceKey, report: DrillReport, jsonPath: string, input: unknown) {
-  const source: DrillAttestationSource = {
+  const statements = drillStatements({
     report,
     reportFile: basename(jsonPath),
     reportBytes: await readFile(jsonPath),
     input,
     runUrl: runUri(activityInfo().workflowNamespace ?? 'default', report.workflowId, report.runId),
-  };
-  const statements = drillStatements(source);
+  });
   const base = jsonPath.slice(0, -'.json'.length);
   for (const kind of ['testResult', 'drill'] as const) {
     const envelope = envelopeOf(statements[kind], key.privateKey, key.keyId);

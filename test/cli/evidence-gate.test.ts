@@ -7,6 +7,7 @@ import { loadOrCreateEvidenceKey, rotateEvidenceKey, type EvidenceKey } from '..
 import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import type { EvidenceGateOutput } from '../../operator/output-shapes';
+import { CONTROLS } from '../../history/controls';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import { measured, writeDrill } from '../history/fixtures';
 
@@ -356,4 +357,103 @@ test('--help prints the usage and the scope format, exit 0', async () => {
   expect(result.status).toBe(0);
   expect(result.stdout).toContain('evidence gate --within <duration>');
   expect(result.stdout).toContain('{"resources": ["<id>", ...]}');
+});
+
+describe('--control: a control of the catalogue, judged over its own period unless --within', () => {
+  const ISO = 'iso27001-2022-a.8.13'; // 90 days, chosen
+  const DORA = 'dora-art-11'; // 365 days, stated
+
+  test('a PASS 120 days ago satisfies a yearly control, not a quarterly one; the failure names control and resource', async () => {
+    await drill('nightly', 120, [passed('db-1')]);
+    const yearly = await gate('--control', DORA);
+    expect(yearly.stderr).toBe('');
+    expect(yearly.status).toBe(0);
+    expect(yearly.stdout).toContain('drills within 365d (since ');
+    expect(yearly.stdout).toMatch(
+      /^control dora-art-11 \(DORA \(Regulation \(EU\) 2022\/2554\) Art\. 11 Response and recovery\), within 365 days \(as the standard states\): satisfied\./m,
+    );
+    expect(yearly.stdout).toContain('evidence gate passed: control dora-art-11 satisfied: 1 resource');
+
+    const quarterly = await gate('--control', ISO);
+    expect(quarterly.status).toBe(1);
+    expect(quarterly.stdout).toMatch(/^too old\s+db-1\s/m);
+    expect(quarterly.stdout).toContain(`control ${ISO} (ISO/IEC 27001:2022 Annex A 8.13 Information backup)`);
+    expect(quarterly.stdout).toContain('NOT satisfied');
+    expect(quarterly.stderr.trim()).toMatch(
+      new RegExp(
+        `^evidence gate failed: control iso27001-2022-a\\.8\\.13 not satisfied: 1 of 1 resource without a verified ` +
+          `PASS within 90 days \\(chosen: the standard states none\\): db-1 \\(too old: last verified PASS ` +
+          `${ago(120).slice(0, 10)}`,
+      ),
+    );
+  });
+
+  test('-o json: each control with its period, result, gaps and satisfying reports; repeatable and comma-separated', async () => {
+    const old = await drill('nightly', 120, [passed('db-1'), passed('vm-1')]);
+    const recent = await drill('nightly', 10, [passed('db-1'), failed('queue-1')]);
+    const { status, doc, stderr } = await json('--control', `${DORA},${ISO}`, '--control', DORA);
+    expect(status).toBe(1);
+    // One line per control not satisfied.
+    expect(stderr).toMatch(
+      /^evidence gate failed: control dora-art-11 not satisfied: 1 of 3 resources .*queue-1 \(failed: /m,
+    );
+    expect(stderr).toMatch(/^evidence gate failed: control iso27001-2022-a\.8\.13 not satisfied: 2 of 3 resources /m);
+    // The list above the controls is the shortest period's: what every control named needs.
+    expect(doc).toMatchObject({ result: 'fail', within: '90d' });
+    expect(Date.parse(doc.checkedAt) - Date.parse(doc.since)).toBe(90 * DAY_MS);
+    expect(statuses(doc)).toEqual([
+      ['db-1', 'pass'],
+      ['queue-1', 'failed'],
+      ['vm-1', 'too-old'],
+    ]);
+    const controls = doc.controls ?? [];
+    expect(controls.map((c) => [c.controlId, c.within, c.periodBasis, c.result])).toEqual([
+      [DORA, '365d', 'stated', 'not-satisfied'],
+      [ISO, '90d', 'chosen', 'not-satisfied'],
+    ]);
+    const [dora, iso] = controls;
+    expect(dora).toMatchObject({
+      framework: 'DORA (Regulation (EU) 2022/2554)',
+      title: 'Response and recovery',
+      clause: 'Art. 11',
+      reviewerRequired: false,
+    });
+    expect(Date.parse(doc.checkedAt) - Date.parse(dora?.since ?? '')).toBe(365 * DAY_MS);
+    expect(dora?.gaps.map((g) => [g.resourceId, g.status])).toEqual([['queue-1', 'failed']]);
+    expect(dora?.reason).toContain('queue-1 (failed: FAIL in');
+    expect(dora?.satisfiedBy).toEqual([
+      expect.objectContaining({ reportFile: `${recent}.json`, resourceIds: ['db-1'] }),
+      expect.objectContaining({ reportFile: `${old}.json`, resourceIds: ['vm-1'] }),
+    ]);
+    expect(iso?.gaps.map((g) => [g.resourceId, g.status, g.reason])).toEqual([
+      ['queue-1', 'failed', expect.stringContaining('FAIL in')],
+      ['vm-1', 'too-old', expect.stringMatching(/^last verified PASS /)],
+    ]);
+    expect(iso?.satisfiedBy.map((d) => d.reportFile)).toEqual([`${recent}.json`]);
+  });
+
+  test('--within replaces the period of every control named', async () => {
+    await drill('nightly', 120, [passed('db-1')]);
+    const { status, doc } = await json('--control', ISO, '--within', '200d');
+    expect(status).toBe(0);
+    expect(doc.result).toBe('pass');
+    expect(doc.controls?.map((c) => [c.controlId, c.within, c.periodBasis, c.result])).toEqual([
+      [ISO, '200d', 'given', 'satisfied'],
+    ]);
+    // Without --control, the JSON has no controls.
+    expect((await json('--within', '200d')).doc).not.toHaveProperty('controls');
+  });
+
+  test.each([['iso27001-a.8.13'], ['dora-art-11,nope'], [',']])(
+    'an unknown control %j is a usage error listing the known IDs',
+    async (arg) => {
+      await drill('nightly', 1, [passed('db-1')]);
+      const result = await gate('--control', arg, '-o', 'json');
+      expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: '' });
+      expect(result.stderr).toMatch(
+        /^(unknown control '[^']+' \(--control\)|an empty --control): the known controls are /,
+      );
+      for (const c of CONTROLS) expect(result.stderr).toContain(c.id);
+    },
+  );
 });

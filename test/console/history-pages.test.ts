@@ -3,7 +3,6 @@
 // RTO and seal check; per resource RTO and RPO charts with one point per drill; resources never drilled or not within
 // the period asked for; posture charts; exports with rows, bytes and sha256. A tampered report shows its seal failed.
 import { createHash } from 'node:crypto';
-import { isAttestationFile } from '../../runtime/evidence-attestation';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +12,9 @@ import { request } from 'undici';
 import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { HistoryIndex } from '../../history';
+import { drillsBody } from '../../console/history-pages';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { renderingOf, SEAL_SUFFIX } from '../../runtime/evidence-seal';
 import { measured, writeDrill, writePosture } from '../history/fixtures';
 
 let root: string;
@@ -152,9 +153,34 @@ test('Exports: each finished export with its rows, bytes and sha256', async () =
 test('a drill report changed after it was sealed shows its seal failed', async () => {
   const dir = join(root, 'drill-reports');
   const json =
-    (await readdir(dir)).find((f) => f.includes('run-old') && f.endsWith('.json') && !isAttestationFile(f)) ?? '';
+    (await readdir(dir)).find(
+      (f) => f.includes('run-old') && !f.endsWith(SEAL_SUFFIX) && renderingOf(f)?.extension === 'json',
+    ) ?? '';
   const text = await readFile(join(dir, json), 'utf8');
   await writeFile(join(dir, json), text.replace('"archive-bucket"', '"archive-bucket-x"'));
   const yearly = rows(await get('/drills')).find((d) => d[0]?.includes('yearly'));
   expect(yearly?.[6]).toMatch(/^FAILED/);
+});
+
+test('a sealed report under a hidden name (a leading dot) is counted and shown failing, not left out', async () => {
+  const outputDir = await mkdtemp(join(tmpdir(), 'console-hidden-'));
+  try {
+    const key = await loadOrCreateEvidenceKey(join(outputDir, 'evidence-signing-key.pem'));
+    await writeDrill(outputDir, key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
+    await writeDrill(outputDir, key, { workflowId: '.hidden', runId: 'run-2', finishedAt: '2026-03-10T03:00:00.000Z' });
+    const history = await new HistoryIndex({ outputDir }).read();
+    const page = drillsBody({ history, periodDays: 90, lastN: 10, now: new Date('2026-03-11T00:00:00.000Z') }).text;
+    expect(page).toContain('2 drill reports in the output folder');
+    expect(page).toContain('1 under a hidden name');
+    const table = rows(page);
+    expect(table).toHaveLength(2);
+    expect(table[1]?.[0]).toBe('.hidden--run-2 nightly');
+    expect(table[1]?.[6]).toMatch(
+      /^FAILED: hidden name .*badName \.hidden--run-2\.json: .* is hidden \(starts with a dot\)/,
+    );
+    // Its chain fails with it: the visible report of the drill is not shown verified.
+    expect(table[0]?.[6]).toMatch(/^chain broken/);
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
 });

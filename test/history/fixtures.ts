@@ -1,20 +1,24 @@
 // Output folders as the runs leave them: drill reports written and sealed by the drill's own activity code, posture
 // and export files written with the runbooks' own CSV and HTML helpers.
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { evidenceCommand } from '../../cli/evidence-command';
 import { STALE_COLUMNS, UNPROTECTED_COLUMNS } from '../../runbooks/posture-report/activities';
 import { page, section, table, tableRow } from '../../runbooks/posture-report/html';
 import { writeReport } from '../../runbooks/dr-drill/activities';
 import type { DrillReport, DrillReportPaths, DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { csvRecord } from '../../runtime/csv';
-import type { EvidenceKey } from '../../runtime/evidence-key';
+import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { latestPassed, v3Report } from '../helpers/drill-reports';
 
 const env = new MockActivityEnvironment();
 
 export interface DrillSpec {
   name?: string;
+  /** `drill-<name>-<day finished>` unless given (`.hidden`: a run whose files' names hide them). */
+  workflowId?: string;
   runId: string;
   finishedAt: string;
   resources?: DrillResourceResult[];
@@ -33,7 +37,7 @@ export async function writeDrill(outputDir: string, key: EvidenceKey, spec: Dril
   const report: DrillReport = {
     ...base,
     name,
-    workflowId: `drill-${name}-${spec.finishedAt.slice(0, 10)}`,
+    workflowId: spec.workflowId ?? `drill-${name}-${spec.finishedAt.slice(0, 10)}`,
     runId: spec.runId,
     startedAt: spec.finishedAt,
     finishedAt: spec.finishedAt,
@@ -76,4 +80,62 @@ export async function writePosture(
     '',
   );
   await writeFile(join(dir, `${base}.html`), page('Backup posture', section('Summary', overview)));
+}
+
+/** A scratch folder with an evidence key, made before each test of a file and removed after it. */
+export interface EvidenceScratch {
+  readonly root: string;
+  readonly key: EvidenceKey;
+  /** The key's public half, as an auditor's out-of-band copy for --public-key. */
+  readonly keyFile: string;
+  /** The output folder the drills are written to. */
+  output: () => string;
+  /** What the commands printed with console.log (captured, not shown). */
+  printed: () => string;
+  clearPrinted: () => void;
+  /** `evidence pack` of February to 10 April 2026 of the output folder into `out`. */
+  pack: (out: string, ...extra: string[]) => Promise<void>;
+}
+
+/** Registers the hooks that make and remove an EvidenceScratch around each test: call it at the top of a test file. */
+export function evidenceScratchEachTest(prefix: string): EvidenceScratch {
+  let current: { root: string; key: EvidenceKey; keyFile: string; log: jest.SpyInstance } | undefined;
+  const now = () => {
+    if (!current) throw new Error('the scratch folder exists only while a test runs');
+    return current;
+  };
+  beforeEach(async () => {
+    const root = await mkdtemp(join(tmpdir(), prefix));
+    const key = await loadOrCreateEvidenceKey(join(root, 'data', 'evidence-signing-key.pem'));
+    const keyFile = join(root, 'public.pem');
+    await writeFile(keyFile, key.publicKeyPem);
+    current = { root, key, keyFile, log: jest.spyOn(console, 'log').mockImplementation(() => undefined) };
+  });
+  afterEach(async () => {
+    current?.log.mockRestore();
+    if (current) await rm(current.root, { recursive: true, force: true });
+    current = undefined;
+  });
+  const output = () => join(now().root, 'output');
+  return {
+    get root() {
+      return now().root;
+    },
+    get key() {
+      return now().key;
+    },
+    get keyFile() {
+      return now().keyFile;
+    },
+    output,
+    printed: () =>
+      now()
+        .log.mock.calls.map((c: unknown[]) => String(c[0]))
+        .join('\n'),
+    clearPrinted: () => now().log.mockClear(),
+    pack: async (out, ...extra) => {
+      const period = ['--from', '2026-02-01', '--to', '2026-04-10'];
+      await evidenceCommand(['pack', ...period, '--dir', output(), '--out', out, ...extra]);
+    },
+  };
 }

@@ -42,6 +42,13 @@ test('drills: every report with its verdict, worst figures and targets, newest f
     targets: { rpoSeconds: 172_800, rtoSeconds: 3_600 },
     resources: [{ resourceId: 'r-latest', rtoSeconds: 12, rpoSeconds: 126_000, verdict: 'PASS', rtoMet: true }],
   });
+  // The digests its seal holds, as verified: the report's bytes, and each rendering and attestation.
+  const dir = join(output(), 'drill-reports');
+  for (const d of drills) {
+    for (const extension of ['json', 'md', 'html', 'test-result.dsse.json', 'drill.dsse.json']) {
+      expect(d.sealedFiles?.[extension]).toBe(sha256(await readFile(join(dir, `${d.file}.${extension}`))));
+    }
+  }
   expect(history.drills.keySource).toBe('given');
   expect(history.drills.chains.map((c) => [c.chain, c.reports.length, c.problems])).toEqual([
     ['nightly', 2, []],
@@ -202,13 +209,16 @@ test('a shared folder mid-write: a report not sealed yet shows unsealed, then ve
   await writeFile(other, '{"schemaVersion": 3, "na');
   const index = new HistoryIndex({ outputDir: output(), publicKeys: [key.publicKey] });
   const before = await index.read();
-  expect(before.drills.drills.map((d) => d.seal.status)).toEqual(['unsealed']);
+  expect(before.drills.drills.map((d) => [d.seal.status, d.sealedFiles])).toEqual([['unsealed', undefined]]);
   expect(before.drills.skipped).toEqual([{ file: 'drill-x--run-9', reason: 'is not JSON' }]);
 
   await rename(held, seal);
   await rm(other);
   const after = await index.read();
   expect(after.drills.drills.map((d) => d.seal.status)).toEqual(['verified']);
+  expect(after.drills.drills[0]?.sealedFiles?.json).toBe(
+    sha256(await readFile(join(output(), 'drill-reports', `${base}.json`))),
+  );
   expect(after.drills.skipped).toEqual([]);
   expect(index.lastVerifiedChains).toEqual(['nightly']);
 });

@@ -1,54 +1,18 @@
 // Packs account for every file: a rendering without its seal, a member named to climb out or hide, a symlink in the
 // reports folder and a run hidden by a leading dot are each refused, naming the file.
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evidenceCommand, EvidenceCheckFailedError } from '../../cli/evidence-command';
 import { PackCheckFailedError, PackedWithProblemsError, PackSourceRefusedError } from '../../cli/evidence-pack-command';
 import { MANIFEST, MANIFEST_SUM, type PackManifest } from '../../history/pack';
 import { readTarGz, writeTarGz, type TarEntry } from '../../history/tar';
-import { writeReport } from '../../runbooks/dr-drill/activities';
-import type { DrillReport } from '../../runbooks/dr-drill/report';
-import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { sha256 } from '../../runtime/evidence-seal';
-import { latestPassed, v3Report } from '../helpers/drill-reports';
-import { writeDrill } from './fixtures';
+import { evidenceScratchEachTest, writeDrill } from './fixtures';
 
-let root: string;
-let key: EvidenceKey;
-let keyFile: string;
-let log: jest.SpyInstance;
-
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'pack-accounting-'));
-  key = await loadOrCreateEvidenceKey(join(root, 'data', 'evidence-signing-key.pem'));
-  keyFile = join(root, 'public.pem');
-  await writeFile(keyFile, key.publicKeyPem);
-  log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
-});
-afterEach(async () => {
-  log.mockRestore();
-  await rm(root, { recursive: true, force: true });
-});
-
-const output = () => join(root, 'output');
+const f = evidenceScratchEachTest('pack-accounting-');
+const { output, printed } = f;
 const reports = () => join(output(), 'drill-reports');
-const printed = () => log.mock.calls.map((c: unknown[]) => String(c[0])).join('\n');
-const pack = (out: string) =>
-  evidenceCommand([
-    'pack',
-    '--from',
-    '2026-02-01',
-    '--to',
-    '2026-04-10',
-    '--dir',
-    output(),
-    '--out',
-    out,
-    '--public-key',
-    keyFile,
-  ]);
+const pack = (out: string) => f.pack(out, '--public-key', f.keyFile);
 const failure = (p: Promise<void>) =>
   p.then(
     () => undefined,
@@ -56,9 +20,9 @@ const failure = (p: Promise<void>) =>
   );
 
 async function twoDrills(): Promise<string> {
-  await writeDrill(output(), key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
-  await writeDrill(output(), key, { runId: 'run-2', finishedAt: '2026-03-10T03:00:00.000Z' });
-  const out = join(root, 'q1.tar.gz');
+  await writeDrill(output(), f.key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
+  await writeDrill(output(), f.key, { runId: 'run-2', finishedAt: '2026-03-10T03:00:00.000Z' });
+  const out = join(f.root, 'q1.tar.gz');
   await pack(out);
   return out;
 }
@@ -76,13 +40,13 @@ async function rewritten(out: string, change: (entries: TarEntry[]) => TarEntry[
     { path: MANIFEST_SUM, data: Buffer.from(`${sha256(manifest)}  ${MANIFEST}\n`) },
     ...entries.filter((e) => e.path !== MANIFEST && e.path !== MANIFEST_SUM),
   ];
-  const path = join(root, 'changed.tar.gz');
+  const path = join(f.root, 'changed.tar.gz');
   await writeFile(path, writeTarGz(all, new Date()));
   return path;
 }
 
 async function refused(path: string): Promise<PackCheckFailedError> {
-  const err = await failure(evidenceCommand(['verify', path, '--public-key', keyFile]));
+  const err = await failure(evidenceCommand(['verify', path, '--public-key', f.keyFile]));
   expect(err).toBeInstanceOf(PackCheckFailedError);
   return err as PackCheckFailedError;
 }
@@ -109,19 +73,19 @@ test.each([
 });
 
 test('evidence pack refuses a symlink in the reports folder, naming it, and writes no pack', async () => {
-  await writeDrill(output(), key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
-  const secret = join(root, 'secret.txt');
+  await writeDrill(output(), f.key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
+  const secret = join(f.root, 'secret.txt');
   await writeFile(secret, 'not evidence');
   const [html] = (await readdir(reports())).filter((n) => n.endsWith('.html'));
   await rm(join(reports(), html ?? ''));
   await symlink(secret, join(reports(), html ?? ''));
-  const out = join(root, 'q1.tar.gz');
+  const out = join(f.root, 'q1.tar.gz');
   const err = await failure(pack(out));
   expect(err).toBeInstanceOf(PackSourceRefusedError);
   expect((err as Error).message).toBe(
     `nothing packed: ${join(reports(), html ?? '')} is a symbolic link, not a regular file: refused`,
   );
-  expect(await readdir(root)).not.toContain('q1.tar.gz');
+  expect(await readdir(f.root)).not.toContain('q1.tar.gz');
 });
 
 test('the drill’s parts/ folder does not stop a pack, and is not packed', async () => {
@@ -129,23 +93,15 @@ test('the drill’s parts/ folder does not stop a pack, and is not packed', asyn
   await writeFile(join(reports(), 'parts', 'p.jsonl'), '{}\n');
   const out = await twoDrills();
   expect(readTarGz(await readFile(out)).some((e) => e.path.includes('parts'))).toBe(false);
-  await evidenceCommand(['verify', output(), '--public-key', keyFile]);
+  await evidenceCommand(['verify', output(), '--public-key', f.keyFile]);
 });
 
 test('a sealed run hidden by a leading dot fails evidence pack and evidence verify, named', async () => {
-  await writeDrill(output(), key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
-  const report: DrillReport = {
-    ...v3Report([latestPassed]),
-    name: 'nightly',
-    workflowId: '.hidden',
-    runId: 'run-2',
-    startedAt: '2026-03-10T03:00:00.000Z',
-    finishedAt: '2026-03-10T03:00:00.000Z',
-  };
-  await new MockActivityEnvironment().run(writeReport, { outputDir: output(), evidenceKey: key }, report, false);
-  expect(await failure(pack(join(root, 'q1.tar.gz')))).toBeInstanceOf(PackedWithProblemsError);
+  await writeDrill(output(), f.key, { runId: 'run-1', finishedAt: '2026-02-10T03:00:00.000Z' });
+  await writeDrill(output(), f.key, { workflowId: '.hidden', runId: 'run-2', finishedAt: '2026-03-10T03:00:00.000Z' });
+  expect(await failure(pack(join(f.root, 'q1.tar.gz')))).toBeInstanceOf(PackedWithProblemsError);
   expect(printed()).toContain('badName .hidden--run-2.json: ".hidden--run-2.json" is hidden (starts with a dot)');
-  const err = await failure(evidenceCommand(['verify', output(), '--public-key', keyFile]));
+  const err = await failure(evidenceCommand(['verify', output(), '--public-key', f.keyFile]));
   expect(err).toBeInstanceOf(EvidenceCheckFailedError);
   expect((err as Error).message).toContain('.hidden--run-2');
 });

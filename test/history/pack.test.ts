@@ -1,63 +1,29 @@
 // Evidence packs end to end on real sealed reports: made by `evidence pack`, checked by `evidence verify <pack>`,
 // refused after any change to a file inside.
-import { isAttestationFile } from '../../runtime/evidence-attestation';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { evidenceCommand } from '../../cli/evidence-command';
+import { UntrustedKeysError } from '../../cli/evidence-inputs';
 import { PackCheckFailedError } from '../../cli/evidence-pack-command';
 import { EXIT_CODES, UsageError } from '../../operator/errors';
 import { MANIFEST, MANIFEST_SUM, type PackManifest } from '../../history/pack';
 import { readTarGz, writeTarGz, type TarEntry } from '../../history/tar';
-import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
-import { sha256 } from '../../runtime/evidence-seal';
-import { writeDrill, writePosture } from './fixtures';
+import { PUBLIC_KEY_FILE, renderingOf, SEAL_SUFFIX, sha256 } from '../../runtime/evidence-seal';
+import { evidenceScratchEachTest, writeDrill, writePosture } from './fixtures';
 
-let root: string;
-let key: EvidenceKey;
-let keyFile: string;
-let log: jest.SpyInstance;
-
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'evidence-pack-'));
-  key = await loadOrCreateEvidenceKey(join(root, 'data', 'evidence-signing-key.pem'));
-  keyFile = join(root, 'public.pem');
-  await writeFile(keyFile, key.publicKeyPem);
-  log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
-});
-afterEach(async () => {
-  log.mockRestore();
-  await rm(root, { recursive: true, force: true });
-});
-
-const output = () => join(root, 'output');
-const printed = () => log.mock.calls.map((c: unknown[]) => String(c[0])).join('\n');
+const f = evidenceScratchEachTest('evidence-pack-');
+const { output, printed, pack } = f;
 
 async function fourDrills(): Promise<string[]> {
   const files = [];
   for (const [i, day] of ['2026-01-10', '2026-02-10', '2026-03-10', '2026-04-10'].entries()) {
-    files.push(await writeDrill(output(), key, { runId: `run-${i}`, finishedAt: `${day}T03:00:00.000Z` }));
+    files.push(await writeDrill(output(), f.key, { runId: `run-${i}`, finishedAt: `${day}T03:00:00.000Z` }));
   }
   await writePosture(output(), 'posture-q1', '2026-02-01T00:00:00.000Z', [], []);
   return files;
 }
 
-async function pack(out: string, ...extra: string[]): Promise<void> {
-  await evidenceCommand([
-    'pack',
-    '--from',
-    '2026-02-01',
-    '--to',
-    '2026-04-10',
-    '--dir',
-    output(),
-    '--out',
-    out,
-    ...extra,
-  ]);
-}
-
-const verify = (path: string) => evidenceCommand(['verify', path, '--public-key', keyFile]);
+const verify = (path: string) => evidenceCommand(['verify', path, '--public-key', f.keyFile]);
 
 async function refusal(path: string): Promise<PackCheckFailedError> {
   const err = await verify(path).then(
@@ -71,8 +37,8 @@ async function refusal(path: string): Promise<PackCheckFailedError> {
 
 test('a pack holds the period’s reports, their seals, the key, the verification, a page and a manifest; it verifies', async () => {
   const files = await fourDrills();
-  const out = join(root, 'q1.tar.gz');
-  await pack(out, '--public-key', keyFile);
+  const out = join(f.root, 'q1.tar.gz');
+  await pack(out, '--public-key', f.keyFile);
   const entries = readTarGz(await readFile(out));
   const paths = entries.map((e) => e.path).sort();
   // The 2nd to the 4th drill: --to counts its whole day; the first is before --from.
@@ -84,12 +50,12 @@ test('a pack holds the period’s reports, their seals, the key, the verificatio
       ),
     );
   expect(paths).toEqual(
-    [...packed, 'index.html', `keys/${key.keyId}.pem`, MANIFEST, MANIFEST_SUM, 'verification.json'].sort(),
+    [...packed, 'index.html', `keys/${f.key.keyId}.pem`, MANIFEST, MANIFEST_SUM, 'verification.json'].sort(),
   );
   const manifest = JSON.parse(String(entries.find((e) => e.path === MANIFEST)?.data)) as PackManifest;
   expect(manifest).toMatchObject({
     keySource: 'given',
-    keyIds: [key.keyId],
+    keyIds: [f.key.keyId],
     period: { from: '2026-02-01', to: '2026-04-10' },
   });
   expect(manifest.drills.map((d) => [d.file, d.seal])).toEqual(
@@ -106,17 +72,17 @@ test('a pack holds the period’s reports, their seals, the key, the verificatio
   expect([...page.matchAll(/<circle class="point" data-series="rto"/g)]).toHaveLength(3);
   expect(page).toContain('data-chart="posture-unprotected-total"');
 
-  log.mockClear();
+  f.clearPrinted();
   await verify(out);
   expect(printed()).toContain(`pack ${out}: ok, ${manifest.files.length} files match manifest.json, 3 drill reports`);
 });
 
 test('changing one byte of any file in the pack is refused, naming the file', async () => {
   await fourDrills();
-  const out = join(root, 'q1.tar.gz');
-  await pack(out, '--public-key', keyFile);
+  const out = join(f.root, 'q1.tar.gz');
+  await pack(out, '--public-key', f.keyFile);
   const entries = readTarGz(await readFile(out));
-  const tampered = join(root, 'tampered.tar.gz');
+  const tampered = join(f.root, 'tampered.tar.gz');
   for (const target of entries) {
     const changed = entries.map((e) => {
       if (e !== target) return e;
@@ -134,11 +100,11 @@ test('changing one byte of any file in the pack is refused, naming the file', as
 
 test('a file added or removed is refused; a report re-hashed into the manifest still fails its seal', async () => {
   await fourDrills();
-  const out = join(root, 'q1.tar.gz');
-  await pack(out, '--public-key', keyFile);
+  const out = join(f.root, 'q1.tar.gz');
+  await pack(out, '--public-key', f.keyFile);
   const entries = readTarGz(await readFile(out));
   const write = async (list: TarEntry[]) => {
-    const path = join(root, 'changed.tar.gz');
+    const path = join(f.root, 'changed.tar.gz');
     await writeFile(path, writeTarGz(list, new Date()));
     return path;
   };
@@ -148,10 +114,7 @@ test('a file added or removed is refused; a report re-hashed into the manifest s
 
   const report = entries.find(
     (e) =>
-      e.path.endsWith('.json') &&
-      e.path.startsWith('drill-reports/') &&
-      !e.path.endsWith('.seal.json') &&
-      !isAttestationFile(e.path),
+      e.path.startsWith('drill-reports/') && !e.path.endsWith(SEAL_SUFFIX) && renderingOf(e.path)?.extension === 'json',
   );
   const missing = await refusal(await write(entries.filter((e) => e !== report)));
   expect(missing.problem).toMatchObject({ kind: 'missing', file: report?.path });
@@ -188,7 +151,7 @@ test('a bad --from or --to is a usage error, and nothing is written', async () =
     ['2026-03-01T00:00:00', '2026-04-01'],
   ];
   for (const [from, to] of bad) {
-    const out = join(root, `bad-${from}.tar.gz`);
+    const out = join(f.root, `bad-${from}.tar.gz`);
     const err = await evidenceCommand(['pack', '--from', from, '--to', to, '--dir', output(), '--out', out]).then(
       () => undefined,
       (e: unknown) => e,
@@ -196,18 +159,54 @@ test('a bad --from or --to is a usage error, and nothing is written', async () =
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(EXIT_CODES.usage);
   }
-  expect((await readdir(root)).filter((n) => n.includes('tar.gz'))).toEqual([]);
+  expect((await readdir(f.root)).filter((n) => n.includes('tar.gz'))).toEqual([]);
 });
 
 test('without --public-key, verify of a pack refuses to trust the keys inside it unless told to', async () => {
   await fourDrills();
-  const out = join(root, 'q1.tar.gz');
+  const out = join(f.root, 'q1.tar.gz');
   await pack(out);
   const err = await evidenceCommand(['verify', out]).then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(UsageError);
+  expect(err).toBeInstanceOf(UntrustedKeysError);
+  expect((err as Error).message).toMatch(/^not verified: whoever can edit the pack can replace the keys inside it/);
+  expect(printed()).toContain(`public keys inside the pack ${out}:\n  ${f.key.keyId} `);
   await evidenceCommand(['verify', out, '--trust-folder-keys']);
   expect(printed()).toContain(`pack ${out}: ok`);
+});
+
+test('without --public-key, verify of a folder shows the keys beside the reports, then refuses them unless told to', async () => {
+  await fourDrills();
+  const reports = join(output(), 'drill-reports');
+  const failure = (args: string[]) =>
+    evidenceCommand(['verify', output(), ...args]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  const refused = await failure([]);
+  expect(refused).toBeInstanceOf(UntrustedKeysError);
+  expect((refused as UntrustedKeysError).exitCode).toBe(EXIT_CODES.usage);
+  expect((refused as Error).message).toMatch(/^not verified: these keys lie beside the reports/);
+  const shown = `public keys found beside the reports in ${reports}:\n  ${f.key.keyId} `;
+  expect(printed().slice(0, shown.length)).toBe(shown);
+  expect(printed()).toContain(`(${join(reports, PUBLIC_KEY_FILE)})`);
+  expect(printed()).not.toContain('chain ');
+
+  const both = await failure(['--public-key', f.keyFile, '--trust-folder-keys']);
+  expect(both).toBeInstanceOf(UsageError);
+  expect((both as Error).message).toMatch(/^give --public-key or --trust-folder-keys, not both/);
+
+  f.clearPrinted();
+  await evidenceCommand(['verify', output(), '--trust-folder-keys']);
+  expect(printed()).toMatch(
+    /^public keys found beside the reports in .*\n {2}.*\ntrusting them \(--trust-folder-keys\)/,
+  );
+  expect(printed()).toContain('chain nightly: ok, 4 reports');
+
+  f.clearPrinted();
+  await evidenceCommand(['verify', output(), '--public-key', f.keyFile]);
+  expect(printed()).toMatch(/^public keys given:\n {2}\S/);
+  expect(printed()).not.toContain('trusting them');
 });

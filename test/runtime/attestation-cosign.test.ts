@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { writeReport } from '../../runbooks/dr-drill/activities';
 import type { DrillReportPaths } from '../../runbooks/dr-drill/report';
-import { ATTESTATION_FILES, DRILL_PREDICATE, TEST_RESULT_PREDICATE } from '../../runtime/evidence-attestation';
+import { ATTESTATION_FILES, DRILL_PREDICATE, TEST_RESULT_PREDICATE } from '../../runbooks/dr-drill/attestations';
 import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { PUBLIC_KEY_FILE, readSeal, SEAL_SUFFIX } from '../../runtime/evidence-seal';
 import { latestPassed, v3Report } from '../helpers/drill-reports';

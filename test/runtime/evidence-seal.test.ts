@@ -15,6 +15,7 @@ import {
   canonicalJson,
   EvidenceChainError,
   PUBLIC_KEY_FILE,
+  renderingOf,
   sealReport,
   sealSha256,
   signedBytes,
@@ -205,4 +206,18 @@ test('canonical JSON sorts keys at every depth and drops undefined', () => {
   expect(canonicalJson({ b: 1, a: { d: [2, { f: null, e: 'x' }], c: undefined } })).toBe(
     '{"a":{"d":[2,{"e":"x","f":null}]},"b":1}',
   );
+});
+
+test('a file is a rendering of the report its longest sealed extension leaves; another file is none', () => {
+  expect(renderingOf('d--r.json')).toEqual({ base: 'd--r', extension: 'json' });
+  expect(renderingOf('d--r.md')).toEqual({ base: 'd--r', extension: 'md' });
+  expect(renderingOf('d--r.drill.dsse.json')).toEqual({ base: 'd--r', extension: 'drill.dsse.json' });
+  expect(renderingOf('d--r.test-result.dsse.json')).toEqual({ base: 'd--r', extension: 'test-result.dsse.json' });
+  // A report of a run whose ID ends in `.drill` is still that run's.
+  expect(renderingOf('d--r.drill.json')).toEqual({ base: 'd--r.drill', extension: 'json' });
+  expect(renderingOf('.json')).toBeUndefined();
+  expect(renderingOf('.drill.dsse.json')).toEqual({ base: '.drill.dsse', extension: 'json' });
+  expect(renderingOf('d--r.csv')).toBeUndefined();
+  expect(renderingOf('d--r.seal.json')).toEqual({ base: 'd--r.seal', extension: 'json' });
+  expect(renderingOf('evidence-public-key.pem')).toBeUndefined();
 });

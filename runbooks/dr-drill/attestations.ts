@@ -1,0 +1,104 @@
+import { STATEMENT_TYPE, type ResourceDescriptor, type Statement } from '../../runtime/evidence-attestation';
+import { canonicalJson, sha256 } from '../../runtime/evidence-seal';
+import type { DrillReport } from './report';
+
+/**
+ * A drill report's in-toto statements (runtime/evidence-attestation.ts signs each into a DSSE envelope). Two per
+ * report, as a statement holds one predicate: the standard `test-result` one (the verdict, the input's digest, the
+ * run's URL) and this project's drill predicate (the drill's own figures).
+ */
+
+export const TEST_RESULT_PREDICATE = 'https://in-toto.io/attestation/test-result/v0.1';
+/** The drill's figures. A URN: the project owns no domain to put a URL under. */
+export const DRILL_PREDICATE = 'urn:backup-runbooks:attestation:drill-report:v1';
+
+/** The file of each attestation beside the report: `<baseName>.<suffix>` (both among SEALED_RENDERINGS). */
+export const ATTESTATION_FILES = { testResult: 'test-result.dsse.json', drill: 'drill.dsse.json' } as const;
+
+/** What a drill's statements are made from: the report, its exact bytes, and where the run can be seen. */
+export interface DrillAttestationSource {
+  report: DrillReport;
+  /** The report JSON's file name and bytes: the subject cosign hashes. */
+  reportFile: string;
+  reportBytes: Buffer;
+  /** The drill's input, when the run passed it on: its canonical JSON's sha256 is the configuration tested. */
+  input?: unknown;
+  /** The run in Temporal's Web UI, or a `temporal:` URI naming it when no UI is known. */
+  runUrl: string;
+}
+
+/**
+ * The report JSON by its sha256, then each restored recovery point. The service gives no digest of a recovery point's
+ * content, so its descriptor carries the sha256 of its ID, with the ID itself in `annotations`.
+ */
+function subjectsOf({ report, reportFile, reportBytes }: DrillAttestationSource): ResourceDescriptor[] {
+  const points = new Set(
+    report.resources
+      .map((r) => r.recoveryPoint?.snapshotId ?? r.snapshotId)
+      .filter((id): id is string => id !== undefined),
+  );
+  return [
+    { name: reportFile, digest: { sha256: sha256(reportBytes) } },
+    ...[...points].sort().map((id) => ({
+      name: `recovery-point/${id}`,
+      digest: { sha256: sha256(id) },
+      annotations: { recoveryPointId: id },
+    })),
+  ];
+}
+
+/** The two statements of a drill report: `test-result` and the drill's own. */
+export function drillStatements(source: DrillAttestationSource): { testResult: Statement; drill: Statement } {
+  const { report } = source;
+  const subject = subjectsOf(source);
+  const configuration: ResourceDescriptor[] =
+    source.input === undefined
+      ? []
+      : [{ name: 'drill input', digest: { sha256: sha256(canonicalJson(source.input)) } }];
+  const testsWith = (pass: boolean) =>
+    report.resources.filter((r) => (r.verdict === 'PASS') === pass).map((r) => r.resourceId);
+  return {
+    testResult: {
+      _type: STATEMENT_TYPE,
+      subject,
+      predicateType: TEST_RESULT_PREDICATE,
+      predicate: {
+        // PASSED only for a drill whose verdict is PASS: a PARTIAL drill proved less than its scope.
+        result: report.summary.verdict === 'PASS' ? 'PASSED' : 'FAILED',
+        configuration,
+        url: source.runUrl,
+        passedTests: testsWith(true),
+        failedTests: testsWith(false),
+      },
+    },
+    drill: {
+      _type: STATEMENT_TYPE,
+      subject,
+      predicateType: DRILL_PREDICATE,
+      predicate: {
+        name: report.name,
+        workflowId: report.workflowId,
+        runId: report.runId,
+        startedAt: report.startedAt,
+        finishedAt: report.finishedAt,
+        targets: report.targets,
+        summary: report.summary,
+        resources: report.resources.map((r) => ({
+          resourceId: r.resourceId,
+          verdict: r.verdict,
+          recoveryPointId: r.recoveryPoint?.snapshotId ?? r.snapshotId,
+          rpoSeconds: r.rpoSeconds,
+          rtoSeconds: r.rtoSeconds,
+          rpoMet: r.rpoMet,
+          rtoMet: r.rtoMet,
+        })),
+      },
+    },
+  };
+}
+
+/** `temporal:` URI of a run, for a report written where no Web UI address is configured. */
+export function runUri(namespace: string, workflowId: string, runId: string, uiBaseUrl?: string): string {
+  const path = `namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}`;
+  return uiBaseUrl ? `${uiBaseUrl.replace(/\/+$/, '')}/${path}/history` : `temporal:///${path}`;
+}
