@@ -72,7 +72,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics}, steps/job-watcher (the workflow side of the job-batch step) and its own contract, report, expectations, windows, validation desk, verdicts or slot book, and the snapshot-slot calls; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher (the workflow side of the job-batch step) and its own contract, report, expectations, windows, validation desk, verdicts or slot book, and the snapshot-slot calls; import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -101,7 +101,7 @@ export default tseslint.config(
     // The drill's workflow code spans a few files: its batches (child workflows) and what they share with it.
     files: [
       'runbooks/*/workflow.ts',
-      'runbooks/dr-drill/{batch,drill-one,fan-out,fan-out-contract,patches,validation-desk}.ts',
+      'runbooks/dr-drill/{batch,drill-one,fan-out,fan-out-contract,patches,validation-desk,timestamps}.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -111,10 +111,10 @@ export default tseslint.config(
             {
               regex: relativeExcept([
                 String.raw`\./(?:contract|report|expectations|windows|validation-desk|verdicts|slot-book)`,
-                String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches)`,
+                String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches|timestamps)`,
                 // Runbooks that take snapshots do so in slots of the shared limiter.
                 String.raw`\.\./snapshot-slots/(?:calls|contract)`,
-                String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics)`,
+                String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics|evidence-timestamp-rules)`,
                 String.raw`\.\./\.\./steps/job-watcher`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
                 String.raw`\.\./\.\./api/dialect`,
@@ -155,7 +155,7 @@ export default tseslint.config(
             {
               regex: relativeExcept([
                 String.raw`\./[\w-]+/workflow`,
-                String.raw`\./dr-drill/batch`,
+                String.raw`\./dr-drill/(?:batch|timestamps)`,
                 String.raw`\.\./runtime/metrics`,
               ]),
               allowTypeImports: true,
@@ -176,6 +176,7 @@ export default tseslint.config(
       'runtime/calls.ts',
       'steps/job-watcher.ts',
       'runtime/metrics.ts',
+      'runtime/evidence-timestamp-rules.ts',
       'contracts/**/*.ts',
       'api/dialect/**/*.ts',
     ],

@@ -1,11 +1,11 @@
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { verifyEvidence, type Problem } from '../runtime/evidence-verify';
 import { otherSubcommand, parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { evidenceGateCommand } from './evidence-gate-command';
-import { keysToTrust, refuseBoth, refuseUntrusted } from './evidence-inputs';
+import { keysToTrust, readTsaCertificates, refuseBoth, refuseUntrusted, timestampLines } from './evidence-inputs';
 import { evidenceKeyCommand } from './evidence-key-command';
 import { evidenceOscalCommand } from './evidence-oscal-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
@@ -62,8 +62,10 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   const keyFiles = values['public-key'] ?? [];
   const trustFolder = values['trust-folder-keys'] === true;
   refuseBoth(keyFiles, trustFolder, VERIFY_HELP);
+  const tsaFile = values['tsa-cert'];
+  const tsa = tsaFile === undefined ? undefined : await readTsaCertificates(tsaFile, VERIFY_HELP);
   const packFile = await isPackFile(dirArg);
-  if (packFile) return verifyPackFile(packFile, keyFiles, trustFolder);
+  if (packFile) return verifyPackFile(packFile, keyFiles, trustFolder, tsa);
   const dir = await reportsDir(dirArg);
   const showFolderKeys = (found: readonly TrustedKey[]) =>
     showKeys(`public keys found beside the reports in ${dir}:`, linesOf(found));
@@ -75,9 +77,11 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   if (keysGiven) showKeys('public keys given:', linesOf(keys));
   else console.log('trusting them (--trust-folder-keys): this shows the reports match those keys, not who signed them');
 
-  const { chains, folder, first } = await verifyEvidence(
+  if (tsa) showKeys("time-stamping authority's certificates given:", tsa.map(certificateLine));
+  const { chains, folder, first, timestamps } = await verifyEvidence(
     dir,
     keys.map((k) => k.key),
+    tsa ? { timestamps: tsa } : {},
   );
   if (chains.length === 0 && folder.length === 0) throw new EvidenceDirError(`${dir} holds no drill reports`);
   for (const chain of chains) {
@@ -92,6 +96,7 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   // Files of no chain that nothing vouches for: each fails the check.
   if (folder.length > 0) console.log(`folder ${dir}: FAILED, ${folder.length} file(s) not accounted for`);
   for (const p of folder) console.log(`  ${problemKind(p)}: ${p.report}: ${p.detail}`);
+  for (const line of timestampLines(timestamps)) console.log(line);
   if (first) throw new EvidenceCheckFailedError(first);
 }
 
@@ -106,7 +111,12 @@ async function isPackFile(arg: string): Promise<string | undefined> {
 }
 
 /** `evidence verify <pack.tar.gz>`: the same trust rule as for a folder, with the keys inside the pack. */
-async function verifyPackFile(path: string, keyFiles: string[], trustPack: boolean): Promise<void> {
+async function verifyPackFile(
+  path: string,
+  keyFiles: string[],
+  trustPack: boolean,
+  tsa: X509Certificate[] | undefined,
+): Promise<void> {
   const entries = await readPackFile(path);
   let keys: KeyObject[];
   if (keyFiles.length > 0) {
@@ -121,8 +131,12 @@ async function verifyPackFile(path: string, keyFiles: string[], trustPack: boole
     console.log('trusting them (--trust-folder-keys): this shows the pack matches those keys, not who signed it');
     keys = inPack.keys;
   }
-  await checkPack(path, entries, keys);
+  if (tsa) showKeys("time-stamping authority's certificates given:", tsa.map(certificateLine));
+  await checkPack(path, entries, keys, tsa);
 }
+
+/** A certificate as verify names it: its subject, and its fingerprint to compare with the authority's. */
+const certificateLine = (c: X509Certificate) => `${c.subject.replace(/\n/g, ', ')} (SHA256 ${c.fingerprint256})`;
 
 /** `<dir>`, or its `drill-reports/` when given the output directory. */
 async function reportsDir(arg: string): Promise<string> {

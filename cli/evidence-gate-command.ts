@@ -1,4 +1,4 @@
-import { keysToTrust, outputDirOf, refuseUntrusted } from './evidence-inputs';
+import { keysToTrust, outputDirOf, readTsaCertificates, refuseUntrusted } from './evidence-inputs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -67,6 +67,15 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
     GATE_HELP,
   );
   const scope = values.scope === undefined ? undefined : await readScope(values.scope);
+  const requireTimestamp = values['require-timestamp'] === true;
+  if (requireTimestamp && values['tsa-cert'] === undefined) {
+    throw new UsageError(
+      `--require-timestamp needs --tsa-cert <the authority's certificate chain>: a token counts only once it ` +
+        `verifies\n${GATE_HELP.usage}`,
+    );
+  }
+  const timestampCertificates =
+    values['tsa-cert'] === undefined ? undefined : await readTsaCertificates(values['tsa-cert'], GATE_HELP);
   const dir = join(outputDir, DRILL_REPORTS_FOLDER);
 
   // In JSON mode standard output holds the document alone: the notes go to standard error.
@@ -78,12 +87,17 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
   for (const k of keys) note(`  ${k.line}`);
 
   const now = Date.now();
-  const index = await new DrillReader({ outputDir, publicKeys: keys.map((k) => k.key) }).read();
+  const index = await new DrillReader({
+    outputDir,
+    publicKeys: keys.map((k) => k.key),
+    ...(timestampCertificates ? { timestampCertificates } : {}),
+  }).read();
   const evaluations = controls
     ? evaluateControls(controls, index.drills, {
         nowMs: now,
         ...(givenPeriod ? { within: givenPeriod } : {}),
         ...(scope ? { scope: scope.ids } : {}),
+        ...(requireTimestamp ? { requireTimestamp } : {}),
       })
     : undefined;
   // Without --within, the shortest period of the controls named: a resource that passes it passes every longer one
@@ -92,7 +106,7 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
   const withinMs = givenPeriod?.ms ?? shortest?.ms ?? 0;
   const within = givenPeriod?.text ?? `${shortest?.days ?? 0}d`;
   const sinceMs = now - withinMs;
-  const resources = evidenceGate(index.drills, { scope: scope?.ids, sinceMs });
+  const resources = evidenceGate(index.drills, { scope: scope?.ids, sinceMs, requireTimestamp });
   const failing = resources.filter((r) => r.status !== 'pass');
   const since = new Date(sinceMs).toISOString();
   const unsatisfied = (evaluations ?? []).filter((e) => !e.satisfied);

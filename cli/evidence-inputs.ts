@@ -1,10 +1,13 @@
-import { readdir, stat } from 'node:fs/promises';
+import type { X509Certificate } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NotFoundError, UsageError } from '../operator/errors';
 import type { Help } from '../operator/help';
 import { PublicKeyFileError, readPublicKeys, type TrustedKey } from '../operator/public-keys';
 import { DRILL_REPORTS_FOLDER } from '../history/drill-index';
 import { PUBLIC_KEY_FILE } from '../runtime/evidence-seal';
+import { certificatesOf } from '../runtime/evidence-timestamp';
+import type { ReportStamps } from '../runtime/evidence-verify-stamps';
 
 // What the evidence commands that read a reports folder share: where the folder is, and which keys to trust.
 
@@ -82,4 +85,45 @@ export function refuseBoth(keyFiles: readonly string[], trustFolder: boolean, he
   if (keyFiles.length > 0 && trustFolder) {
     throw new UsageError(`give --public-key or --trust-folder-keys, not both\n${help.usage}`);
   }
+}
+
+/**
+ * `--tsa-cert`: the time-stamping authority's certificate chain, PEM, obtained out of band as the public key is. A file
+ * that is not there is not found; one that holds no certificate is a usage error.
+ */
+export async function readTsaCertificates(file: string, help: Help): Promise<X509Certificate[]> {
+  const path = resolve(file);
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new NotFoundError(`--tsa-cert ${path} does not exist`);
+    throw new UsageError(`--tsa-cert ${path} cannot be read (${err.code ?? err.message})\n${help.usage}`);
+  });
+  let certificates: X509Certificate[] = [];
+  try {
+    certificates = certificatesOf(text);
+  } catch {
+    certificates = [];
+  }
+  if (certificates.length === 0) {
+    throw new UsageError(`--tsa-cert ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)\n${help.usage}`);
+  }
+  return certificates;
+}
+
+/** One line per report on its timestamps, as `evidence verify` prints them for a folder and for a pack. */
+export function timestampLines(stamps: readonly ReportStamps[]): string[] {
+  return stamps.map((s) => {
+    const head = `timestamp ${s.report}: `;
+    switch (s.status) {
+      case 'timestamped':
+        return `${head}ok, dated ${s.genTime ?? '?'} by ${s.authority ?? '?'}`;
+      case 'unchecked':
+        return `${head}tokens present, not checked: give --tsa-cert <the authority's certificate chain>`;
+      case 'partial':
+        return `${head}partial, no token yet for ${s.missing.join(', ')}`;
+      case 'none':
+        return `${head}none`;
+      case 'invalid':
+        return `${head}FAILED (above)`;
+    }
+  });
 }

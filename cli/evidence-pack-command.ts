@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { dataDirOf } from '../runtime/config';
@@ -11,6 +11,7 @@ import type { TarEntry } from '../history/tar';
 import { parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { helpFor } from '../operator/help';
+import { timestampLines } from './evidence-inputs';
 
 const PACK_HELP = helpFor('evidence pack');
 
@@ -121,8 +122,13 @@ export function packKeyLines(entries: readonly TarEntry[]): { keys: KeyObject[];
 }
 
 /** Checks a pack and prints what it holds; throws on the first problem. */
-export async function checkPack(path: string, entries: readonly TarEntry[], keys: KeyObject[]): Promise<void> {
-  const result = await verifyPack(entries, keys);
+export async function checkPack(
+  path: string,
+  entries: readonly TarEntry[],
+  keys: KeyObject[],
+  timestampCertificates?: readonly X509Certificate[],
+): Promise<void> {
+  const result = await verifyPack(entries, keys, timestampCertificates);
   for (const p of result.problems) console.log(`  ${p.kind}: ${p.file}: ${p.detail}`);
   const first = result.problems[0];
   if (first) throw new PackCheckFailedError(first);
@@ -133,6 +139,7 @@ export async function checkPack(path: string, entries: readonly TarEntry[], keys
   if (m?.byControl)
     console.log(`by control: ${m.byControl.controls.length} controls, each file listed and its links held`);
   for (const chain of result.chains) console.log(`chain ${chain.chain}: ok, ${chain.reports.join(', ')}`);
+  for (const line of timestampLines(result.timestamps)) console.log(line);
 }
 
 function reportCount(n: number): string {

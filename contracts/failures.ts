@@ -12,6 +12,7 @@ export const FailureType = {
   JobFailed: 'JOB_FAILED',
   QueryFailed: 'QUERY_FAILED',
   NotificationUndelivered: 'NOTIFICATION_UNDELIVERED',
+  TimestampUnavailable: 'TIMESTAMP_UNAVAILABLE',
   // The service's, as the client reports them.
   InvalidArgument: 'INVALID_ARGUMENT',
   BadRequest: 'BAD_REQUEST',

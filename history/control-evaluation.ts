@@ -55,6 +55,8 @@ export interface EvaluationOptions {
   within?: GivenPeriod;
   /** The resource IDs in scope; by default every resource the reports name (the gate's default). */
   scope?: readonly string[];
+  /** A PASS counts only with verified timestamps (the gate's `--require-timestamp`). */
+  requireTimestamp?: boolean;
 }
 
 export function controlPeriod(control: Control, nowMs: number, within?: GivenPeriod): ControlPeriod {
@@ -82,6 +84,7 @@ export function evaluateControl(
   const resources = evidenceGate(drills, {
     sinceMs: period.sinceMs,
     ...(options.scope ? { scope: options.scope } : {}),
+    ...(options.requireTimestamp ? { requireTimestamp: true } : {}),
   });
   const gaps = resources.filter((r) => r.status !== 'pass');
   return {

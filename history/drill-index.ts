@@ -1,11 +1,14 @@
 // The drill reports of an output folder with each report's seal verified, read incrementally: a report is parsed
 // again only when its file changed, and a chain is verified again only when one of its files changed.
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
 import { readSeal, renderingOf, SEAL_SUFFIX, SEALED_RENDERINGS, type Seal } from '../runtime/evidence-seal';
+import { stampedFileOf } from '../runtime/evidence-stamps';
+import { TIMESTAMP_SUFFIX } from '../runtime/evidence-timestamp';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
+import type { ReportStamps, StampStatus } from '../runtime/evidence-verify-stamps';
 import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
 import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
 
@@ -31,6 +34,8 @@ export interface DrillEntry extends DrillReportEntry {
    * absent without a readable seal. The files' own hashes when `seal.status` is `verified`: the check compared them.
    */
   sealedFiles?: Readonly<Record<string, string>>;
+  /** Its timestamps (runtime/evidence-verify-stamps.ts); absent without a readable seal in a checked chain. */
+  timestamps?: StampStatus;
 }
 
 /** Where the public keys the seals were checked against came from. */
@@ -54,6 +59,8 @@ export interface DrillIndexOptions {
    * shows the reports match those keys, not who signed them (`keySource: 'folder'`).
    */
   publicKeys?: KeyObject[];
+  /** The time-stamping authority's certificates (`--tsa-cert`): tokens are checked against them. */
+  timestampCertificates?: readonly X509Certificate[];
 }
 
 const isKeyFile = (n: string) => n.startsWith('evidence-public-key') && n.endsWith('.pem');
@@ -65,7 +72,10 @@ export class DrillReader {
   private readonly seals = new StampCache<Seal | undefined>();
   private readonly keyFiles = new StampCache<KeyObject[]>();
   /** Each chain's last result, with the fingerprint of the files it was computed from. */
-  private readonly chainResults = new Map<string, { fingerprint: string; result: ChainResult }>();
+  private readonly chainResults = new Map<
+    string,
+    { fingerprint: string; result: ChainResult; timestamps: ReportStamps[] }
+  >();
   /** How many chains the last `read` verified (the rest came from the cache): for tests and the bench. */
   lastVerified: string[] = [];
 
@@ -107,7 +117,11 @@ export class DrillReader {
 
     const fingerprints = new Map<string, string[]>();
     for (const [file, chains] of chainsOf) {
-      const parts = [SEAL_SUFFIX, ...SEALED_RENDERINGS.map((e) => `.${e}`)].map((suffix) => {
+      const suffixes = [SEAL_SUFFIX, ...SEALED_RENDERINGS.map((e) => `.${e}`)];
+      const tokens = suffixes
+        .filter((s) => stampedFileOf(`${file}${s}${TIMESTAMP_SUFFIX}`))
+        .map((s) => s + TIMESTAMP_SUFFIX);
+      const parts = [...suffixes, ...tokens].map((suffix) => {
         const stamp: FileStamp | undefined = files.get(`${file}${suffix}`);
         return `${file}${suffix}=${stamp ? stampKey(stamp) : '-'}`;
       });
@@ -117,22 +131,32 @@ export class DrillReader {
         fingerprints.set(chain, list);
       }
     }
-    const fingerprintOf = (chain: string) => `${keyIds.join(',')}|${(fingerprints.get(chain) ?? []).sort().join('|')}`;
+    const tsa = (this.options.timestampCertificates ?? []).map((c) => c.fingerprint256).join(',');
+    const fingerprintOf = (chain: string) =>
+      `${keyIds.join(',')}|${tsa}|${(fingerprints.get(chain) ?? []).sort().join('|')}`;
 
     const changed = new Set(
       [...fingerprints.keys()].filter((c) => this.chainResults.get(c)?.fingerprint !== fingerprintOf(c)),
     );
     this.lastVerified = [...changed].sort();
     if (changed.size > 0) {
-      const { chains } = await verifyEvidence(this.dir, keys, { chains: changed, seals: sealsByFile });
+      const { chains, timestamps } = await verifyEvidence(this.dir, keys, {
+        chains: changed,
+        seals: sealsByFile,
+        ...(this.options.timestampCertificates ? { timestamps: this.options.timestampCertificates } : {}),
+      });
       for (const result of chains) {
-        this.chainResults.set(result.chain, { fingerprint: fingerprintOf(result.chain), result });
+        const own = timestamps.filter((t) => result.reports.includes(t.report));
+        this.chainResults.set(result.chain, { fingerprint: fingerprintOf(result.chain), result, timestamps: own });
       }
       // A chain that had files and has none to check now (they vanished meanwhile) is checked again next time.
       for (const c of changed) if (!chains.some((r) => r.chain === c)) this.chainResults.delete(c);
     }
     for (const chain of this.chainResults.keys()) if (!fingerprints.has(chain)) this.chainResults.delete(chain);
     const chains = [...this.chainResults.values()].map((c) => c.result).sort((a, b) => a.chain.localeCompare(b.chain));
+    const stampsOf = new Map(
+      [...this.chainResults.values()].flatMap((c) => c.timestamps.map((t) => [t.report, t.status] as const)),
+    );
 
     const drills: DrillEntry[] = [];
     const skipped: SkippedReport[] = [];
@@ -142,10 +166,12 @@ export class DrillReader {
         continue;
       }
       const seal = sealsByFile.get(r.report.file);
+      const stamps = stampsOf.get(r.report.file);
       drills.push({
         ...r.report,
         seal: sealCheck(r.report.file, seal, chains),
         ...(seal ? { sealedFiles: seal.files } : {}),
+        ...(stamps ? { timestamps: stamps } : {}),
       });
     }
     drills.sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));

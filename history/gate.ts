@@ -1,7 +1,17 @@
 // The evidence gate: does every resource in scope have a verified PASS within a period? Read from the drill index, so
 // that a report counts only when its seal and its chain verify against the keys given (history/drill-index.ts).
 import type { DrillVerdict } from '../runbooks/dr-drill/report';
+import type { StampStatus } from '../runtime/evidence-verify-stamps';
 import type { DrillEntry, SealStatus } from './drill-index';
+
+/** Why a report's timestamps do not count, in words. */
+const STAMP_TEXT: Readonly<Record<StampStatus, string>> = {
+  timestamped: 'timestamped',
+  unchecked: 'its tokens were not checked against the authority',
+  partial: 'some of its tokens are missing (the authority could not be reached; a retry may still add them)',
+  none: 'no timestamp token (no authority configured, or none reached yet)',
+  invalid: 'a timestamp token does not hold',
+};
 
 /**
  * - `pass`: its newest drill within the period verifies and it passed;
@@ -10,9 +20,12 @@ import type { DrillEntry, SealStatus } from './drill-index';
  * - `failed`: its newest drill within the period verifies, and its result there is FAIL or PARTIAL;
  * - `unsigned`: its newest drill within the period has no seal, or a seal that does not verify (edited, another key);
  * - `chain-broken`: that drill's own seal holds, but its chain does not (a report before it removed, another edited);
- * - `key-retired`: that drill was sealed by a key outside its window in the key history (before `since`, or retired).
+ * - `key-retired`: that drill was sealed by a key outside its window in the key history (before `since`, or retired);
+ * - `untimestamped` (with `requireTimestamp` only): that drill verifies and passed, but its seal and attestations do
+ *   not all have a token that verifies against the authority's certificates given.
  */
-export type GateStatus = 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired';
+export type GateStatus =
+  'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired' | 'untimestamped';
 
 /** Each status in words, as the CLI, the pack and the console show it: a new status adds its words here. */
 export const GATE_STATUS_TEXT: Readonly<Record<GateStatus, string>> = {
@@ -23,6 +36,7 @@ export const GATE_STATUS_TEXT: Readonly<Record<GateStatus, string>> = {
   unsigned: 'unsigned',
   'chain-broken': 'chain broken',
   'key-retired': 'key retired',
+  untimestamped: 'untimestamped',
 };
 
 /** One report of a resource, as the gate names it. */
@@ -55,6 +69,8 @@ export interface GateOptions {
   scope?: readonly string[];
   /** Reports that finished at or after this time count. */
   sinceMs: number;
+  /** A PASS counts only when its report's timestamps verify (`--require-timestamp`). */
+  requireTimestamp?: boolean;
 }
 
 /** Each resource in scope with its status, sorted by ID; the gate passes when every one is `pass`. */
@@ -62,10 +78,11 @@ export function evidenceGate(drills: readonly DrillEntry[], options: GateOptions
   // Newest first, as the index lists them; sorted again so that the rule does not hang on the caller.
   const newestFirst = [...drills].sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));
   const ids = options.scope ?? newestFirst.flatMap((d) => d.resources.map((r) => r.resourceId));
-  return [...new Set(ids)].sort().map((id) => gateOf(id, newestFirst, options.sinceMs));
+  return [...new Set(ids)].sort().map((id) => gateOf(id, newestFirst, options));
 }
 
-function gateOf(resourceId: string, newestFirst: readonly DrillEntry[], sinceMs: number): GateResource {
+function gateOf(resourceId: string, newestFirst: readonly DrillEntry[], options: GateOptions): GateResource {
+  const { sinceMs } = options;
   const reports = newestFirst.flatMap((drill) => {
     const result = drill.resources.find((r) => r.resourceId === resourceId);
     return result ? [{ drill, result }] : [];
@@ -126,6 +143,10 @@ function gateOf(resourceId: string, newestFirst: readonly DrillEntry[], sinceMs:
       reason: `${latest.result.verdict} in ${latest.drill.file} at ${latest.drill.finishedAt}`,
       decidedBy,
     };
+  }
+  if (options.requireTimestamp && latest.drill.timestamps !== 'timestamped') {
+    const reason = `${latest.drill.file}: ${STAMP_TEXT[latest.drill.timestamps ?? 'none']}`;
+    return { ...base, status: 'untimestamped', reason, decidedBy };
   }
   return { ...base, status: 'pass', decidedBy };
 }

@@ -1,6 +1,6 @@
 // Checks an evidence pack: every file against the manifest (none changed, missing or added), the manifest against its
 // sum, and every drill report against its seal and its chain's links within the pack.
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { EvidenceKeyError, keyIdOf, parsePublicKeys } from '../runtime/evidence-
 import { packPathProblem } from '../runtime/evidence-names';
 import { sha256 } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
+import type { ReportStamps } from '../runtime/evidence-verify-stamps';
 import { MANIFEST, MANIFEST_SUM, PACK_FORMAT, PACK_KEYS, PACK_REPORTS, type PackManifest } from './pack';
 import { byControlPaths, PACK_CONTROLS, type ControlFile, type PackedFileRef } from './pack-controls';
 import { readTarGz, TarFormatError, type TarEntry } from './tar';
@@ -40,6 +41,8 @@ export interface PackVerification {
   /** The IDs of the keys the seals were checked against. */
   keyIds: string[];
   chains: ChainResult[];
+  /** Each report's timestamps, checked against the authority's certificates when given. */
+  timestamps: ReportStamps[];
   /** Empty when the pack holds. */
   problems: PackProblem[];
 }
@@ -68,10 +71,19 @@ export function readPack(gz: Buffer): TarEntry[] | PackProblem {
 }
 
 /** Checks a pack read with `readPack` against `publicKeys` (`packKeys` of it when the caller trusts them). */
-export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyObject[]): Promise<PackVerification> {
+export async function verifyPack(
+  entries: readonly TarEntry[],
+  publicKeys: KeyObject[],
+  timestampCertificates?: readonly X509Certificate[],
+): Promise<PackVerification> {
   const keyIds = publicKeys.map(keyIdOf).sort();
   const byPath = new Map(entries.map((e) => [e.path, e.data]));
-  const fail = (problem: PackProblem): PackVerification => ({ keyIds, chains: [], problems: [problem] });
+  const fail = (problem: PackProblem): PackVerification => ({
+    keyIds,
+    chains: [],
+    timestamps: [],
+    problems: [problem],
+  });
 
   const manifestBytes = byPath.get(MANIFEST);
   if (!manifestBytes) return fail({ kind: 'missing', file: MANIFEST, detail: 'the pack has no manifest' });
@@ -112,7 +124,7 @@ export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyOb
   }
   problems.push(...byControlProblems(manifest, byPath));
 
-  const { chains, folder } = await verifyReports(entries, publicKeys);
+  const { chains, folder, timestamps } = await verifyReports(entries, publicKeys, timestampCertificates);
   for (const p of folder) {
     problems.push({ kind: 'seal', file: `${PACK_REPORTS}/${p.report}`, detail: `${p.kind}: ${p.detail}` });
   }
@@ -124,16 +136,17 @@ export async function verifyPack(entries: readonly TarEntry[], publicKeys: KeyOb
       problems.push({ kind: 'seal', file: `${PACK_REPORTS}/${p.report}`, detail: `${p.kind}: ${p.detail}` });
     }
   }
-  return { manifest, keyIds, chains, problems };
+  return { manifest, keyIds, chains, timestamps, problems };
 }
 
 /** The pack's reports written to a scratch folder and checked there, as `evidence verify <dir>` checks a folder. */
 async function verifyReports(
   entries: readonly TarEntry[],
   keys: KeyObject[],
-): Promise<{ chains: ChainResult[]; folder: Problem[] }> {
+  timestampCertificates: readonly X509Certificate[] | undefined,
+): Promise<{ chains: ChainResult[]; folder: Problem[]; timestamps: ReportStamps[] }> {
   const reports = entries.filter((e) => e.path.startsWith(`${PACK_REPORTS}/`));
-  if (reports.length === 0) return { chains: [], folder: [] };
+  if (reports.length === 0) return { chains: [], folder: [], timestamps: [] };
   const scratch = await mkdtemp(join(tmpdir(), 'runbooks-pack-'));
   try {
     const dir = join(scratch, PACK_REPORTS);
@@ -148,8 +161,9 @@ async function verifyReports(
       }
       await writeFile(join(dir, name), e.data);
     }
-    const { chains, folder } = await verifyEvidence(dir, keys);
-    return { chains, folder: [...unwritten, ...folder] };
+    const options = timestampCertificates ? { timestamps: timestampCertificates } : {};
+    const { chains, folder, timestamps } = await verifyEvidence(dir, keys, options);
+    return { chains, folder: [...unwritten, ...folder], timestamps };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
 import { readRegularFile, specialFileKind, SpecialFileError } from '../runtime/evidence-names';
 import { sha256, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal';
+import { stampedFileOf } from '../runtime/evidence-stamps';
+import { TIMESTAMP_SUFFIX } from '../runtime/evidence-timestamp';
 import { KNOWN_FOLDERS, type ChainResult } from '../runtime/evidence-verify';
 import { DrillReader, type DrillEntry, type KeySource } from './drill-index';
 import type { SkippedReport } from './drill-files';
@@ -98,9 +100,14 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
 
   const entries: TarEntry[] = [];
   for (const d of [...drills].sort((a, b) => a.file.localeCompare(b.file))) {
-    for (const suffix of [...SEALED_RENDERINGS.map((e) => `.${e}`), SEAL_SUFFIX]) {
-      const data = await readRegularFile(join(reader.dir, `${d.file}${suffix}`));
-      if (data) entries.push({ path: `${PACK_REPORTS}/${d.file}${suffix}`, data });
+    const files = [...SEALED_RENDERINGS.map((e) => `${d.file}.${e}`), `${d.file}${SEAL_SUFFIX}`];
+    // With the timestamp tokens of the seal and the attestations, when they have them.
+    for (const name of [
+      ...files,
+      ...files.filter((f) => stampedFileOf(`${f}${TIMESTAMP_SUFFIX}`)).map((f) => `${f}${TIMESTAMP_SUFFIX}`),
+    ]) {
+      const data = await readRegularFile(join(reader.dir, name));
+      if (data) entries.push({ path: `${PACK_REPORTS}/${name}`, data });
     }
   }
   for (const key of await keysOf(reader.dir, options.publicKeys)) {

@@ -8,13 +8,15 @@ export const EVIDENCE_COMMAND = {
     {
       name: 'verify',
       description: 'Check the seals and the chain of the drill reports in a folder, or an evidence pack.',
-      usage: 'evidence verify <dir|pack.tar.gz> --public-key <file>... | --trust-folder-keys',
+      usage: 'evidence verify <dir|pack.tar.gz> --public-key <file>... | --trust-folder-keys [--tsa-cert <file>]',
       argument: 'file',
       details: [
         '<dir> holds the drill reports, or is the output directory above drill-reports/. Without --public-key, verify',
         'refuses (exit 2): whoever can edit a report can replace the public key beside it.',
         'A pack (evidence pack) is checked file by file against its manifest, and each report against its seal;',
         'any change refuses it (exit 1), naming the file. --trust-folder-keys then trusts the keys inside the pack.',
+        'Timestamp tokens (<file>.tsr) are checked against --tsa-cert: one that does not hold, or dates its seal more',
+        'than 24 hours late, fails (exit 1). Each report says whether it is timestamped.',
       ],
       options: [
         {
@@ -25,6 +27,12 @@ export const EVIDENCE_COMMAND = {
           multiple: true,
         },
         flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        pathOption(
+          'tsa-cert',
+          'file',
+          'file',
+          "the time-stamping authority's certificate chain (PEM), obtained out of band",
+        ),
       ],
       examples: [
         'runbooks evidence verify .data/output --public-key .data/evidence-signing-key.history.json',
@@ -35,7 +43,7 @@ export const EVIDENCE_COMMAND = {
       name: 'gate',
       description: 'Check that every resource in scope has a verified PASS within a period: exit 0 if so, else 1.',
       usage:
-        'evidence gate --within <duration> | --control <id>... [--scope <file>] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [-o text|json]',
+        'evidence gate --within <duration> | --control <id>... [--scope <file>] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [--require-timestamp --tsa-cert <file>] [-o text|json]',
       details: [
         'A resource passes when its newest drill within the period has a seal that verifies, in a chain that verifies,',
         'and its result there is PASS. Exit 1 names each other one and why: none, too old, failed, unsigned or chain',
@@ -43,6 +51,8 @@ export const EVIDENCE_COMMAND = {
         '--control judges a control of the catalogue (docs/evidence-packs.md) over its own period, unless --within:',
         'exit 1 names each control not satisfied, with the resources that lack a verified PASS and why.',
         'Without --public-key it refuses (exit 2), as verify does. --dir defaults to RUNBOOKS_OUTPUT_DIR.',
+        '--require-timestamp counts a PASS only when its seal and attestations have tokens that verify against',
+        '--tsa-cert (else: untimestamped).',
       ],
       options: [
         text('within', 'duration', 'the period, back from now: 30d, 12h, 1d12h (with --control: instead of its own)'),
@@ -63,6 +73,13 @@ export const EVIDENCE_COMMAND = {
           multiple: true,
         },
         flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        flag('require-timestamp', 'a PASS counts only with verified timestamps (needs --tsa-cert)'),
+        pathOption(
+          'tsa-cert',
+          'file',
+          'file',
+          "the time-stamping authority's certificate chain (PEM), obtained out of band",
+        ),
         output,
       ],
       examples: [

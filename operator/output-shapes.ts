@@ -207,7 +207,7 @@ export interface GateResourceOutput {
    * verify), `chain-broken` (that drill's seal holds, its chain does not), `key-retired` (sealed by a key outside its
    * window in the key history).
    */
-  status: 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired';
+  status: 'pass' | 'none' | 'too-old' | 'failed' | 'unsigned' | 'chain-broken' | 'key-retired' | 'untimestamped';
   /** Why it does not pass, in words; absent when it passes. */
   reason?: string;
   /** Its newest verified PASS, whenever it was; absent when it never had one. */

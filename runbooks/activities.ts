@@ -9,6 +9,7 @@ import { costExportActivities } from './cost-export/activities';
 import { drillActivities } from './dr-drill/activities';
 import { drillPartActivities } from './dr-drill/parts';
 import { recoveryPointActivities } from './dr-drill/recovery-points';
+import { timestampActivities } from './dr-drill/timestamp-activities';
 import { accountActivities } from './offboard-source-account/activities';
 import { postureActivities } from './posture-report/activities';
 import { queryExportActivities } from './query-export/activities';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...drillActivities(deps),
     ...drillPartActivities(deps),
     ...recoveryPointActivities(deps),
+    ...timestampActivities(deps),
     ...queryExportActivities(deps),
     ...costExportActivities(deps),
     ...credentialActivities(deps),

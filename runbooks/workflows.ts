@@ -21,5 +21,7 @@ export const costExport = measured(cost);
 export const rotateCredentials = measured(rotate);
 export const offboardSourceAccount = measured(offboard);
 export const postureReport = measured(posture);
+// Not a runbook: adds the timestamps a drill's evidence could not have when it was sealed (./dr-drill/timestamps.ts).
+export { drillEvidenceTimestamps } from './dr-drill/timestamps';
 // Not a runbook: the limiter of snapshot starts that runbooks share, one per service project (never ends by itself).
 export { snapshotSlots } from './snapshot-slots/workflow';

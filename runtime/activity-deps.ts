@@ -1,5 +1,6 @@
 import type { BackupServiceClient } from '../api';
 import type { CredentialsFile } from './credentials-file';
+import type { TimestampAuthorityConfig } from './config/evidence';
 import type { EvidenceKey } from './evidence-key';
 import type { WebhookTarget } from './webhooks';
 
@@ -24,6 +25,8 @@ export interface ActivityDeps {
   credentials?: CredentialsFile;
   /** Seals drill reports (runtime/evidence-seal.ts). */
   evidenceKey: EvidenceKey;
+  /** Dates every seal and attestation (runtime/evidence-timestamps.ts); none: they carry no token. */
+  timestampAuthority?: TimestampAuthorityConfig;
   /** Where notifications go; none: the notify activity returns at once. */
   webhooks?: readonly WebhookTarget[];
   /**

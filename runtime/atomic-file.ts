@@ -18,8 +18,8 @@ function tempName(path: string): string {
   return `${path}.${randomBytes(4).toString('hex')}.tmp`;
 }
 
-/** Writes `data` to `path` atomically and durably. */
-export async function writeFileAtomic(path: string, data: string, options: AtomicWriteOptions = {}): Promise<void> {
+/** Writes `data` (text as UTF-8) to `path` atomically and durably. */
+export async function writeFileAtomic(path: string, data: string | Buffer, options: AtomicWriteOptions = {}): Promise<void> {
   const tmp = await writeTemp(path, data, options);
   await renameDurably(tmp, path);
 }
@@ -44,11 +44,11 @@ export async function createFileOnce(path: string, data: string, options: Atomic
 }
 
 /** A synced temporary file beside `path` holding `data`, with exactly `options.mode` when given. */
-async function writeTemp(path: string, data: string, options: AtomicWriteOptions): Promise<string> {
+async function writeTemp(path: string, data: string | Buffer, options: AtomicWriteOptions): Promise<string> {
   const tmp = tempName(path);
   const file = await open(tmp, 'wx', options.mode ?? 0o666);
   try {
-    await file.writeFile(data, 'utf8');
+    await file.writeFile(data, typeof data === 'string' ? 'utf8' : undefined);
     await file.sync();
   } catch (err) {
     await file.close();

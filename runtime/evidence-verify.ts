@@ -1,4 +1,4 @@
-import { verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject, type X509Certificate } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf } from './evidence-key';
@@ -16,12 +16,16 @@ import {
   sha256,
   signedBytes,
 } from './evidence-seal';
+import { stampedFileOf } from './evidence-stamps';
+import { checkStamps, type ReportStamps } from './evidence-verify-stamps';
+import { TIMESTAMP_SUFFIX } from './evidence-timestamp';
 
 /**
  * Checks a folder of sealed reports (runtime/evidence-seal.ts): every signature, every file against its seal, and
  * every chain's links. Problems are listed in chain order, so that the first one names the first report at fault.
- * Every file of the folder is accounted for: a seal, a rendering its seal covers, a public key or the key history
- * (`knownFile`); anything else, a special file (symlink, device, …) or a name that hides or misleads is a problem.
+ * Every file of the folder is accounted for: a seal, a rendering its seal covers, a timestamp token of a seal or of an
+ * attestation, a public key or the key history (`knownFile`); anything else, a special file (symlink, device, …) or a
+ * name that hides or misleads is a problem.
  */
 
 /** The seal's lock file, its claims and their temporary files: written by `sealReport`, never read by verify. */
@@ -56,7 +60,9 @@ export type ProblemKind =
   /** A name that hides (leading dot) or reads other than it is (control or bidirectional characters). */
   | 'badName'
   /** Sealed at a time outside its key's window in the key history (before `since`, or at or after `retiredAt`). */
-  | 'keyWindow';
+  | 'keyWindow'
+  /** A timestamp token that does not hold: not for its file, not vouched for by the authority, or far from the seal. */
+  | 'timestamp';
 
 export interface Problem {
   kind: ProblemKind;
@@ -78,6 +84,8 @@ export interface Verification {
   folder: Problem[];
   /** The first problem of the first chain that has one, else the folder's first. */
   first?: Problem;
+  /** The timestamps of each sealed report checked, by report (runtime/evidence-verify-stamps.ts). */
+  timestamps: ReportStamps[];
 }
 
 interface Found {
@@ -97,6 +105,11 @@ export interface VerifyOptions {
    * that they are not read again; a seal file not in the map is read from the folder.
    */
   seals?: ReadonlyMap<string, Seal | undefined>;
+  /**
+   * The time-stamping authority's certificates, obtained out of band (`--tsa-cert`): each token must verify against
+   * them. Without them, a token is checked to cover its file, and the report's timestamps are `unchecked`.
+   */
+  timestamps?: readonly X509Certificate[];
 }
 
 export async function verifyEvidence(
@@ -131,6 +144,7 @@ export async function verifyEvidence(
     if (bad !== undefined) stray.push({ kind: 'badName', report: name, detail: bad });
   }
   const chains = new Map<string, { found: Found[]; problems: Problem[] }>();
+  const timestamps: ReportStamps[] = [];
   const chainOf = (name: string) => {
     let chain = chains.get(name);
     if (!chain) chains.set(name, (chain = { found: [], problems: [] }));
@@ -167,6 +181,17 @@ export async function verifyEvidence(
   for (const problem of stray) await inChainOf(baseOf(problem.report), problem);
   for (const name of [...names].sort()) {
     if (name.endsWith(SEAL_SUFFIX) || knownFile(name)) continue;
+    // A token is accounted for by the file it dates, which its report's seal covers (checked with the report).
+    const stamped = stampedFileOf(name);
+    if (stamped !== undefined && names.has(stamped) && sealed.has(baseOf(stamped) ?? '')) continue;
+    if (stamped !== undefined || name.endsWith(TIMESTAMP_SUFFIX)) {
+      await inChainOf(stamped === undefined ? undefined : baseOf(stamped), {
+        kind: 'unaccounted',
+        report: name,
+        detail: `${name} is a timestamp of nothing sealed: only a seal and an attestation it covers have tokens`,
+      });
+      continue;
+    }
     const base = baseOf(name);
     if (base === undefined) {
       folder.push({
@@ -194,6 +219,9 @@ export async function verifyEvidence(
       ordered.push(...checkSignature(found, keys, windows));
       ordered.push(...(await checkFiles(dir, names, found, all)));
       ordered.push(...checkLink(found, previous, byHash));
+      const { stamps, faults } = await checkStamps(dir, names, found.file, found.seal, options.timestamps);
+      timestamps.push(stamps);
+      ordered.push(...faults.map((detail): Problem => ({ kind: 'timestamp', report: found.file, detail })));
       previous = found;
     }
     // Unreadable seals first: nothing places them in the chain.
@@ -212,12 +240,13 @@ export async function verifyEvidence(
     });
   }
 
+  timestamps.sort((a, b) => a.report.localeCompare(b.report));
   const results = [...chains.entries()]
     .filter(([name]) => selected(name))
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([chain, { found, problems }]) => ({ chain, reports: found.map((f) => f.file), problems }));
   const first = results.find((c) => c.problems.length > 0)?.problems[0] ?? folder[0];
-  return { chains: results, folder, first };
+  return { chains: results, folder, first, timestamps };
 }
 
 function checkSignature(

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Installs what `npm run test:full` needs beyond `npm test`: the FOCUS and OSCAL validators (Python venvs), a real
-// Temporal server and PostgreSQL for the cluster test, helm, cosign, Prometheus and promtool (built from their Go
+// Temporal server and PostgreSQL for the cluster test, helm, cosign, sigstore's timestamp authority, Prometheus and promtool (built from their Go
 // modules), and Chromium (Debian's package). Each is kept in .tools/ or the system, so a second run finds them at once.
 'use strict';
 
@@ -16,6 +16,8 @@ const SCRIPTS = [
   'ensure-postgres.js',
   'ensure-helm.js',
   'ensure-cosign.js',
+  'ensure-timestamp-authority.js',
+  'ensure-openssl.js',
   'ensure-prometheus.js',
   'ensure-chromium.js',
 ];

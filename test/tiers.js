@@ -39,6 +39,7 @@ const PUBLIC_FULL = [
 /** `npm run test:full`: what needs a server, a process tree or a heavy tool, beyond one run of each runbook. */
 const FULL = [
   'test/runtime/attestation-cosign.test.ts',
+  'test/runtime/timestamp-authority.test.ts',
   'test/docs/adding-a-runbook.test.ts',
   'test/e2e/approvals-view.test.ts',
   'test/e2e/bad-input.test.ts',
@@ -51,6 +52,7 @@ const FULL = [
   'test/e2e/drill-recovery-points.test.ts',
   'test/e2e/drill-validate.test.ts',
   'test/e2e/drill-validation-window.test.ts',
+  'test/e2e/drill-timestamps.test.ts',
   'test/e2e/encrypted-history.test.ts',
   'test/e2e/evidence.test.ts',
   'test/e2e/focus-export.test.ts',

@@ -16,6 +16,7 @@ import {
   type VersioningMode,
 } from '../runtime/config';
 import type { EvidenceKey } from '../runtime/evidence-key';
+import type { TimestampAuthorityConfig } from '../runtime/config/evidence';
 import type { Tracing } from '../runtime/tracing';
 import type { WebhookTarget } from '../runtime/webhooks';
 import { recordApprovalLook } from './approval-gauges';
@@ -61,6 +62,8 @@ export interface RunbookWorkerOptions {
   outputDir: string;
   /** Seals drill reports: RUNBOOKS_EVIDENCE_KEY_FILE, or the key generated in the data dir. */
   evidenceKey: EvidenceKey;
+  /** RUNBOOKS_TSA_URL: the authority that timestamps seals and attestations; unset: none. */
+  timestampAuthority?: TimestampAuthorityConfig;
   /** The file the worker's secret lives in: read for every new token, rewritten by rotations. */
   credentialsFile?: string;
   /** Tests inject a failing write of the credentials file here. */
@@ -130,6 +133,7 @@ export async function createRunbookWorker(
     outputDir: options.outputDir,
     credentials,
     evidenceKey: options.evidenceKey,
+    timestampAuthority: options.timestampAuthority,
     webhooks: options.webhooks,
     waitLooks: options.waitLooks,
     onApprovalLook: recordApprovalLook,

@@ -11,7 +11,8 @@ import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
 import { envelopeOf } from '../../runtime/evidence-attestation';
 import type { EvidenceKey } from '../../runtime/evidence-key';
-import { sealReport } from '../../runtime/evidence-seal';
+import { type Seal, sealReport } from '../../runtime/evidence-seal';
+import { stampFiles, stampTargetsOf } from '../../runtime/evidence-stamps';
 import { exportPath } from '../../runtime/export-file';
 import { ATTESTATION_FILES, drillStatements, runUri } from './attestations';
 import { MAX_DRILL_RESOURCES } from './contract';
@@ -19,6 +20,7 @@ import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
 import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
+import type { ReportTimestamps } from './timestamp-activities';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
 export interface ResourceRef {
@@ -35,7 +37,8 @@ export interface SnapshotRef {
   vaultId?: string;
 }
 
-export function drillActivities({ client, outputDir, evidenceKey, webhooks }: ActivityDeps) {
+export function drillActivities(deps: ActivityDeps) {
+  const { client } = deps;
   return {
     /**
      * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
@@ -94,8 +97,8 @@ export function drillActivities({ client, outputDir, evidenceKey, webhooks }: Ac
       /** Passed by runs recorded before the files were named per run; the name comes from the report's run now. */
       baseName?: string;
       announce?: boolean;
-    }): Promise<DrillReportPaths & Notified> {
-      return writeReport({ outputDir, evidenceKey, webhooks }, input.report, input.announce ?? false);
+    }): Promise<DrillReportPaths & Notified & { timestamps?: ReportTimestamps }> {
+      return writeReport(deps, input.report, input.announce ?? false);
     },
   };
 }
@@ -139,11 +142,12 @@ export async function resolveSelection(client: ActivityDeps['client'], selection
  * it; then sets the drill's metrics from it (./metrics.ts); with `announce`, sends drill.passed or drill.failed.
  */
 export async function writeReport(
-  { outputDir, evidenceKey, webhooks }: Pick<ActivityDeps, 'outputDir' | 'evidenceKey' | 'webhooks'>,
+  deps: Pick<ActivityDeps, 'outputDir' | 'evidenceKey' | 'webhooks' | 'timestampAuthority'>,
   given: DrillReport,
   announce: boolean,
   input?: unknown,
-): Promise<DrillReportPaths & Notified> {
+): Promise<DrillReportPaths & Notified & { timestamps?: ReportTimestamps }> {
+  const { outputDir, evidenceKey, webhooks } = deps;
   const report: DrillReport = { schemaVersion: DRILL_REPORT_SCHEMA_VERSION, ...given };
   const base = reportBaseName(report);
   const path = (ext: string) => exportPath(outputDir, 'drill-reports', `${base}.${ext}`);
@@ -154,20 +158,40 @@ export async function writeReport(
   await writeFileAtomic(paths.html, renderHtml(report));
   await writeAttestations(evidenceKey, report, paths.json, input);
   // Last, once every file is written: the seal covers them all and links the report into its drill's chain.
-  await sealReport(evidenceKey, {
-    dir: dirname(paths.json),
-    baseName: basename(paths.json, '.json'),
-    ...chainOf(report),
-  });
+  const dir = dirname(paths.json);
+  const seal = await sealReport(evidenceKey, { dir, baseName: basename(paths.json, '.json'), ...chainOf(report) });
+  const timestamps = deps.timestampAuthority && (await timestamped(deps.timestampAuthority, dir, seal));
   recordDrill(report);
-  if (!announce) return paths;
+  const written = { ...paths, ...(timestamps ? { timestamps } : {}) };
+  if (!announce) return written;
   const { summary, name } = report;
   const event = summary.verdict === 'PASS' ? ('drill.passed' as const) : ('drill.failed' as const);
   const data = { name, ...summary, report: paths };
-  return { ...paths, notified: await notifyFromActivity(webhooks, { event, data }) };
+  return { ...written, notified: await notifyFromActivity(webhooks, { event, data }) };
 }
 
 const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });
+
+/**
+ * Asks the authority for the seal's and the attestations' tokens, once and briefly: an authority that does not answer
+ * never holds the drill up, and what is still missing is handed to a retry of its own (./timestamps.ts).
+ */
+async function timestamped(
+  authority: NonNullable<ActivityDeps['timestampAuthority']>,
+  dir: string,
+  seal: Seal,
+): Promise<ReportTimestamps> {
+  const targets = await stampTargetsOf(dir, seal.report, seal);
+  const outcome = await stampFiles(dir, targets, authority, STAMP_TIMEOUT_MS);
+  if (outcome.pending.length === 0) return { added: outcome.stamped };
+  return {
+    added: outcome.stamped,
+    pending: { targets: outcome.pending, error: outcome.error ?? 'no token', sealedAt: seal.sealedAt },
+  };
+}
+
+/** How long the report's activity waits for the authority before leaving the tokens to the retry. */
+const STAMP_TIMEOUT_MS = 10_000;
 
 /** The report's in-toto attestations beside it (`cosign verify-blob-attestation` checks them against its JSON). */
 async function writeAttestations(key: EvidenceKey, report: DrillReport, jsonPath: string, input: unknown) {

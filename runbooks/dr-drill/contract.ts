@@ -155,6 +155,11 @@ export const drillValidationUpdate = defineUpdate<DrillValidationTaken, [DrillVa
 export interface DrDrillResult {
   report: DrillReportPaths;
   summary: DrillSummary;
+  /**
+   * With RUNBOOKS_TSA_URL: `added`, every token of the seal and the attestations is there; `pending`, the authority
+   * could not be asked (`reason`) and a run of its own adds them later (`files`: the tokens there already).
+   */
+  timestamps?: { status: 'added' | 'pending'; files: number; reason?: string };
 }
 
 export const drDrillContract = defineRunbook({

@@ -57,6 +57,7 @@ import {
 } from './fan-out-contract';
 import type { BatchOutcome } from './parts';
 import { checkVerdictShape } from './validation-desk';
+import { timestampsLater, timestampsOutcome } from './timestamps';
 import type { drDrill } from './workflow';
 
 const service = serviceCalls<Activities>();
@@ -199,6 +200,7 @@ export async function drillFannedOut(
 
   tracker.phase('writing report');
   const written = await service.writeDrillReportFromParts(reportFromParts(run));
+  await timestampsLater(written.timestamps?.pending);
   return reportWritten(run, written);
 }
 
@@ -490,8 +492,8 @@ function reportFromParts(run: DrillRun): ReportFromParts {
 
 /** The drill's result, once its report is written; a notification the activity could not deliver is sent again. */
 function reportWritten(run: DrillRun, written: WrittenFromParts): DrDrillResult {
-  const { notified, summary, ...paths } = written;
+  const { notified, summary, timestamps, ...paths } = written;
   run.tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
   resend(notified);
-  return { report: paths, summary };
+  return { report: paths, summary, ...timestampsOutcome(timestamps) };
 }

@@ -14,6 +14,7 @@ import { exportPath } from '../../runtime/export-file';
 import { reportBaseName, resolveSelection, writeReport, type DrillSelection, type ResourceRef } from './activities';
 import type { DrillFile } from './fan-out-contract';
 import type { DrillReport, DrillReportPaths, DrillResourceResult, DrillSummary } from './report';
+import type { ReportTimestamps } from './timestamp-activities';
 import { summarize } from './verdicts';
 
 /** Under drill-reports/, apart from the sealed reports (evidence verification reads the folder's own files). */
@@ -56,7 +57,8 @@ async function readChecked<T>(file: DrillFile): Promise<T[]> {
     .map((line) => JSON.parse(line) as T);
 }
 
-export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }: ActivityDeps) {
+export function drillPartActivities(deps: ActivityDeps) {
+  const { client, outputDir } = deps;
   const fileOf = async (drill: { workflowId: string; runId: string }, suffix: string, rows: readonly unknown[]) => {
     const path = exportPath(outputDir, PARTS_FOLDER, `${reportBaseName(drill)}--${suffix}.jsonl`);
     await mkdir(join(outputDir, PARTS_FOLDER), { recursive: true });
@@ -117,7 +119,7 @@ export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }
       batches: BatchOutcome[];
       /** The drill's input, for its attestation's configuration digest (runs before it passed none). */
       drillInput?: unknown;
-    }): Promise<DrillReportPaths & Notified & { summary: DrillSummary }> {
+    }): Promise<DrillReportPaths & Notified & { summary: DrillSummary; timestamps?: ReportTimestamps }> {
       const results: DrillResourceResult[] = [];
       let selected: ResourceRef[] | undefined;
       for (const batch of [...input.batches].sort((a, b) => a.batch - b.batch)) {
@@ -139,7 +141,7 @@ export function drillPartActivities({ client, outputDir, evidenceKey, webhooks }
       }
       const summary = summarize(results);
       const report: DrillReport = { ...input.header, resources: results, summary };
-      const written = await writeReport({ outputDir, evidenceKey, webhooks }, report, true, input.drillInput);
+      const written = await writeReport(deps, report, true, input.drillInput);
       return { ...written, summary };
     },
   };

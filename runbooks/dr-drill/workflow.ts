@@ -9,6 +9,7 @@ import { DrDrillInput, type DrDrillResult, type DrillInput, drDrillContract, typ
 import { drillInLanes, resourceDriller } from './drill-one';
 import { drillFannedOut, type FanOutState } from './fan-out';
 import { FAN_OUT_PATCH, RECOVERY_POINT_PATCH } from './patches';
+import { timestampsLater, timestampsOutcome } from './timestamps';
 
 const service = serviceCalls<Activities>();
 
@@ -78,6 +79,7 @@ async function drillInOneRun(input: DrillInput): Promise<DrDrillResult> {
   // The report's activity sends drill.passed or drill.failed itself (see `leanHistory`).
   const inline = leanHistory();
   const written = await service.writeDrillReport({ report, ...(inline ? { announce: true } : {}) });
+  await timestampsLater(written.timestamps?.pending);
   return reportWritten(input, tracker, { summary, written, inline });
 }
 
@@ -87,7 +89,7 @@ function reportWritten(
   tracker: RunbookTracker<DrillPhase>,
   { summary, written, inline }: { summary: DrDrillResult['summary']; written: WrittenReport; inline: boolean },
 ): DrDrillResult {
-  const { notified, ...paths } = written;
+  const { notified, timestamps, ...paths } = written;
   tracker.phase('completed', { detail: `${summary.verdict}: ${summary.passed}/${summary.total} passed` });
   if (inline) resend(notified);
   else {
@@ -96,5 +98,5 @@ function reportWritten(
       data: { name: input.name, ...summary, report: paths },
     });
   }
-  return { report: paths, summary };
+  return { report: paths, summary, ...timestampsOutcome(timestamps) };
 }

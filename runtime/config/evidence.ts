@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DEFAULT_EVIDENCE_KEY_FILE, EvidenceKeyError, parseEvidenceKey } from '../evidence-key';
+import { certificatesOf } from '../evidence-timestamp';
 import { mdCode, ConfigError, type Env, parseEnv, type SettingDoc, text } from './env';
 import { refuseSharedKeyFile } from './key-files';
 
@@ -27,6 +28,56 @@ export function loadEvidenceKeyFile(env: Env = process.env, read = (path: string
   return path;
 }
 
+/** The RFC 3161 time-stamping authority that dates every seal and attestation (runtime/evidence-timestamp.ts). */
+export interface TimestampAuthorityConfig {
+  url: string;
+  /** Its certificates, PEM (RUNBOOKS_TSA_CERT_FILE): each token is checked against them before it is kept. */
+  certificatesPem?: string;
+}
+
+/** RUNBOOKS_TSA_URL and RUNBOOKS_TSA_CERT_FILE, checked now; undefined: no authority, seals carry no token. */
+export function loadTimestampAuthority(
+  env: Env = process.env,
+  read = (path: string) => readFileSync(path, 'utf8'),
+): TimestampAuthorityConfig | undefined {
+  const parsed = parseEnv(
+    z.object({
+      RUNBOOKS_TSA_URL: z
+        .string()
+        .url()
+        .refine((u) => /^https?:/.test(u), 'must be an http or https URL')
+        .optional(),
+      RUNBOOKS_TSA_CERT_FILE: text.optional(),
+    }),
+    env,
+  );
+  if (parsed.RUNBOOKS_TSA_URL === undefined) {
+    if (parsed.RUNBOOKS_TSA_CERT_FILE !== undefined) {
+      throw new ConfigError([{ variable: 'RUNBOOKS_TSA_CERT_FILE', message: 'is set, but RUNBOOKS_TSA_URL is not' }]);
+    }
+    return undefined;
+  }
+  const file = parsed.RUNBOOKS_TSA_CERT_FILE;
+  if (file === undefined) return { url: parsed.RUNBOOKS_TSA_URL };
+  let pem: string;
+  try {
+    pem = read(file);
+  } catch (err) {
+    const message = `${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    throw new ConfigError([{ variable: 'RUNBOOKS_TSA_CERT_FILE', message }]);
+  }
+  let count = 0;
+  try {
+    count = certificatesOf(pem).length;
+  } catch {
+    count = 0;
+  }
+  if (count === 0) {
+    throw new ConfigError([{ variable: 'RUNBOOKS_TSA_CERT_FILE', message: `${file}: holds no PEM certificate` }]);
+  }
+  return { url: parsed.RUNBOOKS_TSA_URL, certificatesPem: pem };
+}
+
 /** docs/configuration.md, "Encryption and keys". */
 export const EVIDENCE_SETTINGS: readonly SettingDoc[] = [
   {
@@ -35,5 +86,17 @@ export const EVIDENCE_SETTINGS: readonly SettingDoc[] = [
     meaning:
       'The PKCS#8 PEM Ed25519 key that seals drill reports, created by the first worker when missing; put it on a ' +
       'volume every replica mounts',
+  },
+  {
+    name: 'RUNBOOKS_TSA_URL',
+    default: 'unset: no timestamps',
+    meaning:
+      'An RFC 3161 time-stamping authority (POST `application/timestamp-query`): every seal and attestation gets a ' +
+      'token `<file>.tsr`; one that does not answer never holds a drill up, and a retry adds the tokens later',
+  },
+  {
+    name: 'RUNBOOKS_TSA_CERT_FILE',
+    default: 'none',
+    meaning: "The authority's certificate chain (PEM): each token is verified against it before it is kept",
   },
 ];

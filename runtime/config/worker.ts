@@ -4,7 +4,7 @@ import type { CodecKeys } from '../codec';
 import type { WebhookTarget } from '../webhooks';
 import { loadCodecKeys } from './codec';
 import { ConfigError, type ConfigIssue, type Env, parseEnv } from './env';
-import { loadEvidenceKeyFile } from './evidence';
+import { loadEvidenceKeyFile, loadTimestampAuthority, type TimestampAuthorityConfig } from './evidence';
 import { allowSharedKeyFiles } from './key-files';
 import { loadWebhookTargets } from './notifications';
 import { ProcessEnv, type LogLevelName } from './process';
@@ -38,6 +38,8 @@ export interface Config {
   versioning?: VersioningConfig;
   /** PKCS#8 PEM Ed25519 key that seals drill reports, created there when missing; unset: one in the data dir. */
   evidenceKeyFile?: string;
+  /** RUNBOOKS_TSA_URL: the authority that timestamps evidence; unset: none. */
+  timestampAuthority?: TimestampAuthorityConfig;
   /** Notification webhooks (runtime/webhooks.ts); empty or unset: none are sent. */
   webhooks?: WebhookTarget[];
   /** At start, retry an unreachable Temporal this long (RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS), then fail. */
@@ -66,7 +68,7 @@ export function loadConfig(env: Env = process.env): Config {
   const rest = attempt(() => parseEnv(ProcessEnv, env));
   const codec = attempt(() => ({ keys: loadCodecKeys(env) }));
   const versioning = attempt(() => ({ config: loadVersioningConfig(env) }));
-  const evidence = attempt(() => ({ keyFile: loadEvidenceKeyFile(env) }));
+  const evidence = attempt(() => ({ keyFile: loadEvidenceKeyFile(env), tsa: loadTimestampAuthority(env) }));
   const webhooks = attempt(() => loadWebhookTargets(env));
   const shared = attempt(() => ({ allowed: allowSharedKeyFiles(env) }));
   if (!temporal || !service || !rest || !codec || !versioning || !evidence || !webhooks || !shared) {
@@ -86,6 +88,7 @@ export function loadConfig(env: Env = process.env): Config {
     codecKeys: codec.keys,
     versioning: versioning.config,
     evidenceKeyFile: evidence.keyFile,
+    ...(evidence.tsa ? { timestampAuthority: evidence.tsa } : {}),
     webhooks: webhooks.length > 0 ? webhooks : undefined,
     temporalConnectTimeoutMs: rest.RUNBOOKS_TEMPORAL_CONNECT_TIMEOUT_MS,
     shutdownGraceTimeMs: rest.RUNBOOKS_SHUTDOWN_GRACE_TIME_MS,

@@ -456,6 +456,8 @@ export interface WorkerOverrides {
   evidenceKey?: EvidenceKey;
   /** Notification targets. */
   webhooks?: RunbookWorkerOptions['webhooks'];
+  /** An RFC 3161 authority that dates the evidence (RUNBOOKS_TSA_URL); none by default. */
+  timestampAuthority?: RunbookWorkerOptions['timestampAuthority'];
   /** 0: no sticky queue, every task replays the history. */
   maxCachedWorkflows?: number;
   /**
@@ -492,6 +494,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     versioningMode: overrides.versioningMode,
     identity: overrides.identity,
     webhooks: overrides.webhooks,
+    timestampAuthority: overrides.timestampAuthority,
     maxCachedWorkflows: overrides.maxCachedWorkflows,
     scheduleGaugesIntervalMs: overrides.scheduleGaugesIntervalMs,
     workflowBundle: fx.bundle,

@@ -157,3 +157,24 @@ test('name rules: hidden, climbing, absolute, control and bidirectional characte
   expect(packPathProblem('drill-reports/.hidden.json')).toContain('hidden');
   expect(packPathProblem('drill-reports//x')).toContain('not a file name');
 });
+
+test('a timestamp token counts only beside a seal or an attestation its report seals; a token for other data fails', async () => {
+  await report('drill--run-1', 'run-1');
+  const token = await readFile(join(__dirname, '..', 'fixtures', 'timestamp', 'data.txt.tsr'));
+  // A token beside the report's JSON, or beside nothing: no seal covers such a file.
+  await writeFile(join(dir, 'drill--run-1.json.tsr'), token);
+  await writeFile(join(dir, 'gone--run-2.seal.json.tsr'), token);
+  const strays = problems(await verifyDir()).map((p) => [p.kind, p.report]);
+  expect(strays).toEqual([
+    ['unaccounted', 'drill--run-1.json.tsr'],
+    ['unaccounted', 'gone--run-2.seal.json.tsr'],
+  ]);
+  await rm(join(dir, 'drill--run-1.json.tsr'));
+  await rm(join(dir, 'gone--run-2.seal.json.tsr'));
+  // Beside the seal, but a token of another file: it fails, even with no authority certificate to check it against.
+  await writeFile(join(dir, 'drill--run-1.seal.json.tsr'), token);
+  const v = await verifyDir();
+  expect(v.first).toMatchObject({ kind: 'timestamp', report: 'drill--run-1' });
+  expect(v.first?.detail).toBe('drill--run-1.seal.json.tsr is a token for other data');
+  expect(v.timestamps).toEqual([{ report: 'drill--run-1', status: 'invalid', missing: [] }]);
+});
