@@ -24,6 +24,7 @@ import { SimulatorControlClient } from '../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
 import { DIALECTS, type Dialect } from '../api/dialect';
 import { helpFor } from '../operator/help';
+import { loadTimestampAuthority } from '../runtime/config/evidence';
 
 const HELP = helpFor('demo');
 
@@ -61,6 +62,7 @@ export async function demoCommand(argv: string[], consoleStarter: () => StartCon
   }
   const consolePort =
     values.port === undefined ? DEFAULT_CONSOLE_PORT : wholeNumber(values.port, '--port', 0, 65535, HELP);
+  const timestampAuthority = loadTimestampAuthority(process.env);
   const began = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'runbooks-demo-'));
   const wanted = (process.env.LOG_LEVEL ?? '').toLowerCase();
@@ -96,6 +98,8 @@ export async function demoCommand(argv: string[], consoleStarter: () => StartCon
     dataDir: dir,
     outputDir: join(dir, 'output'),
     logLevel,
+    // A time-stamping authority, when the environment names one: the demo's evidence is then dated as a worker's is.
+    ...(timestampAuthority ? { timestampAuthority } : {}),
   };
   // The dev server's Web UI only when the console stays up to link each run to it.
   const stack = await startStack(config, { log, persistTemporal: false, ui: serve, shutdownGraceTimeMs: 3_000 }).catch(

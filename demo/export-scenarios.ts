@@ -75,6 +75,13 @@ export async function drillScenario(
       `sealed as report ${seal.sequence} of the '${seal.chain}' chain (Ed25519 key ${seal.keyId}); ` +
         `check with: runbooks evidence verify ${dirname(sealPath)} --public-key ${keyHistoryPath(keyFile)}`,
       `(the demo's own key, not the project's: runbooks evidence key show --key-file ${keyFile})`,
+      ...(result.timestamps
+        ? [
+            result.timestamps.status === 'added'
+              ? `timestamped by RUNBOOKS_TSA_URL: ${result.timestamps.files} RFC 3161 tokens (.tsr) beside the seal and the attestations`
+              : `timestamps pending (${result.timestamps.reason ?? 'the authority did not answer'}): a run of their own adds them`,
+          ]
+        : []),
     ],
     files: [
       ...(await Promise.all(
