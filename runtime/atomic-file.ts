@@ -19,7 +19,11 @@ function tempName(path: string): string {
 }
 
 /** Writes `data` (text as UTF-8) to `path` atomically and durably. */
-export async function writeFileAtomic(path: string, data: string | Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Buffer,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const tmp = await writeTemp(path, data, options);
   await renameDurably(tmp, path);
 }
