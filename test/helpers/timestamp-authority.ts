@@ -26,16 +26,22 @@ export async function freePort(): Promise<number> {
 /**
  * Starts the authority on `port` (a free one by default) and waits until it publishes its chain. The server also
  * serves its metrics on port 2112, which it does not let anyone change: while another test's authority holds it, this
- * one waits its turn (a few minutes at most).
+ * one waits its turn (a minute at most, far longer than a test holds it), then fails saying what holds the port.
  */
 export async function startTimestampAuthority(port?: number): Promise<TimestampAuthority> {
   const listen = port ?? (await freePort());
-  const deadline = Date.now() + 5 * 60_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       return await startOnce(listen);
     } catch (err) {
-      if (!(err instanceof MetricsPortTaken) || Date.now() > deadline) throw err;
+      if (!(err instanceof MetricsPortTaken)) throw err;
+      if (Date.now() > deadline) {
+        throw new Error(
+          "port 2112 stayed taken for a minute: sigstore's timestamp-server serves its metrics there and cannot be " +
+            'told otherwise; stop what listens on it (ss -ltnp | grep 2112) and run the test again',
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
