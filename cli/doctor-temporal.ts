@@ -1,8 +1,17 @@
-import { Client, Connection, isGrpcServiceError } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import { SearchAttributeType } from '@temporalio/common';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { SEARCH_ATTRIBUTE_KEYS } from '../contracts';
-import { ConfigError, loadTemporalConfig, loadVersioningConfig, type VersioningConfig } from '../runtime/config';
+import { slotsQuery, snapshotSlotsWorkflowId, type SlotsStatus } from '../runbooks/snapshot-slots/contract';
+import { CEILING_MEMORY_MS, PROBE_RESET_MS } from '../runbooks/snapshot-slots/limits';
+import {
+  ConfigError,
+  loadCodecKeys,
+  loadTemporalConfig,
+  loadVersioningConfig,
+  type VersioningConfig,
+} from '../runtime/config';
+import { codecDataConverter } from '../runtime/codec';
 import { temporalConnectionOptions } from '../runtime/temporal-connection';
 import { resolveAddress } from '../operator/connection';
 import { deploymentStatus, NoDeploymentError, stalls, type DeploymentStatus } from './deployment-command';
@@ -22,6 +31,7 @@ const NAMESPACE = { id: 'temporal.namespace', check: 'temporal namespace' };
 const ATTRIBUTES = { id: 'temporal.search-attributes', check: 'search attributes' };
 const DEPLOYMENT = { id: 'temporal.deployment', check: 'worker deployment' };
 const WORKERS = { id: 'temporal.workers', check: 'workers polling' };
+const LIMITER = { id: 'temporal.snapshot-limiter', check: 'snapshot limiter' };
 
 // gRPC status codes.
 const NOT_FOUND = 5;
@@ -51,7 +61,7 @@ export async function temporalChecks(
   env: Env,
   budgetMs: number,
 ): Promise<{ lines: CheckResult[]; context?: DoctorReport['temporal'] }> {
-  const rest = [NAMESPACE, ATTRIBUTES, DEPLOYMENT, WORKERS];
+  const rest = [NAMESPACE, ATTRIBUTES, DEPLOYMENT, WORKERS, LIMITER];
   let versioning: VersioningConfig | undefined;
   let connection: Connection;
   let context: NonNullable<DoctorReport['temporal']> | undefined;
@@ -102,6 +112,7 @@ export async function temporalChecks(
         skip(WORKERS.id, WORKERS.check, 'the deployment check failed'),
       ])),
     );
+    lines.push(await limiterLine(connection, namespace, env, budgetMs));
     return { lines, context };
   } finally {
     await connection.close().catch(() => undefined);
@@ -131,6 +142,59 @@ function namespaceFailure(namespace: string, err: unknown): CheckResult {
   }
   return failed(NAMESPACE, err);
 }
+
+/**
+ * The project's limiter of snapshot starts (runbooks/snapshot-slots): the limit it allows, and the ceiling the service
+ * showed at its last 429 with its age, since an old ceiling holding the limit down is what makes a drill slow.
+ * Informational: a limiter that does not exist yet, or cannot be asked (no worker answers queries), only warns.
+ */
+async function limiterLine(connection: Connection, namespace: string, env: Env, budgetMs: number) {
+  const projectId = env.BACKUP_PROJECT_ID?.trim();
+  if (!projectId) {
+    return ok(LIMITER.id, LIMITER.check, 'no BACKUP_PROJECT_ID: the embedded simulator has a limiter of its own');
+  }
+  try {
+    const dataConverter = codecDataConverter(loadCodecKeys(env));
+    const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+    const handle = client.workflow.getHandle(snapshotSlotsWorkflowId(projectId));
+    const status = await bounded(budgetMs, () =>
+      connection.withDeadline(Date.now() + budgetMs, () => handle.query(slotsQuery)),
+    );
+    return ok(LIMITER.id, LIMITER.check, limiterDetail(status));
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) {
+      return ok(LIMITER.id, LIMITER.check, 'none yet: the first snapshot a drill takes starts it, with a limit of 10');
+    }
+    return warn(
+      LIMITER.id,
+      LIMITER.check,
+      `${snapshotSlotsWorkflowId(projectId)} did not answer: ${reason(err)}`,
+      'start a worker: the limiter answers through one',
+    );
+  }
+}
+
+/** The limit, and the ceiling with its age: what holds the project's snapshot starts at their pace. */
+export function limiterDetail(status: SlotsStatus): string {
+  const head = `limit ${status.limit} snapshot starts at once (${status.held} held, ${status.waiting} waiting)`;
+  if (status.ceiling === undefined) return `${head}; no ceiling: no 429 yet, or none for 10 minutes`;
+  const age = status.ceilingAgeSeconds;
+  const ago = age === undefined ? 'before ages were kept' : `${formatAge(age)} ago`;
+  const pace =
+    age === undefined || age < PROBE_RESET_MS / 1000
+      ? 'probed past slowly for a minute after its last 429'
+      : age < CEILING_MEMORY_MS / 1000
+        ? 'probed past at the normal pace now'
+        : 'forgotten at the next start';
+  return `${head}; the service refused a start at ${status.ceiling - 1} running, ${ago}: ${pace}`;
+}
+
+const formatAge = (seconds: number) =>
+  seconds < 120
+    ? `${seconds} s`
+    : seconds < 7200
+      ? `${Math.round(seconds / 60)} min`
+      : `${Math.round(seconds / 3600)} h`;
 
 async function searchAttributesLine(connection: Connection, namespace: string): Promise<CheckResult> {
   let registered: Record<string, number>;

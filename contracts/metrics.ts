@@ -51,6 +51,16 @@ export const RunbookMetric = {
    */
   scheduleMissed: 'runbooks_schedule_missed_catchup_window',
   scheduleSkipped: 'runbooks_schedule_skipped_overlap',
+  /**
+   * The project's limiter of snapshot starts (runbooks/snapshot-slots), queried every minute (worker/limiter-gauges.ts).
+   * Gauges {project}: the slots it allows, the ceiling the service showed at its last 429 and that ceiling's age (NaN
+   * when it has none: no 429 yet, or forgotten), and the slots held and waited for.
+   */
+  slotsLimit: 'runbooks_snapshot_slots_limit',
+  slotsCeiling: 'runbooks_snapshot_slots_ceiling',
+  slotsCeilingAge: 'runbooks_snapshot_slots_ceiling_age_seconds',
+  slotsHeld: 'runbooks_snapshot_slots_held',
+  slotsWaiting: 'runbooks_snapshot_slots_waiting',
 } as const;
 
 /** Seconds histograms get buckets from a second to days (approvals wait that long); the SDK's default is for ms. */

@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
 import { createActivities } from '../runbooks/activities';
@@ -21,6 +22,7 @@ import type { Tracing } from '../runtime/tracing';
 import type { WebhookTarget } from '../runtime/webhooks';
 import { recordApprovalLook } from './approval-gauges';
 import { recordServiceCall } from './metrics';
+import { watchLimiter } from './limiter-gauges';
 import { watchSchedules } from './schedule-gauges';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
 
@@ -62,6 +64,8 @@ export interface RunbookWorkerOptions {
   outputDir: string;
   /** Seals drill reports: RUNBOOKS_EVIDENCE_KEY_FILE, or the key generated in the data dir. */
   evidenceKey: EvidenceKey;
+  /** A client of the same namespace, with the worker's codec: the worker queries the limiter of snapshot starts. */
+  temporalClient?: Client;
   /** RUNBOOKS_TSA_URL: the authority that timestamps seals and attestations; unset: none. */
   timestampAuthority?: TimestampAuthorityConfig;
   /** The file the worker's secret lives in: read for every new token, rewritten by rotations. */
@@ -186,5 +190,15 @@ export async function createRunbookWorker(
     intervalMs: options.scheduleGaugesIntervalMs,
     running: () => !stopped.has(worker.getState()),
   });
+  // The limiter of snapshot starts: its limit, its ceiling and that ceiling's age (queried with a client's connection:
+  // a query through the worker's own native connection is dropped).
+  if (options.temporalClient) {
+    watchLimiter({
+      client: options.temporalClient,
+      projectId: service.projectId,
+      intervalMs: options.scheduleGaugesIntervalMs,
+      running: () => !stopped.has(worker.getState()),
+    });
+  }
   return { worker, client };
 }

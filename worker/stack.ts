@@ -159,6 +159,7 @@ export async function startStack(config: Config, options: StackOptions): Promise
       service,
       outputDir: resolve(config.outputDir),
       evidenceKey,
+      temporalClient,
       timestampAuthority: config.timestampAuthority,
       credentialsFile,
       workflowBundle,

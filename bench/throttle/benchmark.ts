@@ -60,6 +60,66 @@ async function oneRound(
   };
 }
 
+/** The cap-change case's sizes: a round under the low cap, then one of long jobs under the raised cap. */
+const LOW_CAP = 5;
+const RAISED_CAP = 20;
+const RAISED_JOB_SECONDS = 10;
+
+/**
+ * Drill-like runs against a cap of 5 (the limiter learns it and confirms it), then the cap raised to 20 and a round of
+ * 200 ten-second backups: how long until the limiter holds 20 slots, and the round's wall time against the ideal for
+ * the new cap. Before ceilings aged, the limiter kept probing past the old cap 16 times slower and never got there.
+ */
+async function capChangeCase(
+  stack: BenchStack,
+  resources: ManyBackupsInput['resources'],
+  vaultId: string,
+  counts: { accepted: number; throttled: number },
+  log: (line: string) => void,
+): Promise<Measurement> {
+  await stack.control.jobsConfig({ backupSeconds: 2, maxConcurrentBackups: LOW_CAP, outcomes: {} });
+  const low = await oneRound(stack, resources.slice(0, 100), vaultId, 3, RAISED_CAP, true, counts);
+  const handle = stack.client.workflow.getHandle(snapshotSlotsWorkflowId(stack.projectId));
+  log(
+    `cap ${LOW_CAP}: ${low.starts} starts, ${low.throttled} 429s; limiter ${JSON.stringify(await handle.query(slotsQuery))}`,
+  );
+  await stack.control.jobsConfig({
+    backupSeconds: RAISED_JOB_SECONDS,
+    maxConcurrentBackups: RAISED_CAP,
+    outcomes: {},
+  });
+  const size = 200;
+  const began = Date.now();
+  let reachedMs: number | undefined;
+  let watching = true;
+  const watch = (async () => {
+    while (watching && reachedMs === undefined) {
+      const status = await handle.query(slotsQuery).catch(() => undefined);
+      if (status && status.held >= RAISED_CAP) reachedMs = Date.now() - began;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  const raised = await oneRound(stack, resources.slice(100, 100 + size), vaultId, 3, RAISED_CAP, true, counts);
+  watching = false;
+  await watch;
+  const idealMs = (size / RAISED_CAP) * RAISED_JOB_SECONDS * 1000;
+  const reached = reachedMs === undefined ? 'never' : `${(reachedMs / 1000).toFixed(1)} s`;
+  log(
+    `cap raised to ${RAISED_CAP}: ${raised.starts} starts, ${raised.throttled} 429s, ${RAISED_CAP} slots held after ${reached}`,
+  );
+  return compared(
+    `wall time of ${size} backups of ${RAISED_JOB_SECONDS} s once the cap rose from ${LOW_CAP} to ${RAISED_CAP}`,
+    's',
+    raised.wallMs / 1000,
+    { name: 'the ideal for the raised cap', value: idealMs / 1000 },
+    {
+      text: `${RAISED_CAP} slots held within the first minute`,
+      met: () => reachedMs !== undefined && reachedMs <= 60_000,
+    },
+    `${RAISED_CAP} slots held ${reached} into the round; a round of 100 two-second backups under the cap of ${LOW_CAP} before it`,
+  );
+}
+
 export const throttleBenchmark: Benchmark = {
   name: 'throttle',
   async run({ quick, log }) {
@@ -80,7 +140,8 @@ export const throttleBenchmark: Benchmark = {
       const runs = 3;
       const lanes = 20;
       const rounds = quick ? 1 : 2;
-      const generated = await generatedResources(stack.control, stack.service, size * 2 * rounds);
+      // And 300 more for the cap-change case.
+      const generated = await generatedResources(stack.control, stack.service, size * 2 * rounds + 300);
       const resources: ManyBackupsInput['resources'] = generated.map(({ id, providerResourceId }) => ({
         id,
         providerResourceId,
@@ -111,8 +172,10 @@ export const throttleBenchmark: Benchmark = {
           );
         }
       }
-      const limiter = await stack.client.workflow.getHandle(snapshotSlotsWorkflowId(stack.projectId)).query(slotsQuery);
+      const limiterHandle = stack.client.workflow.getHandle(snapshotSlotsWorkflowId(stack.projectId));
+      const limiter = await limiterHandle.query(slotsQuery);
       log(`limiter: ${JSON.stringify(limiter)}`);
+      const capChange = await capChangeCase(stack, resources.slice(next), vaultId, counts, log);
 
       const sum = (rs: Round[], k: keyof Round) => rs.reduce((n, r) => n + r[k], 0);
       const share = (rs: Round[]) => sum(rs, 'throttled') / (sum(rs, 'starts') + sum(rs, 'throttled'));
@@ -135,6 +198,7 @@ export const throttleBenchmark: Benchmark = {
           undefined,
           `without the limiter: ${(sum(straight, 'wallMs') / straight.length / 1000).toFixed(1)} s per round`,
         ),
+        capChange,
       ];
       return out;
     } finally {

@@ -52,6 +52,9 @@ export interface SlotsStatus {
   limit: number;
   /** Slots held when the service last refused a start: the cap as it showed itself. */
   ceiling?: number;
+  /** When a 429 last set or confirmed the ceiling, and how long ago: an old ceiling is probed again, then forgotten. */
+  ceilingSince?: string;
+  ceilingAgeSeconds?: number;
   held: number;
   waiting: number;
   pausedUntil?: string;

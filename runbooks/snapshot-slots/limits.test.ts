@@ -163,3 +163,66 @@ describe('Retry-After', () => {
     expect(throttled(s, { now, held: 5, running: 4, grantedAtDecrease: s.decreases }).pausedUntil - now).toBe(2_000);
   });
 });
+
+describe('a ceiling that ages (runs from the patch on)', () => {
+  const at = (seconds: number, running: number) => ({ now: T0 + seconds * 1000, running });
+  /** A limiter that met a cap of 5 (5 running, one refused) several times: probing past it 16 times slower. */
+  function confirmed(): SlotLimit {
+    let s = initialLimit(10);
+    for (let i = 0; i < 6; i += 1) {
+      s = throttled(s, { now: T0, held: 6, running: 5, grantedAtDecrease: s.decreases, retryAfterSeconds: 1 }, true);
+      while (slotsAllowed(s) < 5) s = started(s, at(1, 4));
+    }
+    return s;
+  }
+
+  test('a 429 dates its ceiling and lowers the limit to the backups running, never above half', () => {
+    const s = throttled(initialLimit(20), { now: T0, held: 21, running: 5, grantedAtDecrease: 0 }, true);
+    expect(s).toMatchObject({ limit: 5, ceiling: 6, ceilingAt: T0 });
+    const many = throttled(initialLimit(20), { now: T0, held: 21, running: 20, grantedAtDecrease: 0 }, true);
+    expect(many.limit).toBe(10);
+  });
+
+  test('within a minute of its last 429, a confirmed ceiling is probed 16 times slower', () => {
+    const s = confirmed();
+    expect(s.probeSlowdown).toBe(16);
+    expect(started(s, at(59, 5))).toMatchObject({ probeSlowdown: 16, ceiling: 6 });
+  });
+
+  test('a minute after its last 429, it is probed at the normal pace: one slot per window of successes', () => {
+    let s = started(confirmed(), at(61, 5));
+    expect(s).toMatchObject({ probeSlowdown: 1, ceiling: 6 });
+    let n = 1;
+    while (slotsAllowed(s) < 6) {
+      s = started(s, at(61, 5));
+      n += 1;
+    }
+    expect(n).toBe(5);
+  });
+
+  test('a start that holds past the ceiling (more running than it allowed, plus one) forgets it: slow start again', () => {
+    const s = started(confirmed(), at(61, 7));
+    expect(s.ceiling).toBeUndefined();
+    expect(s.ceilingAt).toBeUndefined();
+    // A slot per success from there: from 6 (the start that forgot it added one) to 20 in 14 more.
+    let next = s;
+    let n = 0;
+    while (slotsAllowed(next) < 20) {
+      next = started(next, at(62, 8 + n));
+      n += 1;
+    }
+    expect(n).toBe(14);
+  });
+
+  test('a ceiling no 429 confirmed for ten minutes is forgotten', () => {
+    expect(started(confirmed(), at(599, 3)).ceiling).toBe(6);
+    expect(started(confirmed(), at(600, 3)).ceiling).toBeUndefined();
+  });
+
+  test('runs recorded before the patch keep their ceiling and pace', () => {
+    const s = throttled(initialLimit(20), { now: T0, held: 21, running: 5, grantedAtDecrease: 0 });
+    expect(s).toMatchObject({ limit: 10, ceiling: 6 });
+    expect(s.ceilingAt).toBeUndefined();
+    expect(started(s).ceiling).toBe(6);
+  });
+});

@@ -16,6 +16,14 @@ const MAX_BACKOFF_PAUSE_MS = 60_000;
 /** The probe past a confirmed ceiling slows down by this factor per confirmation, up to this much. */
 const PROBE_SLOWDOWN = 2;
 const MAX_PROBE_SLOWDOWN = 16;
+/**
+ * A ceiling is a fact about the service at one moment, and the service counts every on-demand backup of the project,
+ * other teams' too: a cap seen during someone else's burst must not hold every later drill down. So a ceiling no 429
+ * has confirmed for a minute is probed at the normal pace again, one past it that holds disproves it, and one no 429
+ * has confirmed for ten minutes is forgotten (as TCP lets a path's state expire).
+ */
+export const PROBE_RESET_MS = 60_000;
+export const CEILING_MEMORY_MS = 10 * 60_000;
 
 export interface SlotLimit {
   /** Slots that may be held at once. */
@@ -27,6 +35,8 @@ export interface SlotLimit {
    * Undefined until the first 429.
    */
   ceiling?: number;
+  /** When a 429 last set or confirmed `ceiling` (epoch ms, workflow time): its age decides how long it holds. */
+  ceilingAt?: number;
   /** How much slower than one slot per window of successes the limit grows past `ceiling - 1`. */
   probeSlowdown: number;
   /** Decreases so far; a 429 on a slot granted before the last decrease belongs to that decrease (see `throttled`). */
@@ -55,13 +65,38 @@ export function slotsAllowed(state: SlotLimit): number {
  * ceiling up it grows by one slot per window of successes (`limit` of them), and `probeSlowdown` times slower once
  * that ceiling was confirmed, so that a fixed cap is probed seldom and costs few 429s.
  */
-export function started(state: SlotLimit): SlotLimit {
+export function started(given: SlotLimit, at?: StartedAt): SlotLimit {
+  const state = at === undefined ? given : aged(given, at);
   const safe = state.ceiling === undefined ? undefined : state.ceiling - 1;
   const base = { ...state, throttledInARow: 0 };
   if (safe === undefined || state.limit < safe) return { ...base, limit: clamp(state.limit + 1), credit: 0 };
   const window = state.limit * state.probeSlowdown;
   const credit = state.credit + 1;
   return credit >= window ? { ...base, limit: clamp(state.limit + 1), credit: 0 } : { ...base, credit };
+}
+
+/** What the book knows at a success: when, and how many backups run in its slots, the new one included. */
+export interface StartedAt {
+  now: number;
+  running: number;
+}
+
+/**
+ * The ceiling as time and the starts since have left it: forgotten when no 429 confirmed it for CEILING_MEMORY_MS, or
+ * when more backups run at once than it allowed plus one (a slot of margin, since the count of running backups lags
+ * their ends); probed at the normal pace once no 429 confirmed it for PROBE_RESET_MS. A ceiling carried from before
+ * ages were kept starts its age now.
+ */
+function aged(state: SlotLimit, { now, running }: StartedAt): SlotLimit {
+  if (state.ceiling === undefined) return state;
+  if (state.ceilingAt === undefined) return { ...state, ceilingAt: now };
+  const age = now - state.ceilingAt;
+  if (age >= CEILING_MEMORY_MS || running > state.ceiling) {
+    const { ceiling: _ceiling, ceilingAt: _at, ...rest } = state;
+    return { ...rest, probeSlowdown: 1, credit: 0 };
+  }
+  if (age >= PROBE_RESET_MS && state.probeSlowdown > 1) return { ...state, probeSlowdown: 1, credit: 0 };
+  return state;
 }
 
 export interface Throttled {
@@ -82,7 +117,7 @@ export interface Throttled {
  * before the last decrease were asked under the old limit and do not halve it again. Every 429 pauses grants for its
  * `Retry-After` (capped), or a backoff doubling with each 429 in a row when the service sends none.
  */
-export function throttled(state: SlotLimit, event: Throttled): SlotLimit {
+export function throttled(state: SlotLimit, event: Throttled, forgets = false): SlotLimit {
   const pause =
     event.retryAfterSeconds === undefined
       ? Math.min(MAX_BACKOFF_PAUSE_MS, FIRST_PAUSE_MS * 2 ** state.throttledInARow)
@@ -94,7 +129,10 @@ export function throttled(state: SlotLimit, event: Throttled): SlotLimit {
   };
   // Slots granted at once may meet their 429s before every start in between was reported: the highest count wins.
   const seen = Math.max(MIN_LIMIT + 1, event.running + 1);
-  if (event.grantedAtDecrease < state.decreases) return { ...paused, ceiling: Math.max(state.ceiling ?? 0, seen) };
+  const dated = forgets ? { ceilingAt: event.now } : {};
+  if (event.grantedAtDecrease < state.decreases) {
+    return { ...paused, ceiling: Math.max(state.ceiling ?? 0, seen), ...dated };
+  }
   const ceiling = seen;
   // The same cap again (within a slot, or a tenth: the count of running backups lags their ends a little): probe it
   // more seldom; a new one: probe at the normal pace.
@@ -102,10 +140,13 @@ export function throttled(state: SlotLimit, event: Throttled): SlotLimit {
   const probeSlowdown = confirmed ? Math.min(MAX_PROBE_SLOWDOWN, state.probeSlowdown * PROBE_SLOWDOWN) : 1;
   return {
     ...paused,
-    // Halved from the slots in use when fewer were: a limit never reached says nothing of the cap.
-    limit: clamp(Math.floor(Math.min(state.limit, event.held) / 2)),
+    // Halved from the slots in use when fewer were: a limit never reached says nothing of the cap. And no more than
+    // the backups the service was running when it refused (`forgets`): a cap that fell far is respected after one
+    // round of 429s, not after a halving per round.
+    limit: clamp(Math.min(Math.floor(Math.min(state.limit, event.held) / 2), forgets ? event.running : Infinity)),
     credit: 0,
     ceiling,
+    ...dated,
     probeSlowdown,
     decreases: state.decreases + 1,
   };

@@ -52,7 +52,14 @@ export class SlotBook {
   private counts: Pick<CarriedSlots, 'starts' | 'throttled' | 'reclaimed'>;
   private grants: number;
 
-  constructor(carried: CarriedSlots = emptyBook()) {
+  /**
+   * `forgets`: a ceiling ages and a start past it disproves it (limits.ts, PROBE_RESET_MS and CEILING_MEMORY_MS), and a
+   * 429 lowers the limit to the backups running at once; false for runs recorded before (the patch in ./workflow.ts).
+   */
+  constructor(
+    carried: CarriedSlots = emptyBook(),
+    private readonly forgets = true,
+  ) {
     for (const lease of carried.leases) this.leases.set(lease.leaseId, lease);
     this.waiters = [...carried.waiters];
     this.limitState = carried.limit;
@@ -125,17 +132,21 @@ export class SlotBook {
     if (report.result === 'ok') {
       if (lease.jobId !== undefined) return;
       lease.jobId = report.jobId;
-      this.limitState = started(this.limitState);
+      this.limitState = started(this.limitState, this.forgets ? { now, running: this.running() } : undefined);
       this.counts.starts += 1;
       return;
     }
-    this.limitState = throttled(this.limitState, {
-      now,
-      held: this.held,
-      running: [...this.leases.values()].filter((l) => l.jobId !== undefined).length,
-      grantedAtDecrease: lease.grantedAtDecrease,
-      ...(report.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: report.retryAfterSeconds }),
-    });
+    this.limitState = throttled(
+      this.limitState,
+      {
+        now,
+        held: this.held,
+        running: this.running(),
+        grantedAtDecrease: lease.grantedAtDecrease,
+        ...(report.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: report.retryAfterSeconds }),
+      },
+      this.forgets,
+    );
     this.counts.throttled += 1;
     // No job runs in the slot: it goes back, and its holder first in line for the next one.
     this.leases.delete(lease.leaseId);
@@ -219,6 +230,11 @@ export class SlotBook {
     return this.leases.get(leaseId);
   }
 
+  /** Slots whose backup has started (and not been released). */
+  private running(): number {
+    return [...this.leases.values()].filter((l) => l.jobId !== undefined).length;
+  }
+
   /** Frees the slot of a run that turned out to have ended; counted as reclaimed. */
   reclaimLease(leaseId: string): boolean {
     if (!this.leases.delete(leaseId)) return false;
@@ -227,11 +243,14 @@ export class SlotBook {
   }
 
   status(projectId: string, now: number): SlotsStatus {
-    const { ceiling, pausedUntil } = this.limitState;
+    const { ceiling, ceilingAt, pausedUntil } = this.limitState;
     return {
       projectId,
       limit: slotsAllowed(this.limitState),
       ...(ceiling === undefined ? {} : { ceiling }),
+      ...(ceiling === undefined || ceilingAt === undefined
+        ? {}
+        : { ceilingSince: new Date(ceilingAt).toISOString(), ceilingAgeSeconds: Math.round((now - ceilingAt) / 1000) }),
       held: this.held,
       waiting: this.waiters.length,
       ...(pausedAt(this.limitState, now) ? { pausedUntil: new Date(pausedUntil).toISOString() } : {}),

@@ -3,6 +3,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -28,6 +29,8 @@ export const SWEEP_MS = 60_000;
  * covers a few hundred backups; the bound keeps each replay short.
  */
 export const HISTORY_LIMIT = 4_000;
+/** Runs recorded before ceilings aged kept them for good (limits.ts): they replay as they ran. */
+export const THROTTLE_FORGETS_PATCH = 'snapshot-slots-ceiling-ages';
 
 const checks = proxyLocalActivities<SnapshotSlotActivities>({
   startToCloseTimeout: '1 minute',
@@ -45,7 +48,7 @@ const checks = proxyLocalActivities<SnapshotSlotActivities>({
  * nothing while it waits, where a waiting activity would hold a worker's slot.
  */
 export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
-  const slots = new Granter(input);
+  const slots = new Granter(input, patched(THROTTLE_FORGETS_PATCH));
   const { book } = slots;
   answerSignals(input, slots);
 
@@ -87,8 +90,8 @@ class Granter {
   scheduledAt: number | undefined;
   woken = 0;
 
-  constructor(input: SnapshotSlotsInput) {
-    this.book = new SlotBook(input.carried);
+  constructor(input: SnapshotSlotsInput, forgets: boolean) {
+    this.book = new SlotBook(input.carried, forgets);
     const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
     this.sweepMs = sweepMs;
     this.historyLimit = historyLimit;
@@ -150,7 +153,10 @@ function answerSignals(input: SnapshotSlotsInput, slots: Granter): void {
 }
 
 function statusOf(slots: SlotsStatus): RunbookStatus {
-  const ceiling = slots.ceiling === undefined ? 'no 429 yet' : `429 at ${slots.ceiling} held`;
+  const ceiling =
+    slots.ceiling === undefined
+      ? 'no 429 yet, or none for 10 minutes'
+      : `429 at ${slots.ceiling} held, ${slots.ceilingAgeSeconds ?? '?'} s ago`;
   return {
     runbook: 'snapshotSlots',
     phase: 'granting snapshot slots',

@@ -75,6 +75,7 @@ describe.each(DIALECTS)('the simulator speaking the %s dialect', (dialect) => {
       'temporal.search-attributes',
       'temporal.deployment',
       'temporal.workers',
+      'temporal.snapshot-limiter',
     ]);
   });
 

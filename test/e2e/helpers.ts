@@ -456,6 +456,8 @@ export interface WorkerOverrides {
   evidenceKey?: EvidenceKey;
   /** Notification targets. */
   webhooks?: RunbookWorkerOptions['webhooks'];
+  /** The worker's client for the limiter's gauges; none by default, as it needs a worker that scrapes. */
+  temporalClient?: RunbookWorkerOptions['temporalClient'];
   /** An RFC 3161 authority that dates the evidence (RUNBOOKS_TSA_URL); none by default. */
   timestampAuthority?: RunbookWorkerOptions['timestampAuthority'];
   /** 0: no sticky queue, every task replays the history. */
@@ -495,6 +497,7 @@ export async function startWorker(fx: Omit<E2E, 'worker'>, overrides: WorkerOver
     identity: overrides.identity,
     webhooks: overrides.webhooks,
     timestampAuthority: overrides.timestampAuthority,
+    temporalClient: overrides.temporalClient,
     maxCachedWorkflows: overrides.maxCachedWorkflows,
     scheduleGaugesIntervalMs: overrides.scheduleGaugesIntervalMs,
     workflowBundle: fx.bundle,

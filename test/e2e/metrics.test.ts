@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { RunbookMetric } from '../../contracts';
 import { freePort } from '../../worker/dev-server';
 import { resourceCategoryOf } from '../../api/dialect';
-import { approvalGatedRestore, drDrill, queryExport } from '../../runbooks/workflows';
+import { approvalGatedRestore, drDrill, queryExport, snapshotSlots } from '../../runbooks/workflows';
+import { requestSlotSignal, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import {
   APPROVAL,
@@ -12,6 +13,7 @@ import {
   nudge,
   objectStoreTarget,
   e2eSuite,
+  startWorker,
   throttledCustomersQuery,
   waitingRequestId,
 } from './helpers';
@@ -261,3 +263,33 @@ test("a drill's metrics count resources by verdict and type, with the worst RPO 
   expectFigures(second);
   expect(Date.parse(second.report.finishedAt)).toBeGreaterThan(Date.parse(first.report.finishedAt));
 }, 180_000);
+
+test('the limiter of snapshot starts shows its limit, and no ceiling before any 429 (NaN), labelled by project', async () => {
+  const project = fx.sim.projectId;
+  // A worker with a client to query the limiter through, every second here (every minute by default).
+  const worker = await startWorker(fx, { temporalClient: fx.env.client, scheduleGaugesIntervalMs: 1_000 });
+  // The limiter as a drill's first snapshot starts it; the run asking is not there, so its slot comes back at once.
+  await fx.env.client.workflow.signalWithStart(snapshotSlots, {
+    workflowId: snapshotSlotsWorkflowId(project),
+    taskQueue: fx.worker.taskQueue,
+    args: [{ projectId: project }],
+    signal: requestSlotSignal,
+    signalArgs: [
+      { leaseId: `lease-${randomUUID()}`, holder: { workflowId: `gone-${randomUUID()}`, runId: randomUUID() } },
+    ],
+  });
+  const limiter = async () => {
+    for (let i = 0; i < 50; i += 1) {
+      const samples = (await scrape()).filter((s) => s.name.startsWith('runbooks_snapshot_slots_'));
+      if (samples.some((s) => s.name === RunbookMetric.slotsLimit)) return samples;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error('no runbooks_snapshot_slots_limit within 10 s');
+  };
+  const samples = await limiter().finally(() => worker.stop());
+  const one = (name: string) => samples.find((s) => s.name === name);
+  expect(one(RunbookMetric.slotsLimit)).toMatchObject({ labels: { project }, value: 10 });
+  expect(one(RunbookMetric.slotsCeiling)?.value).toBeNaN();
+  expect(one(RunbookMetric.slotsCeilingAge)?.value).toBeNaN();
+  expect(one(RunbookMetric.slotsWaiting)?.value).toBe(0);
+});
