@@ -4,9 +4,8 @@ import type { KeyObject, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
-import { readSeal, renderingOf, SEAL_SUFFIX, SEALED_RENDERINGS, type Seal } from '../runtime/evidence-seal';
-import { stampedFileOf } from '../runtime/evidence-stamps';
-import { TIMESTAMP_SUFFIX } from '../runtime/evidence-timestamp';
+import { readSeal, renderingOf, SEAL_SUFFIX, type Seal } from '../runtime/evidence-seal';
+import { reportFileNames } from '../runtime/evidence-stamps';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import type { ReportStamps, StampStatus } from '../runtime/evidence-verify-stamps';
 import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
@@ -117,13 +116,9 @@ export class DrillReader {
 
     const fingerprints = new Map<string, string[]>();
     for (const [file, chains] of chainsOf) {
-      const suffixes = [SEAL_SUFFIX, ...SEALED_RENDERINGS.map((e) => `.${e}`)];
-      const tokens = suffixes
-        .filter((s) => stampedFileOf(`${file}${s}${TIMESTAMP_SUFFIX}`))
-        .map((s) => s + TIMESTAMP_SUFFIX);
-      const parts = [...suffixes, ...tokens].map((suffix) => {
-        const stamp: FileStamp | undefined = files.get(`${file}${suffix}`);
-        return `${file}${suffix}=${stamp ? stampKey(stamp) : '-'}`;
+      const parts = reportFileNames(file).map((name) => {
+        const stamp: FileStamp | undefined = files.get(name);
+        return `${name}=${stamp ? stampKey(stamp) : '-'}`;
       });
       for (const chain of chains) {
         const list = fingerprints.get(chain) ?? [];

@@ -5,9 +5,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
 import { readRegularFile, specialFileKind, SpecialFileError } from '../runtime/evidence-names';
-import { sha256, SEAL_SUFFIX, SEALED_RENDERINGS } from '../runtime/evidence-seal';
-import { stampedFileOf } from '../runtime/evidence-stamps';
-import { TIMESTAMP_SUFFIX } from '../runtime/evidence-timestamp';
+import { sha256 } from '../runtime/evidence-seal';
+import { reportFileNames } from '../runtime/evidence-stamps';
 import { KNOWN_FOLDERS, type ChainResult } from '../runtime/evidence-verify';
 import { DrillReader, type DrillEntry, type KeySource } from './drill-index';
 import type { SkippedReport } from './drill-files';
@@ -100,12 +99,8 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
 
   const entries: TarEntry[] = [];
   for (const d of [...drills].sort((a, b) => a.file.localeCompare(b.file))) {
-    const files = [...SEALED_RENDERINGS.map((e) => `${d.file}.${e}`), `${d.file}${SEAL_SUFFIX}`];
     // With the timestamp tokens of the seal and the attestations, when they have them.
-    for (const name of [
-      ...files,
-      ...files.filter((f) => stampedFileOf(`${f}${TIMESTAMP_SUFFIX}`)).map((f) => `${f}${TIMESTAMP_SUFFIX}`),
-    ]) {
+    for (const name of reportFileNames(d.file)) {
       const data = await readRegularFile(join(reader.dir, name));
       if (data) entries.push({ path: `${PACK_REPORTS}/${name}`, data });
     }

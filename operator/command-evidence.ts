@@ -1,5 +1,17 @@
 import { flag, output, text, type CommandSpec, pathOption } from './command-spec';
 
+/** Where the keys to check against come from: given out of band, or the folder's (verify, gate, oscal). */
+const TRUSTED_KEYS_OPTIONS = [
+  {
+    name: 'public-key',
+    value: 'file',
+    placeholder: 'file',
+    description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
+    multiple: true,
+  },
+  flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+] as const;
+
 /** `runbooks evidence …`, a part of the command table (operator/command-table.ts). */
 export const EVIDENCE_COMMAND = {
   name: 'evidence',
@@ -19,14 +31,7 @@ export const EVIDENCE_COMMAND = {
         'than 24 hours late, fails (exit 1). Each report says whether it is timestamped.',
       ],
       options: [
-        {
-          name: 'public-key',
-          value: 'file',
-          placeholder: 'file',
-          description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
-          multiple: true,
-        },
-        flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        ...TRUSTED_KEYS_OPTIONS,
         pathOption(
           'tsa-cert',
           'file',
@@ -65,14 +70,7 @@ export const EVIDENCE_COMMAND = {
         },
         pathOption('scope', 'file', 'file', 'a JSON file {"resources": [...]} of the resource IDs to check'),
         pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
-        {
-          name: 'public-key',
-          value: 'file',
-          placeholder: 'file',
-          description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
-          multiple: true,
-        },
-        flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        ...TRUSTED_KEYS_OPTIONS,
         flag('require-timestamp', 'a PASS counts only with verified timestamps (needs --tsa-cert)'),
         pathOption(
           'tsa-cert',
@@ -100,14 +98,7 @@ export const EVIDENCE_COMMAND = {
       ],
       options: [
         pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
-        {
-          name: 'public-key',
-          value: 'file',
-          placeholder: 'file',
-          description: 'the key history (<key>.history.json) or a PEM public key, obtained out of band',
-          multiple: true,
-        },
-        flag('trust-folder-keys', 'trust the keys beside the reports (a quick check, not an audit)'),
+        ...TRUSTED_KEYS_OPTIONS,
         pathOption('out', 'file', 'file', 'the OSCAL JSON file to write (default standard output)'),
         text('within', 'duration', "one period for every control instead of each control's own: 365d, 90d"),
       ],

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file';
 import type { TimestampAuthorityConfig } from './config/evidence';
 import { readRegularFile } from './evidence-names';
-import { type Seal, SEAL_SUFFIX, sha256 } from './evidence-seal';
+import { type Seal, SEAL_SUFFIX, SEALED_RENDERINGS, sha256 } from './evidence-seal';
 import {
   certificatesOf,
   readTimestampResponse,
@@ -43,6 +43,13 @@ export function stampedFilesOf(file: string, seal: Seal): string[] {
     .sort()
     .map((extension) => `${file}.${extension}`);
   return [`${file}${SEAL_SUFFIX}`, ...attestations];
+}
+
+/** Every file a sealed report `base` may have: its renderings, its seal, and the tokens of the seal and attestations. */
+export function reportFileNames(base: string): string[] {
+  const files = [...SEALED_RENDERINGS.map((e) => `${base}.${e}`), `${base}${SEAL_SUFFIX}`];
+  const tokens = files.map((f) => `${f}${TIMESTAMP_SUFFIX}`).filter((t) => stampedFileOf(t) !== undefined);
+  return [...files, ...tokens];
 }
 
 /** Whether `name` is a token of a file a seal covers or of a seal, and of which. */
