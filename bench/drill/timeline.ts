@@ -1,73 +1,57 @@
-// Where a drill's time between a backup's end and its restore goes, read from the run's history: each step from the
-// service finishing the backup to the service creating the restore, per resource.
-import type { WorkflowHandle } from '@temporalio/client';
-import { completedOf, eventTime as at, startedOf, type HistoryEvent } from '../history-times';
+// Where a drill's time goes, from the service's own job times: before the first backup, between a backup's end and
+// its restore, at each hand-over in a lane, and after the last job. The ideal is what the jobs allow in the lanes.
+import { median } from '../measure';
 
-/** One resource's backup-to-restore gap, in ms, step by step. */
-export interface GapSteps {
-  /** Backup end to the completion of the waiting activity that saw it: the looks' schedule and dispatch. */
-  notice: number;
-  /** That completion to the workflow task that scheduled the restore (dispatch and the task itself). */
-  workflowTask: number;
-  /** The restore activity, scheduled to started (the task queue). */
-  queue: number;
-  /** The restore activity's start to the service creating the restore job (its calls). */
-  call: number;
+interface JobTimes {
+  createdTime: string;
+  endTime?: string | null;
 }
 
-export const GAP_STEPS: readonly (keyof GapSteps)[] = ['notice', 'workflowTask', 'queue', 'call'];
-export const GAP_STEP_NAMES: Record<keyof GapSteps, string> = {
-  notice: 'until the wait saw it',
-  workflowTask: 'workflow task',
-  queue: 'restore activity queued',
-  call: 'restore activity to the job',
-};
+export interface LaneTimes {
+  wallMs: number;
+  /** ceil(resources / parallelism) × (the median backup + the median restore): what no drill in those lanes beats. */
+  idealMs: number;
+  /** The drill's start to the service creating its first backup. */
+  leadMs: number;
+  /** Per resource, in the order backups ended: the backup's end to the creation of the next restore in that order. */
+  noticeMs: number[];
+  /** Per hand-over: the k-th restore to end to the (k + parallelism)-th backup created, the lane it freed. */
+  handOverMs: number[];
+  /** The last job's end to the drill's close. */
+  tailMs: number;
+}
 
-const inputText = (event: HistoryEvent) =>
-  (event.activityTaskScheduledEventAttributes?.input?.payloads ?? [])
-    .map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'))
-    .join(' ');
+const span = (j: JobTimes) => Date.parse(j.endTime ?? '') - Date.parse(j.createdTime);
+const ascending = (values: number[]) => [...values].sort((a, b) => a - b);
 
 /**
- * The steps for each resource whose backup job id (and end) and restore job creation are given; resources whose
- * events are not all in one history are left out. A drill's resources are drilled in its batches (child workflows
- * named after it): their histories are read too.
+ * A drill's times from its jobs as the service reports them. The k-th backup to end is paired with the k-th restore
+ * created, and the k-th restore to end with the (k + parallelism)-th backup created: in lanes of equal jobs, that is
+ * each lane's own next step.
  */
-export async function gapSteps(
-  handle: WorkflowHandle,
-  jobs: readonly { backupJobId: string; backupEnd: number; resourceId: string; restoreCreated: number }[],
-): Promise<GapSteps[]> {
-  const histories = [(await handle.fetchHistory()).events ?? []];
-  const query = `WorkflowType = 'drDrillBatch' AND WorkflowId STARTS_WITH '${handle.workflowId}--'`;
-  for await (const batch of handle.client.list({ query })) {
-    histories.push((await handle.client.getHandle(batch.workflowId, batch.runId).fetchHistory()).events ?? []);
-  }
-  return histories.flatMap((events) => stepsIn(events, jobs));
-}
-
-function stepsIn(
-  events: HistoryEvent[],
-  jobs: readonly { backupJobId: string; backupEnd: number; resourceId: string; restoreCreated: number }[],
-): GapSteps[] {
-  const byId = new Map(events.map((e) => [Number(e.eventId), e]));
-  const scheduled = (name: string, text: string) =>
-    events.find(
-      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name && inputText(e).includes(text),
-    );
-  const steps: GapSteps[] = [];
-  for (const job of jobs) {
-    const look = scheduled('checkBackupJob', job.backupJobId);
-    const restore = scheduled('startRestore', job.resourceId);
-    if (!look || !restore) continue;
-    const lookDone = completedOf(events, look);
-    // The workflow task that scheduled the restore completed just before it (its completion event comes first).
-    const taskDone = byId.get(Number(restore.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId));
-    steps.push({
-      notice: at(lookDone) - job.backupEnd,
-      workflowTask: at(taskDone) - at(lookDone),
-      queue: at(startedOf(events, restore)) - at(restore),
-      call: job.restoreCreated - at(startedOf(events, restore)),
-    });
-  }
-  return steps.filter((s) => GAP_STEPS.every((k) => Number.isFinite(s[k])));
+export function laneTimes(drill: {
+  startedAt: number;
+  closedAt: number;
+  parallelism: number;
+  backups: JobTimes[];
+  restores: JobTimes[];
+}): LaneTimes {
+  const { backups, restores, parallelism } = drill;
+  const created = (jobs: JobTimes[]) => ascending(jobs.map((j) => Date.parse(j.createdTime)));
+  const ended = (jobs: JobTimes[]) => ascending(jobs.map((j) => Date.parse(j.endTime ?? '')));
+  const backupsCreated = created(backups);
+  const backupsEnded = ended(backups);
+  const restoresCreated = created(restores);
+  const restoresEnded = ended(restores);
+  const waves = Math.ceil(backups.length / parallelism);
+  const pairs = (from: number[], to: number[], shift: number) =>
+    from.slice(0, Math.max(0, to.length - shift)).map((at, k) => (to[k + shift] ?? NaN) - at);
+  return {
+    wallMs: drill.closedAt - drill.startedAt,
+    idealMs: waves * (median(backups.map(span)) + median(restores.map(span))),
+    leadMs: (backupsCreated[0] ?? NaN) - drill.startedAt,
+    noticeMs: pairs(backupsEnded, restoresCreated, 0),
+    handOverMs: pairs(restoresEnded, backupsCreated, parallelism),
+    tailMs: drill.closedAt - Math.max(...restoresEnded, ...backupsEnded),
+  };
 }
