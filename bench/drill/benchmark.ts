@@ -1,6 +1,6 @@
 // `npm run bench -- --only drill`: drills of 20 and 190 resources in lanes on short simulated jobs, against the time
 // the service's own jobs allow in those lanes (what no client can beat).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DrDrillInput } from '../../runbooks/dr-drill/contract';
@@ -32,6 +32,9 @@ const QUICK: DrillCase[] = [
 const ROUNDS = 3;
 /** Above any lane count here: the service never throttles these drills, so only the drill's own overhead shows. */
 const SERVICE_CAP = 200;
+
+/** Set to a folder to keep each drill's job times there (one JSON file per drill), to see each lane's timeline. */
+const JOBS_DIR = process.env.BENCH_DRILL_JOBS;
 
 const caseName = (c: DrillCase) => `${c.resources} resources, parallelism ${c.parallelism}, ${c.jobSeconds} s jobs`;
 
@@ -66,13 +69,15 @@ async function oneDrill(
   const mine = <T extends { resourceDetails?: { id?: string }; jobExecutionDetails: { createdTime: string } }>(
     jobs: readonly T[],
   ) => jobs.filter((j) => ours.has(j.resourceDetails?.id ?? '') && j.jobExecutionDetails.createdTime >= since);
-  return laneTimes({
+  const drill = {
     startedAt: first.startTime.getTime(),
     closedAt: last.closeTime?.getTime() ?? NaN,
     parallelism,
     backups: mine(backupJobs).map((j) => j.jobExecutionDetails),
     restores: mine(restoreJobs).map((j) => j.jobExecutionDetails),
-  });
+  };
+  if (JOBS_DIR) writeFileSync(join(JOBS_DIR, `${name}.json`), JSON.stringify(drill, null, 1));
+  return laneTimes(drill);
 }
 
 function measured(c: DrillCase, times: LaneTimes[]): Measurement[] {

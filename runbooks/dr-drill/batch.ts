@@ -1,17 +1,24 @@
 // One batch of a drill fanned out (see ./fan-out.ts for the design): a child workflow that drills its resources in
 // lanes, as the drill did in one workflow before, keeps their results in a part file and tells the drill only a
 // summary. Its history stays under 1,000 events: the drill sizes it from the events a resource costs (`batchSizeFor`).
-import { CancellationScope, getExternalWorkflowHandle, isCancellation, setHandler } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
 import { serviceCalls } from '../../runtime/calls';
 import { JobWatcher } from '../../steps/job-watcher';
 import { RunbookTracker } from '../../runtime/tracker';
 import { drDrillContract, type DrillPhase } from './contract';
 import type { Activities } from '../activities';
-import { drillInLanes, resourceDriller, type DrillContext } from './drill-one';
+import { drillInLanes, resourceDriller, type DrillContext, type LaneHooks } from './drill-one';
 import { SnapshotSlots } from '../snapshot-slots/calls';
 import {
   PROGRESS_EVERY_MS,
   batchEndedSignal,
+  batchLanesSignal,
   batchProgressSignal,
   batchVerdictSignal,
   type BatchEnded,
@@ -21,10 +28,14 @@ import {
   type DrillFile,
 } from './fan-out-contract';
 import type { DrillResourceResult } from './report';
+import { RPO_BESIDE_BACKUP_PATCH } from './patches';
 import { ValidationDesk } from './validation-desk';
 import { summarize } from './verdicts';
 
 const service = serviceCalls<Activities>();
+
+/** The drill's patches made after batches began: a batch that started before one replays without it. */
+const BATCH_ERA_PATCHES: readonly string[] = [RPO_BESIDE_BACKUP_PATCH];
 
 /**
  * The batch, as it runs: it reads its resources, drills them in its lanes (telling the drill its progress), waits for
@@ -50,7 +61,9 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
     const results = new Array<DrillResourceResult>(resources.length);
     tracker.phase('drilling', { progress: { done: 0, total: resources.length, unit: 'resources' } });
     const drillOne = resourceDriller(drillContext(batch, tracker, desk, snapshotSlots, progress));
-    const hooks = laneHooks(results, tracker, progress);
+    // Only a drill that sized its batches for it shares lanes with them.
+    const shared = batch.sharesLanes ? { resources: resources.length, lanes: batch.lanes } : undefined;
+    const hooks = laneHooks(results, tracker, progress, shared);
     const validating = await drillInLanes(resources, batch.lanes, drillOne, hooks);
     if (validating.length > 0) {
       progress.state.lanesDone = true;
@@ -81,6 +94,8 @@ interface ProgressTeller {
   state: BatchProgress;
   /** Sends the progress; unless `now`, at most once every PROGRESS_EVERY_MS (workflow time: the same on replay). */
   tell: (now: boolean) => void;
+  /** Sends it once this activation's other changes are in: lanes that end together are one signal. */
+  tellSoon: () => void;
 }
 
 function progressTeller(batch: number, drill: DrillHandle, snapshotSlots: SnapshotSlots): ProgressTeller {
@@ -103,7 +118,17 @@ function progressTeller(batch: number, drill: DrillHandle, snapshotSlots: Snapsh
     // Not awaited: a lane goes on while the signal is on its way; a drill that has ended no longer needs it.
     drill.signal(batchProgressSignal, { ...state, awaiting: [...state.awaiting] }).catch(() => undefined);
   };
-  return { state, tell };
+  let soon = false;
+  const tellSoon = () => {
+    if (soon) return;
+    soon = true;
+    // A microtask: it runs in this activation, after the lanes that end in it, on replay as live.
+    void Promise.resolve().then(() => {
+      soon = false;
+      tell(true);
+    });
+  };
+  return { state, tell, tellSoon };
 }
 
 /** What drilling a resource of this batch needs: the drill's input and IDs, and the batch's watchers and slots. */
@@ -123,8 +148,8 @@ function drillContext(
     drillWorkflowId: batch.drillWorkflowId,
     tracker,
     desk,
-    // A batch begins with this code: every change the drill's patches mark is in.
-    patched: () => true,
+    // A batch begins with the drill's earlier changes in; those made since batches are asked as they come.
+    patched: (patchId) => !BATCH_ERA_PATCHES.includes(patchId) || patched(patchId),
     onBehalfOf: { runbook: 'drDrill', workflowId: batch.drillWorkflowId, runId: batch.drillRunId },
     // Many lanes' jobs in one list call per look: a batch is where many jobs are in flight.
     jobWatchers: {
@@ -140,11 +165,20 @@ function drillContext(
   };
 }
 
-/** The drill's lanes, as in one workflow before: a wait for a verdict leaves its lane. */
-function laneHooks(results: DrillResourceResult[], tracker: RunbookTracker<DrillPhase>, progress: ProgressTeller) {
+/**
+ * The drill's lanes, as in one workflow before: a wait for a verdict leaves its lane. With shared lanes, a lane that
+ * finds no resource left is told to the drill at once, and the drill may give the batch more lanes.
+ */
+function laneHooks(
+  results: DrillResourceResult[],
+  tracker: RunbookTracker<DrillPhase>,
+  progress: ProgressTeller,
+  shared: { resources: number; lanes: number } | undefined,
+): LaneHooks {
   const { state } = progress;
   const taken = () => {
     state.running += 1;
+    if (state.untaken !== undefined) state.untaken -= 1;
   };
   const finished = (index: number, result: DrillResourceResult) => {
     results[index] = result;
@@ -154,7 +188,19 @@ function laneHooks(results: DrillResourceResult[], tracker: RunbookTracker<Drill
     tracker.progress(state.done, results.length, 'resources');
     progress.tell(false);
   };
-  return { taken, finished };
+  if (shared === undefined) return { taken, finished };
+  Object.assign(state, { lanes: shared.lanes, lanesFree: 0, untaken: shared.resources });
+  const left = () => {
+    state.lanesFree = (state.lanesFree ?? 0) + 1;
+    // When the last lane ends, the batch's end (or its lanes done) tells the drill.
+    if (state.lanesFree < (state.lanes ?? 0)) progress.tellSoon();
+  };
+  const grow = (addLanes: (count: number) => void) =>
+    setHandler(batchLanesSignal, ({ lanes }) => {
+      state.lanes = (state.lanes ?? 0) + lanes;
+      addLanes(lanes);
+    });
+  return { taken, finished, left, grow };
 }
 
 /** The batch's counts and worst times, and where its results are: all the drill is told of them. */

@@ -14,7 +14,7 @@ import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
 import type { DrillInput, DrillPhase } from './contract';
 import type { DrillSettings } from './fan-out-contract';
-import { CHECK_BY_CATEGORY_PATCH, RPO_PRIOR_SNAPSHOT_PATCH } from './patches';
+import { CHECK_BY_CATEGORY_PATCH, RPO_BESIDE_BACKUP_PATCH, RPO_PRIOR_SNAPSHOT_PATCH } from './patches';
 
 const service = serviceCalls<Activities>();
 const peek = peekCalls<Activities>();
@@ -139,18 +139,22 @@ async function recoveryPointOf(
     const { id: snapshotId, pointInTime, draw } = chosen;
     return { snapshotId, pointInTime, selection: select, windowDays, ...(draw ? { draw } : {}) };
   }
-  if (ctx.patched(RPO_PRIOR_SNAPSHOT_PATCH)) {
-    const prior = await service.newestSnapshotBefore({ resourceId: resource.id, before: startedAt.toISOString() });
-    if (prior) {
-      result.rpoPoint = { snapshotId: prior.id, pointInTime: prior.pointInTime };
-      result.newestBeforeDrillSeconds = (startedAt.getTime() - Date.parse(prior.pointInTime)) / 1000;
-    }
-  }
+  // The newest snapshot before the drill, for its RPO: looked up beside the backup, which does not depend on it.
+  const besides = ctx.patched(RPO_PRIOR_SNAPSHOT_PATCH) && ctx.patched(RPO_BESIDE_BACKUP_PATCH);
+  const prior = ctx.patched(RPO_PRIOR_SNAPSHOT_PATCH)
+    ? service.newestSnapshotBefore({ resourceId: resource.id, before: startedAt.toISOString() })
+    : undefined;
+  // Awaited below; a start that fails first leaves it handled.
+  prior?.catch(() => undefined);
+  if (prior && !besides) notePrior(result, await prior, startedAt);
   const notBefore = new Date(startedAt.getTime() - input.targets.rpoSeconds * 1000).toISOString();
   const recent = input.reuseRecentSnapshot
     ? await service.latestSnapshot({ resourceId: resource.id, notBefore })
     : undefined;
-  if (recent) return { snapshotId: recent.id, pointInTime: recent.pointInTime, selection: 'reused' };
+  if (recent) {
+    if (prior && besides) notePrior(result, await prior, startedAt);
+    return { snapshotId: recent.id, pointInTime: recent.pointInTime, selection: 'reused' };
+  }
   const start = backupStartOf(d, resource);
   const slots = ctx.snapshotSlots;
   const slotted = slots ? await slots.startBackup(resource.id, start) : undefined;
@@ -168,7 +172,20 @@ async function recoveryPointOf(
     // The service's cap counts running backups: the slot is held until the job has ended.
     if (slots && slotted) await slots.release(slotted.slot);
   }
+  // Long since answered: a lookup that failed fails the resource, as it did before the backup.
+  if (prior && besides) notePrior(result, await prior, startedAt);
   return pointOfBackup(d, resource, job, result);
+}
+
+/** The newest snapshot before the drill, which RPO is measured against when the drill takes its own. */
+function notePrior(
+  result: DrillResourceResult,
+  prior: { id: string; pointInTime: string } | undefined,
+  startedAt: Date,
+): void {
+  if (!prior) return;
+  result.rpoPoint = { snapshotId: prior.id, pointInTime: prior.pointInTime };
+  result.newestBeforeDrillSeconds = (startedAt.getTime() - Date.parse(prior.pointInTime)) / 1000;
 }
 
 /** The fresh snapshot a drill takes of a resource. */
@@ -364,16 +381,26 @@ async function runCheck(
   }
 }
 
+/** What a run of lanes tells its workflow: a resource taken, its result, and a lane that found none left. */
+export interface LaneHooks {
+  taken?: () => void;
+  finished: (index: number, result: DrillResourceResult) => void;
+  /** A lane found no resource left to take and ended: it is free for other work. */
+  left?: () => void;
+  /** Called once with a way to open more lanes on the same resources, for a workflow that is given lanes later. */
+  grow?: (addLanes: (count: number) => void) => void;
+}
+
 /**
- * Drills resources in a fixed number of lanes, in order. A wait for someone's validation verdict leaves its lane, so
- * that hours of waiting do not hold up the restores of the others: once the lanes are free, this returns those waits,
- * each settling with its resource's `finished`.
+ * Drills resources in lanes, in order. A wait for someone's validation verdict leaves its lane, so that hours of
+ * waiting do not hold up the restores of the others: once the lanes are free, this returns those waits, each settling
+ * with its resource's `finished`. Lanes opened later (`grow`) take from the same resources.
  */
 export async function drillInLanes(
   resources: readonly ResourceRef[],
   lanes: number,
   drillOne: (resource: ResourceRef) => Promise<Drilled>,
-  hooks: { taken?: () => void; finished: (index: number, result: DrillResourceResult) => void },
+  hooks: LaneHooks,
 ): Promise<Promise<void>[]> {
   const validating: Promise<void>[] = [];
   let next = 0;
@@ -391,7 +418,18 @@ export async function drillInLanes(
         validating.push(settled);
       } else hooks.finished(index, drilled);
     }
+    hooks.left?.();
   };
+  const added: Promise<void>[] = [];
+  hooks.grow?.((count) => {
+    for (let i = 0; i < count; i++) added.push(lane());
+  });
   await Promise.all(Array.from({ length: Math.min(lanes, resources.length) }, lane));
+  // Lanes opened later: awaited only when there are some, so that runs without them resume as they always did.
+  for (let awaited = 0; awaited < added.length;) {
+    const opened = added.slice(awaited);
+    awaited += opened.length;
+    await Promise.all(opened);
+  }
   return validating;
 }

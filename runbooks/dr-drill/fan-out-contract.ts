@@ -30,6 +30,8 @@ export interface DrillBatchInput {
   count: number;
   /** Resources this batch drills at once. */
   lanes: number;
+  /** The batch tells the drill lanes that found no resource left, and takes more (LANES_SHARED_PATCH). */
+  sharesLanes?: boolean;
 }
 
 /** A batch's progress, sent when it changes (throttled: see `PROGRESS_EVERY_MS`). */
@@ -48,6 +50,12 @@ export interface BatchProgress {
   awaiting: string[];
   /** Every resource has left its lane (some may still wait for a verdict): the batch's lanes are free. */
   lanesDone: boolean;
+  /** The lanes the batch has, those the drill gave it later included (absent from batches before shared lanes). */
+  lanes?: number;
+  /** Of those, the lanes that found no resource left to take and ended: the drill may use them elsewhere. */
+  lanesFree?: number;
+  /** Resources no lane has taken yet: more lanes would take them. */
+  untaken?: number;
 }
 
 /** A finished batch: counts and worst times, and where its per-resource results are. Never the results themselves. */
@@ -70,6 +78,8 @@ export const PROGRESS_EVERY_MS = 10_000;
 
 export const batchProgressSignal = defineSignal<[BatchProgress]>('drillBatchProgress');
 export const batchEndedSignal = defineSignal<[BatchEnded]>('drillBatchEnded');
+/** More lanes for a running batch: the drill has some free and no batch left to start. */
+export const batchLanesSignal = defineSignal<[{ lanes: number }]>('drillBatchLanes');
 /** A verdict the drill took for a resource of this batch, with the time it took it. */
 export const batchVerdictSignal = defineSignal<[DrillValidationVerdict & { answeredAt: string }]>('drillVerdict');
 

@@ -27,6 +27,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   setHandler,
   startChild,
   workflowInfo,
@@ -46,6 +47,7 @@ import {
 } from './contract';
 import {
   batchEndedSignal,
+  batchLanesSignal,
   batchProgressSignal,
   batchVerdictSignal,
   batchWorkflowId,
@@ -56,6 +58,7 @@ import {
   type DrillSettings,
 } from './fan-out-contract';
 import type { BatchOutcome } from './parts';
+import { LANES_SHARED_PATCH } from './patches';
 import { checkVerdictShape } from './validation-desk';
 import { timestampsLater, timestampsOutcome } from './timestamps';
 import type { drDrill } from './workflow';
@@ -74,6 +77,11 @@ const EVENTS_PER_STEP = 6;
 /** A progress signal a finished resource may send (at most one every PROGRESS_EVERY_MS): sent, acknowledged, a task. */
 const EVENTS_PER_SIGNAL = 5;
 /**
+ * Lanes shared with the drill (LANES_SHARED_PATCH), at most once per resource each: a lane's end told (a signal sent,
+ * as above) and a lane given (the signal received and its task).
+ */
+const EVENTS_PER_SHARED_LANE = EVENTS_PER_SIGNAL + 4;
+/**
  * A snapshot started in a slot of the project's limiter costs as much as three steps: the request and the release
  * signalled, the grant received, the timer that asks again, the start itself.
  */
@@ -86,18 +94,20 @@ const WATCHED_JOB_STEPS = 1.5;
 
 /**
  * Resources per batch, so that a batch stays under BATCH_HISTORY_BOUND: the steps a resource takes with this input
- * (activities, and the validation's timer and verdict) at EVENTS_PER_STEP each. `latest`: 34 resources a batch;
- * `fresh`: 16; a fresh snapshot with a SQL check and outside validation: 10. Measured with kills -9 of workers during
- * a fresh drill of 500 resources (bench:reliability, kill-worker-in-estate-drill): 52 events per resource in the
- * largest batch of 25, its overhead included, under the 53 counted here.
+ * (activities, and the validation's timer and verdict) at EVENTS_PER_STEP each, and the signals of its progress and
+ * of shared lanes. `latest`: 25 resources a batch; `fresh`: 14; a fresh snapshot with a SQL check and outside
+ * validation: 9. Measured with kills -9 of workers during a fresh drill of 500 resources (bench:reliability,
+ * kill-worker-in-estate-drill): 52 events per resource in the largest batch of 25 before shared lanes, its overhead
+ * included, under the 62 counted here.
  */
-export function batchSizeFor(input: DrillInput): number {
+export function batchSizeFor(input: DrillInput, sharesLanes = true): number {
   const fresh = input.recoveryPoint.select === 'fresh';
   const point = fresh ? 1 + (input.reuseRecentSnapshot ? 1 : 0) + SLOTTED_START_STEPS + WATCHED_JOB_STEPS : 1;
   const restore = 1 + WATCHED_JOB_STEPS;
   const check = input.sqlCheck ? 3 : 0;
   const validation = input.validation && input.validation.windowHours > 0 ? 2 : 0;
-  const perResource = EVENTS_PER_STEP * (point + restore + check + validation) + EVENTS_PER_SIGNAL;
+  const signals = EVENTS_PER_SIGNAL + (sharesLanes ? EVENTS_PER_SHARED_LANE : 0);
+  const perResource = EVENTS_PER_STEP * (point + restore + check + validation) + signals;
   return Math.max(1, Math.floor((BATCH_HISTORY_BOUND - BATCH_OVERHEAD) / perResource));
 }
 /** Past this many events the drill continues as new (Temporal warns at 10,240; the drill keeps under 2,000). */
@@ -128,6 +138,8 @@ export interface FanOutState {
   resources: DrillFile;
   /** Resources per batch (`batchSizeFor`), fixed when the drill began. */
   batchSize: number;
+  /** Its batches share lanes with it (LANES_SHARED_PATCH): fixed when the drill began, as their size counts on it. */
+  sharesLanes?: boolean;
   /** The next batch to start. */
   next: number;
   ended: EndedBatch[];
@@ -214,8 +226,10 @@ async function selectResources(
   const { firstExecutionRunId: firstRunId } = workflowInfo();
   tracker.phase('selecting resources');
   const selected = await service.selectDrillResources({ selection: input.resources, workflowId, runId: firstRunId });
-  const batchSize = batchSizeFor(input);
-  return { startedAt, firstRunId, ...selected, batchSize, next: 0, ended: [], running: [], answered: {} };
+  const sharesLanes = patched(LANES_SHARED_PATCH);
+  const batchSize = batchSizeFor(input, sharesLanes);
+  const shared = sharesLanes ? { sharesLanes } : {};
+  return { startedAt, firstRunId, ...selected, batchSize, ...shared, next: 0, ended: [], running: [], answered: {} };
 }
 
 /** This run of the drill: how many batches there are, and nothing yet on its way. */
@@ -294,21 +308,46 @@ function takeVerdicts(run: DrillRun): void {
 
 /**
  * Starts batches while lanes are free, each with as many lanes as it has resources (up to the parallelism): few
- * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them.
+ * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them. Once no
+ * batch is left to start, free lanes go to running batches with resources no lane has taken yet.
  */
 function startBatches(run: DrillRun): void {
   const { input, state } = run;
   const perBatch = Math.min(input.parallelism, state.batchSize);
   for (;;) {
-    const held = state.running.reduce((sum, r) => sum + (r.progress?.lanesDone ? 0 : r.lanes), 0);
-    const free = input.parallelism - held;
-    if (state.next >= run.batches || free < 1) return;
+    const free = input.parallelism - lanesHeld(state.running);
+    if (free < 1) return;
+    if (state.next >= run.batches) return giveLanes(run, free);
     const batch = state.next++;
     const offset = batch * state.batchSize;
     const count = Math.min(state.batchSize, state.total - offset);
     const lanes = Math.min(free, perBatch, count);
     state.running.push({ batch, lanes });
     startBatch(run, batch, offset, count, lanes);
+  }
+}
+
+/** Lanes in use: a batch's lanes, but those it said found no resource left, and none once its lanes are done. */
+function lanesHeld(running: readonly RunningBatch[]): number {
+  return running.reduce((sum, r) => sum + (r.progress?.lanesDone ? 0 : r.lanes - (r.progress?.lanesFree ?? 0)), 0);
+}
+
+/**
+ * Gives free lanes to the running batches with the most resources not yet taken, at most one lane per such resource
+ * (lanes given since a batch's last progress take theirs first). Only batches that share lanes say what is untaken.
+ */
+function giveLanes(run: DrillRun, free: number): void {
+  const spare = (r: RunningBatch) => {
+    const { untaken, lanes } = r.progress ?? {};
+    return untaken === undefined || lanes === undefined || r.progress?.lanesDone ? 0 : untaken - (r.lanes - lanes);
+  };
+  const takers = run.state.running.filter((r) => spare(r) > 0).sort((a, b) => spare(b) - spare(a));
+  for (const r of takers) {
+    const lanes = Math.min(free, spare(r));
+    if (lanes < 1) return;
+    free -= lanes;
+    r.lanes += lanes;
+    send(run, childId(run, r.batch), (h) => h.signal(batchLanesSignal, { lanes }));
   }
 }
 
@@ -333,6 +372,7 @@ function startBatch(run: DrillRun, batch: number, offset: number, count: number,
           offset,
           count,
           lanes,
+          ...(state.sharesLanes ? { sharesLanes: true } : {}),
         },
       ],
     }),

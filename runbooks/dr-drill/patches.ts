@@ -21,3 +21,13 @@ export const RECOVERY_POINT_PATCH = 'drill-recovery-point';
  * from before drilled every resource in the one workflow, with lanes.
  */
 export const FAN_OUT_PATCH = 'drill-fan-out';
+
+/**
+ * A drill's batches share its lanes: a batch tells the drill each lane that found no resource left (so that the drill
+ * starts its next batch on it), and takes more lanes when the drill has some free and no batch left to start. Asked
+ * once, when the drill sizes its batches (their histories budget for these signals); its batches are told in input.
+ */
+export const LANES_SHARED_PATCH = 'drill-batch-lanes-shared';
+
+/** Looks up the newest snapshot before the drill beside the drill's own backup, not before it: off a lane's path. */
+export const RPO_BESIDE_BACKUP_PATCH = 'drill-rpo-beside-backup';

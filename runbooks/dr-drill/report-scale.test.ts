@@ -95,7 +95,7 @@ test('a batch holds fewer resources the more steps each takes, and never costs m
       },
     }),
   );
-  expect([latest, fresh, heaviest]).toEqual([34, 16, 10]);
+  expect([latest, fresh, heaviest]).toEqual([25, 14, 9]);
   // The events per resource measured fit inside: 16.9 for `latest` (test/e2e/drill-fan-out.test.ts, two lanes a
   // batch), and 52 for `fresh` in slots with workers killed (bench:reliability, kill-worker-in-estate-drill).
   expect(latest * 16.9).toBeLessThan(BATCH_HISTORY_BOUND);
