@@ -11,7 +11,7 @@ export interface ManyBackupsInput {
   resources: { id: string; providerResourceId: string }[];
   vaultId: string;
   parallelism: number;
-  /** In slots of the limiter (true), or straight with the start's own retries on 429, unbounded (false). */
+  /** In slots of the limiter (true), or straight with the start's own retries on 429 (false). */
   slotted: boolean;
 }
 
@@ -23,9 +23,9 @@ export interface ManyBackupsResult {
 
 export async function manyBackups(input: ManyBackupsInput): Promise<ManyBackupsResult> {
   const slots = new SnapshotSlots();
-  // A straight start retries its 429s until the service takes it, as a drill without the limiter had to: with more
-  // lanes than the cap, the usual ten attempts run out and the run would fail instead of measuring the wait.
-  const service = retriedCalls<Activities>('1 hour', 0);
+  // A straight start retries its 429s until the service takes it (a hundred attempts, with the usual backoff), as a
+  // drill without the limiter had to: with more lanes than the cap, the usual ten run out and the round would fail.
+  const service = retriedCalls<Activities>('5 minutes', 100);
   const wait = waitingCalls<Activities>();
   const jobIds: string[] = [];
   let throttled = 0;
