@@ -1,6 +1,7 @@
 // The runbooks, plus a workflow that takes many snapshots as a drill does (lanes of bounded parallelism, each start
 // followed by a wait for its job), either in slots of the project's limiter or straight, as drills did before it.
 // Bundled by the throttle benchmark and by test/e2e/snapshot-slots.test.ts in place of runbooks/workflows.ts.
+import { CancellationScope } from '@temporalio/workflow';
 import type { Activities } from '../../runbooks/activities';
 import { SnapshotSlots } from '../../runbooks/snapshot-slots/calls';
 import { retriedCalls, waitingCalls } from '../../runtime/calls';
@@ -56,6 +57,10 @@ export async function manyBackups(input: ManyBackupsInput): Promise<ManyBackupsR
       if (resource) await backUp(resource);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(input.parallelism, input.resources.length) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.min(input.parallelism, input.resources.length) }, lane));
+  } finally {
+    if (slots.releasesOnTheirWay > 0) await CancellationScope.nonCancellable(() => slots.released());
+  }
   return { jobIds, throttled };
 }

@@ -70,6 +70,8 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
       progress.tell(true);
     }
     await Promise.all(validating);
+    // Asked first, so that a run with none to wait for (every run recorded before) goes on as it did.
+    if (snapshotSlots.releasesOnTheirWay > 0) await snapshotSlots.released();
 
     const part = await service.writeDrillPart({
       workflowId: batch.drillWorkflowId,
@@ -82,6 +84,7 @@ export async function drDrillBatch(batch: DrillBatchInput): Promise<BatchSummary
     return summary;
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
+    if (snapshotSlots.releasesOnTheirWay > 0) await CancellationScope.nonCancellable(() => snapshotSlots.released());
     await ended(drill, { batch: batch.batch, error: why, ...(isCancellation(err) ? { cancelled: true } : {}) });
     throw err;
   }

@@ -308,20 +308,21 @@ function takeVerdicts(run: DrillRun): void {
 
 /**
  * Starts batches while lanes are free, each with as many lanes as it has resources (up to the parallelism): few
- * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them. Once no
- * batch is left to start, free lanes go to running batches with resources no lane has taken yet.
+ * batches at once, each with many jobs in flight, so that one look at a batch's jobs covers many of them. In a drill
+ * whose batches share lanes, free lanes go first to running batches with resources no lane has taken, so that the
+ * lanes a batch frees one by one fill the batch started last instead of starting a batch each.
  */
 function startBatches(run: DrillRun): void {
   const { input, state } = run;
   const perBatch = Math.min(input.parallelism, state.batchSize);
-  for (;;) {
-    const free = input.parallelism - lanesHeld(state.running);
-    if (free < 1) return;
-    if (state.next >= run.batches) return giveLanes(run, free);
+  let free = input.parallelism - lanesHeld(state.running);
+  if (state.sharesLanes) free = giveLanes(run, free);
+  while (free >= 1 && state.next < run.batches) {
     const batch = state.next++;
     const offset = batch * state.batchSize;
     const count = Math.min(state.batchSize, state.total - offset);
     const lanes = Math.min(free, perBatch, count);
+    free -= lanes;
     state.running.push({ batch, lanes });
     startBatch(run, batch, offset, count, lanes);
   }
@@ -333,22 +334,29 @@ function lanesHeld(running: readonly RunningBatch[]): number {
 }
 
 /**
- * Gives free lanes to the running batches with the most resources not yet taken, at most one lane per such resource
- * (lanes given since a batch's last progress take theirs first). Only batches that share lanes say what is untaken.
+ * Gives free lanes to the running batches with the most resources no lane has taken, one lane per such resource, and
+ * returns the lanes left. A batch that has not reported yet has all its resources but its first lanes' untaken; one
+ * that has, what it said, less the lanes given since (each takes one).
  */
-function giveLanes(run: DrillRun, free: number): void {
+function giveLanes(run: DrillRun, free: number): number {
+  const { state } = run;
   const spare = (r: RunningBatch) => {
-    const { untaken, lanes } = r.progress ?? {};
-    return untaken === undefined || lanes === undefined || r.progress?.lanesDone ? 0 : untaken - (r.lanes - lanes);
+    const { progress } = r;
+    if (progress?.lanesDone) return 0;
+    if (progress?.untaken === undefined || progress.lanes === undefined) {
+      return Math.min(state.batchSize, state.total - r.batch * state.batchSize) - r.lanes;
+    }
+    return progress.untaken - (r.lanes - progress.lanes);
   };
-  const takers = run.state.running.filter((r) => spare(r) > 0).sort((a, b) => spare(b) - spare(a));
+  const takers = state.running.filter((r) => spare(r) > 0).sort((a, b) => spare(b) - spare(a));
   for (const r of takers) {
     const lanes = Math.min(free, spare(r));
-    if (lanes < 1) return;
+    if (lanes < 1) break;
     free -= lanes;
     r.lanes += lanes;
     send(run, childId(run, r.batch), (h) => h.signal(batchLanesSignal, { lanes }));
   }
+  return free;
 }
 
 function startBatch(run: DrillRun, batch: number, offset: number, count: number, lanes: number): void {

@@ -7,13 +7,21 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { StartBackupInput } from '../../steps/jobs';
 import { serviceCalls } from '../../runtime/calls';
 import type { SnapshotSlot, SnapshotSlotActivities } from './activities';
-import { releaseSlotSignal, requestSlotSignal, slotGrantedSignal } from './contract';
+import {
+  releaseSlotSignal,
+  requestSlotSignal,
+  requestSlotsSignal,
+  slotGrantedSignal,
+  slotsGrantedSignal,
+  type SlotGranted,
+} from './contract';
 
 /**
  * Starts still waiting for a grant ask again this often: a limiter that was terminated and started again knows no
@@ -29,6 +37,19 @@ export interface SlottedBackup {
   /** 429s met on the way (each sent the start back to the head of the queue). */
   throttled: number;
 }
+
+/**
+ * A run's starts ask together: those that ask before the limiter is known wait for the first ask's activity (which
+ * starts the limiter if none runs, and names it) instead of each running one, and the asks of one task go to the
+ * limiter in one signal, so that it grants them together. Runs recorded before ask one by one.
+ */
+export const ASKS_TOGETHER_PATCH = 'snapshot-slots-asks-together';
+
+/**
+ * A run goes on as soon as its release is signalled, without waiting for the limiter to have it: the restore after a
+ * backup starts in the same task as the backup's slot is given back. Runs recorded before wait for the signal.
+ */
+export const RELEASE_UNAWAITED_PATCH = 'snapshot-slots-release-unawaited';
 
 /**
  * The lease of one snapshot start of this run, named by `key` (the resource): the same on every attempt, so that a
@@ -50,12 +71,22 @@ export class SnapshotSlots {
   private readonly used = new Map<string, number>();
   private readonly asking = new Set<string>();
   private limiterId: string | undefined;
+  /** The first ask's activity, while it is on its way: the others wait for the limiter's ID it brings. */
+  private firstAsk: Promise<unknown> | undefined;
   private askingAgain = false;
 
+  /** Releases signalled and not yet taken by the limiter (RELEASE_UNAWAITED_PATCH): a run awaits them before it ends. */
+  private readonly releasing = new Set<Promise<void>>();
+  /** Asks of this task not yet signalled, and the signal that will carry them (see `askTogether`). */
+  private unsent: string[] = [];
+  private sending: Promise<void> | undefined;
+
   constructor() {
-    setHandler(slotGrantedSignal, ({ leaseId, grant }) => {
+    const take = ({ leaseId, grant }: SlotGranted) => {
       if (grant > (this.used.get(leaseId) ?? 0)) this.granted.set(leaseId, grant);
-    });
+    };
+    setHandler(slotGrantedSignal, take);
+    setHandler(slotsGrantedSignal, ({ grants }) => grants.forEach(take));
   }
 
   /** This run's starts waiting for a slot now: what its status shows as "waiting for a snapshot slot". */
@@ -105,7 +136,7 @@ export class SnapshotSlots {
       this.handedFrom.set(handedTo, slot.leaseId);
     }
     const released = { leaseId: slot.leaseId, ...(handedTo === undefined ? {} : { handedTo }) };
-    await CancellationScope.nonCancellable(async () => {
+    const sending = CancellationScope.nonCancellable(async () => {
       try {
         if (limiterId) await getExternalWorkflowHandle(limiterId).signal(releaseSlotSignal, released);
         else await this.calls.releaseSnapshotSlot(released);
@@ -113,6 +144,23 @@ export class SnapshotSlots {
         log.warn('snapshot slot not released; the limiter reclaims it when this run ends', { error: String(err) });
       }
     });
+    // Sent in this task either way; only runs recorded before wait for the limiter to have it.
+    if (!patched(RELEASE_UNAWAITED_PATCH)) return sending;
+    this.releasing.add(sending);
+    void sending.finally(() => this.releasing.delete(sending));
+  }
+
+  /** Releases signalled that the limiter has not taken yet: `released()` waits for them. */
+  get releasesOnTheirWay(): number {
+    return this.releasing.size;
+  }
+
+  /**
+   * Waits until the limiter has every release signalled: a run must not end before, or the signal is lost with it and
+   * the slot comes back only when the limiter finds the run ended. Nothing to wait for in runs recorded before.
+   */
+  async released(): Promise<void> {
+    while (this.releasing.size > 0) await Promise.all([...this.releasing]);
   }
 
   /** The first of this run's starts that waits for a grant and has none yet (in the order they began to wait). */
@@ -142,20 +190,42 @@ export class SnapshotSlots {
    * time, or when that limiter is gone, the activity that starts one if none runs (signal-with-start).
    */
   private async ask(leaseId: string): Promise<void> {
+    if (this.limiterId === undefined && this.firstAsk !== undefined && patched(ASKS_TOGETHER_PATCH)) {
+      // Failed or not, the first ask settles: then the limiter is known, or this start asks by activity itself.
+      await this.firstAsk.catch(() => undefined);
+    }
     if (this.limiterId) {
+      const limiter = getExternalWorkflowHandle(this.limiterId);
       const { workflowId, runId } = workflowInfo();
       try {
-        await getExternalWorkflowHandle(this.limiterId).signal(requestSlotSignal, {
-          leaseId,
-          holder: { workflowId, runId },
-        });
+        if (patched(ASKS_TOGETHER_PATCH)) await this.askTogether(limiter, leaseId);
+        else await limiter.signal(requestSlotSignal, { leaseId, holder: { workflowId, runId } });
         return;
       } catch (err) {
         if (isCancellation(err)) throw err;
       }
     }
-    const { limiterId } = await this.calls.requestSnapshotSlot({ leaseId });
-    this.limiterId = limiterId;
+    const asking = this.calls.requestSnapshotSlot({ leaseId });
+    this.firstAsk ??= asking;
+    try {
+      const { limiterId } = await asking;
+      this.limiterId = limiterId;
+    } finally {
+      if (this.firstAsk === asking) this.firstAsk = undefined;
+    }
+  }
+
+  /** Adds the lease to the asks of this task: they go in one signal once the task's other code has run. */
+  private askTogether(limiter: ReturnType<typeof getExternalWorkflowHandle>, leaseId: string): Promise<void> {
+    this.unsent.push(leaseId);
+    this.sending ??= Promise.resolve().then(() => {
+      const leaseIds = this.unsent;
+      this.unsent = [];
+      this.sending = undefined;
+      const { workflowId, runId } = workflowInfo();
+      return limiter.signal(requestSlotsSignal, { leaseIds, holder: { workflowId, runId } });
+    });
+    return this.sending;
   }
 
   /** While any start of this run waits, asks again for each every ASK_AGAIN_MS (a request again keeps its place). */

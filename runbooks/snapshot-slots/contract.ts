@@ -66,8 +66,12 @@ export interface SlotsStatus {
 
 /** Asks for a slot (signal-with-start: the first request of a project starts its limiter). */
 export const requestSlotSignal = defineSignal<[RequestSlot]>('requestSlot');
+/** Asks for several slots of one run at once: one signal for the starts a run asks for together. */
+export const requestSlotsSignal = defineSignal<[{ leaseIds: string[]; holder: SlotHolder }]>('requestSlots');
 /** Sent by the limiter to the holder's run: the slot is granted, the snapshot may start. */
 export const slotGrantedSignal = defineSignal<[SlotGranted]>('snapshotSlotGranted');
+/** Every slot granted to one run in one of the limiter's tasks, in one signal. */
+export const slotsGrantedSignal = defineSignal<[{ grants: SlotGranted[] }]>('snapshotSlotsGranted');
 /** A start's outcome: a success grows the limit, a 429 halves it and puts the holder back at the head of the queue. */
 export const reportStartSignal = defineSignal<[SnapshotStartReport]>('reportStart');
 /** Gives a slot back (the backup job has ended), or withdraws a holder from the queue. */

@@ -14,8 +14,11 @@ import {
   releaseSlotSignal,
   reportStartSignal,
   requestSlotSignal,
+  requestSlotsSignal,
   slotGrantedSignal,
+  slotsGrantedSignal,
   slotsQuery,
+  type SlotHolder,
   type SlotsStatus,
   type SnapshotSlotsInput,
 } from './contract';
@@ -31,6 +34,11 @@ export const SWEEP_MS = 60_000;
 export const HISTORY_LIMIT = 4_000;
 /** Runs recorded before ceilings aged kept them for good (limits.ts): they replay as they ran. */
 export const THROTTLE_FORGETS_PATCH = 'snapshot-slots-ceiling-ages';
+/**
+ * The slots granted to one run in one task go in one signal: a batch whose twenty starts were granted together wakes
+ * once, not twenty times, one task after the other. Runs recorded before signal each grant alone.
+ */
+export const GRANTS_TOGETHER_PATCH = 'snapshot-slots-grants-together';
 
 const checks = proxyLocalActivities<SnapshotSlotActivities>({
   startToCloseTimeout: '1 minute',
@@ -48,7 +56,7 @@ const checks = proxyLocalActivities<SnapshotSlotActivities>({
  * nothing while it waits, where a waiting activity would hold a worker's slot.
  */
 export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
-  const slots = new Granter(input, patched(THROTTLE_FORGETS_PATCH));
+  const slots = new Granter(input, patched(THROTTLE_FORGETS_PATCH), patched(GRANTS_TOGETHER_PATCH));
   const { book } = slots;
   answerSignals(input, slots);
 
@@ -90,7 +98,11 @@ class Granter {
   scheduledAt: number | undefined;
   woken = 0;
 
-  constructor(input: SnapshotSlotsInput, forgets: boolean) {
+  constructor(
+    input: SnapshotSlotsInput,
+    forgets: boolean,
+    private readonly grantsTogether: boolean,
+  ) {
     this.book = new SlotBook(input.carried, forgets);
     const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
     this.sweepMs = sweepMs;
@@ -107,19 +119,44 @@ class Granter {
   }
 
   tellGranted(lease: Lease): void {
-    const { workflowId, runId } = lease.holder;
-    const sent = getExternalWorkflowHandle(workflowId, runId)
-      .signal(slotGrantedSignal, { leaseId: lease.leaseId, grant: lease.grant })
+    this.tell(lease.holder, [lease], (h) =>
+      h.signal(slotGrantedSignal, { leaseId: lease.leaseId, grant: lease.grant }),
+    );
+  }
+
+  /** Signals grants to the run that holds them; a run that has ended gives its slots back at once. */
+  private tell(
+    holder: Lease['holder'],
+    leases: Lease[],
+    send: (run: ReturnType<typeof getExternalWorkflowHandle>) => Promise<void>,
+  ): void {
+    const sent = send(getExternalWorkflowHandle(holder.workflowId, holder.runId))
       .catch(() => {
-        // The run has ended (or never was): its slot comes back at once.
-        if (this.book.grantOf(lease.leaseId) === lease.grant && this.book.reclaimLease(lease.leaseId)) this.changed();
+        // The run has ended (or never was): its slots come back at once.
+        const back = leases.filter(
+          (l) => this.book.grantOf(l.leaseId) === l.grant && this.book.reclaimLease(l.leaseId),
+        );
+        if (back.length > 0) this.changed();
       })
       .finally(() => this.signalling.delete(sent));
     this.signalling.add(sent);
   }
 
   changed(): void {
-    for (const lease of this.book.grant(now())) this.tellGranted(lease);
+    const granted = this.book.grant(now());
+    if (!this.grantsTogether) for (const lease of granted) this.tellGranted(lease);
+    else {
+      const byRun = new Map<string, Lease[]>();
+      for (const lease of granted) {
+        const run = `${lease.holder.workflowId}/${lease.holder.runId}`;
+        byRun.set(run, [...(byRun.get(run) ?? []), lease]);
+      }
+      for (const leases of byRun.values()) {
+        const grants = leases.map(({ leaseId, grant }) => ({ leaseId, grant }));
+        const [first] = leases;
+        if (first) this.tell(first.holder, leases, (h) => h.signal(slotsGrantedSignal, { grants }));
+      }
+    }
     const wake = this.nextWake();
     if (wake !== undefined && (this.scheduledAt === undefined || wake < this.scheduledAt)) this.woken += 1;
   }
@@ -134,11 +171,18 @@ function answerSignals(input: SnapshotSlotsInput, slots: Granter): void {
   const { book } = slots;
   setHandler(slotsQuery, (): SlotsStatus => book.status(input.projectId, now()));
   setHandler(statusQuery, (): RunbookStatus => statusOf(book.status(input.projectId, now())));
-  setHandler(requestSlotSignal, ({ leaseId, holder }) => {
+  const request = (leaseId: string, holder: SlotHolder) => {
     const lease = book.leaseOf(leaseId);
     // Asked again while it holds a slot (a run that asks again after a long wait): the same grant, told again.
     if (lease) slots.tellGranted(lease);
     else book.enqueue(leaseId, holder, now());
+  };
+  setHandler(requestSlotSignal, ({ leaseId, holder }) => {
+    request(leaseId, holder);
+    slots.changed();
+  });
+  setHandler(requestSlotsSignal, ({ leaseIds, holder }) => {
+    for (const leaseId of leaseIds) request(leaseId, holder);
     slots.changed();
   });
   setHandler(reportStartSignal, (report) => {
