@@ -4,6 +4,7 @@ import { decode } from './decode';
 import { errorForStatus, InvalidResponseError, UnexpectedStatusError } from './errors';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http';
 import { ErrorBody } from './schemas';
+import { ServiceClock, type OffsetBounds } from './service-clock';
 import { issueField } from './validate';
 
 export interface Call<S extends z.ZodType> extends HttpRequest {
@@ -18,6 +19,7 @@ export class ServiceCaller {
   private clockOffsetMs?: number;
   private dateHeader?: string;
   private dateMs = NaN;
+  private readonly clock = new ServiceClock();
 
   constructor(
     readonly transport: HttpTransport,
@@ -30,6 +32,11 @@ export class ServiceCaller {
    */
   serviceNow(): number {
     return Date.now() + (this.clockOffsetMs ?? 0);
+  }
+
+  /** The service's clock minus ours, narrowed over its answers (see ServiceClock); undefined before any answer. */
+  serviceOffsetBounds(): OffsetBounds | undefined {
+    return this.clock.offsetBounds();
   }
 
   async call<S extends z.ZodType>(call: Call<S>): Promise<{ status: number; data: z.output<S> }> {
@@ -48,21 +55,27 @@ export class ServiceCaller {
 
   private async sendAuthorised(req: HttpRequest): Promise<HttpResponse> {
     const token = this.tokens.freshToken() ?? (await this.tokens.getToken());
-    const res = this.observeClock(await this.transport.send(req, `Bearer ${token}`));
+    const sentAt = Date.now();
+    const res = this.observeClock(await this.transport.send(req, `Bearer ${token}`), sentAt);
     if (res.status !== 401) return res;
     // The token may have been revoked or expired early: one fresh token, one more try.
     const fresh = await this.tokens.refresh(token);
-    return this.observeClock(await this.transport.send(req, `Bearer ${fresh}`));
+    const sentAgainAt = Date.now();
+    return this.observeClock(await this.transport.send(req, `Bearer ${fresh}`), sentAgainAt);
   }
 
-  private observeClock(res: HttpResponse): HttpResponse {
+  private observeClock(res: HttpResponse, sentAt: number): HttpResponse {
     const header = res.headers.date ?? '';
     // The header changes once a second: parse it only then.
     if (header !== this.dateHeader) {
       this.dateHeader = header;
       this.dateMs = Date.parse(header);
     }
-    if (Number.isFinite(this.dateMs)) this.clockOffsetMs = this.dateMs - Date.now();
+    if (Number.isFinite(this.dateMs)) {
+      const receivedAt = Date.now();
+      this.clockOffsetMs = this.dateMs - receivedAt;
+      this.clock.observe(this.dateMs, sentAt, receivedAt);
+    }
     return res;
   }
 

@@ -8,6 +8,7 @@ import { HttpTransport, pathOf, type HttpOptions } from './http';
 import { itemsOf, pagesOf, trailingToken, type ListOptions, type Page } from './paging';
 import { registerSecret } from './redact';
 import * as s from './schemas';
+import type { OffsetBounds } from './service-clock';
 import { requireId, validate } from './validate';
 import { BODY_RULES, bodyIn, needsDialect, prepareBody, type PreparedBody } from './wire';
 
@@ -66,6 +67,11 @@ export class BackupServiceClient {
   /** Now on the service's clock, from the `Date` header of its last answer (see `ServiceCaller.serviceNow`). */
   serviceNow(): number {
     return this.caller.serviceNow();
+  }
+
+  /** The service's clock minus ours, within bounds its answers have narrowed (see api/service-clock.ts). */
+  serviceOffsetBounds(): OffsetBounds | undefined {
+    return this.caller.serviceOffsetBounds();
   }
 
   /**

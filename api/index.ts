@@ -8,3 +8,4 @@ export { collect } from './paging';
 export { describeIssue } from './validate';
 export { BackupServiceClient, type ClientOptions } from './client';
 export { roleInputOf, sameExpression, withAccessCondition, withoutAccessCondition } from './access-conditions';
+export type { OffsetBounds } from './service-clock';

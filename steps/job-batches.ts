@@ -1,9 +1,9 @@
 import { activityInfo, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { BackupServiceError, JOB_ACTIVE_STATUSES, type BackupJob, type RestoreJob } from '../api';
+import { BackupServiceError, JOB_ACTIVE_STATUSES, type BackupJob, type OffsetBounds, type RestoreJob } from '../api';
 import type { ActivityDeps } from '../runtime/activity-deps';
 import { notYet, toFailure } from '../runtime/failures';
-import { jobPollDelayMs } from '../runtime/poll-delays';
+import { jobPollDelayMs, MIN_JOB_POLL_MS } from '../runtime/poll-delays';
 import { summarize, UNKNOWN_STATUS_DEADLINE_MS, type JobSummary } from './jobs';
 
 export type JobKind = 'backup' | 'restore';
@@ -19,6 +19,19 @@ export const JOB_IDS_PER_LIST = 50;
 const LOOK_IN_ATTEMPT_MS = 10_000;
 const GAP_IN_ATTEMPT_MS = 1_000;
 
+/**
+ * A look at the moment a running job is expected to end, from the jobs of its kind that this worker saw end: their
+ * median time from creation to end, over the last EXPECTED_FROM of them (at least EXPECTED_AFTER). It replaces the look
+ * its age asks for when it comes before twice that gap, and is at least MIN_JOB_POLL_MS after the look before, as
+ * every look is: jobs expected to end close together share looks, and a watcher asks no more often than before. It is placed on our clock by the service's clock
+ * bounds (api/service-clock.ts), at the latest moment the service can reach that end, and only while the bounds are
+ * within MAX_CLOCK_UNCERTAINTY_MS.
+ */
+const EXPECTED_FROM = 20;
+const EXPECTED_AFTER = 3;
+const PREDICTED_MARGIN_MS = 10;
+const MAX_CLOCK_UNCERTAINTY_MS = 250;
+
 /** After the list was refused, per-job looks for this long before the list is tried again. */
 const REFUSAL_MEMORY_MS = 10 * 60_000;
 
@@ -28,6 +41,8 @@ export interface LookAtJobsInput {
   jobIds: string[];
   /** The first attempt's first look comes this much later: the newest job has just been started, it has not ended. */
   firstLookInMs?: number;
+  /** Or at this moment (epoch ms), if sooner: when the look before asked for the next (`JobsLook.nextLookAt`). */
+  firstLookAt?: number;
 }
 
 /** A job that has ended, with what the per-job look returns; or one that cannot be looked at (a 404, say). */
@@ -39,6 +54,8 @@ export interface JobsLook {
   finished: JobLookResult[];
   /** When the jobs still running ask to be looked at next (ms from now), if any is. */
   nextLookMs?: number;
+  /** The same moment on the worker's clock (epoch ms): the next look keeps it, whatever its dispatch took. */
+  nextLookAt?: number;
   /** Service calls this look made: list pages and per-job GETs. */
   calls: { listed: number; fetched: number };
 }
@@ -52,6 +69,24 @@ type AnyJob = BackupJob | RestoreJob;
  */
 export function jobBatchActivities({ client }: Pick<ActivityDeps, 'client'>) {
   const refusedAt: Record<JobKind, number | undefined> = { backup: undefined, restore: undefined };
+  const durations: Record<JobKind, number[]> = { backup: [], restore: [] };
+  const ended = (kind: JobKind, summary: JobSummary) => {
+    const ms = Date.parse(summary.endTime ?? '') - Date.parse(summary.createdTime);
+    if (!summary.succeeded || !Number.isFinite(ms)) return;
+    const seen = durations[kind];
+    seen.push(ms);
+    if (seen.length > EXPECTED_FROM) seen.shift();
+  };
+  const nextLookIn = (kind: JobKind, summary: JobSummary, ageMs: number) => {
+    const seen = durations[kind];
+    return lookGapMs({
+      ageMs,
+      createdMs: Date.parse(summary.createdTime),
+      ...(seen.length >= EXPECTED_AFTER ? { expectedMs: median(seen) } : {}),
+      offset: client.serviceOffsetBounds(),
+      nowMs: Date.now(),
+    });
+  };
   const listRefused = (kind: JobKind) => {
     const at = refusedAt[kind];
     return at !== undefined && Date.now() - at < REFUSAL_MEMORY_MS;
@@ -105,8 +140,10 @@ export function jobBatchActivities({ client }: Pick<ActivityDeps, 'client'>) {
     const note = (job: AnyJob) => {
       const summary = summarize(job);
       const age = client.serviceNow() - Date.parse(summary.createdTime);
-      if (hasEnded(summary, age)) finished.push({ jobId: summary.jobId, summary });
-      else nextLook = Math.min(nextLook, jobPollDelayMs(age));
+      if (hasEnded(summary, age)) {
+        finished.push({ jobId: summary.jobId, summary });
+        ended(kind, summary);
+      } else nextLook = Math.min(nextLook, nextLookIn(kind, summary, age));
     };
     for (let at = 0; at < jobIds.length; at += JOB_IDS_PER_LIST) {
       const chunk = jobIds.slice(at, at + JOB_IDS_PER_LIST);
@@ -142,14 +179,19 @@ export function jobBatchActivities({ client }: Pick<ActivityDeps, 'client'>) {
         Context.current().heartbeat();
         await Context.current().sleep(ms);
       };
-      const firstLookIn = activityInfo().attempt === 1 ? (input.firstLookInMs ?? 0) : 0;
+      const at = input.firstLookAt === undefined ? Infinity : Math.max(0, input.firstLookAt - Date.now());
+      const firstLookIn = activityInfo().attempt === 1 ? Math.min(input.firstLookInMs ?? 0, at) : 0;
       if (firstLookIn > GAP_IN_ATTEMPT_MS) throw notYet(`first look at ${jobIds.length} jobs`, firstLookIn);
       if (firstLookIn > 0) await wait(firstLookIn);
       for (;;) {
         const { finished, nextLook } = await lookOnce(input.kind, jobIds, calls);
         if (finished.length > 0) {
           const next = finite(nextLook);
-          return { finished, ...(next === undefined ? {} : { nextLookMs: next }), calls };
+          return {
+            finished,
+            ...(next === undefined ? {} : { nextLookMs: next, nextLookAt: Date.now() + next }),
+            calls,
+          };
         }
         const inAttempt = nextLook <= GAP_IN_ATTEMPT_MS && Date.now() - began + nextLook <= LOOK_IN_ATTEMPT_MS;
         if (!inAttempt) {
@@ -160,6 +202,26 @@ export function jobBatchActivities({ client }: Pick<ActivityDeps, 'client'>) {
       }
     },
   };
+}
+
+/**
+ * The look a running job asks for, in ms from now: by its age (runtime/poll-delays.ts), or at its expected end (its
+ * creation plus `expectedMs`, on the service's clock) when that comes before twice the age's gap and the clock bounds
+ * are narrow enough to place it on ours. The expected end is placed at the latest moment of ours the bounds allow.
+ */
+export function lookGapMs(job: {
+  ageMs: number;
+  createdMs: number;
+  expectedMs?: number;
+  offset: OffsetBounds | undefined;
+  nowMs: number;
+}): number {
+  const byAge = jobPollDelayMs(job.ageMs);
+  const { expectedMs, offset } = job;
+  if (expectedMs === undefined || !offset || offset.hi - offset.lo > MAX_CLOCK_UNCERTAINTY_MS) return byAge;
+  const untilEnd = job.createdMs + expectedMs - offset.lo - job.nowMs + PREDICTED_MARGIN_MS;
+  if (untilEnd < 0 || untilEnd > 2 * byAge) return byAge;
+  return Math.max(MIN_JOB_POLL_MS, untilEnd);
 }
 
 /** A job has ended when its status is not active; a status this client does not know counts once the job is old. */
@@ -188,5 +250,11 @@ function failureOf(err: unknown, attempt: number): ApplicationFailure {
 }
 
 const finite = (ms: number) => (Number.isFinite(ms) ? ms : undefined);
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
 
 export type JobBatchActivities = ReturnType<typeof jobBatchActivities>;

@@ -86,6 +86,7 @@ export class JobWatcher {
 
   private async watch(): Promise<void> {
     let firstLookInMs = MIN_JOB_POLL_MS;
+    let firstLookAt: number | undefined;
     try {
       while (this.waiters.size > 0) {
         const jobIds = [...this.waiters.keys()];
@@ -94,7 +95,8 @@ export class JobWatcher {
         const outcome: { look?: JobsLook; error?: unknown; failed?: boolean } = {};
         const scope = new CancellationScope({ cancellable: true, parent: this.home });
         this.counts.looks += 1;
-        const looking = scope.run(() => this.look({ kind: this.kind, jobIds, firstLookInMs }));
+        const at = firstLookAt === undefined ? {} : { firstLookAt };
+        const looking = scope.run(() => this.look({ kind: this.kind, jobIds, firstLookInMs, ...at }));
         looking.then(
           (look) => (outcome.look = look),
           (error: unknown) => Object.assign(outcome, { error, failed: true }),
@@ -107,12 +109,15 @@ export class JobWatcher {
           scope.cancel();
           this.counts.restarts += 1;
           firstLookInMs = this.nudges() > nudged ? 0 : MIN_JOB_POLL_MS;
+          firstLookAt = undefined;
           continue;
         }
         // The jobs still running were seen just now: the next look comes when the youngest of them asks for it, or
         // soon for a job that joined meanwhile.
         const soonest = this.joined ? MIN_JOB_POLL_MS : Infinity;
         firstLookInMs = outcome.look ? Math.min(outcome.look.nextLookMs ?? MIN_JOB_POLL_MS, soonest) : 0;
+        // The moment the look asked for, kept across the task and the next look's dispatch.
+        firstLookAt = outcome.look?.nextLookAt;
         if (outcome.look) this.settle(outcome.look);
         else if (isCancellation(outcome.error) && this.home.consideredCancelled) throw outcome.error;
         // The look failed for good (a refusal the retries cannot mend): every job it named fails with it.

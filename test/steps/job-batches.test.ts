@@ -7,7 +7,13 @@ import { FailureType } from '../../contracts';
 import { MIN_JOB_POLL_MS } from '../../runtime/poll-delays';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
-import { JOB_IDS_PER_LIST, jobBatchActivities, type JobsLook, type LookAtJobsInput } from '../../steps/job-batches';
+import {
+  JOB_IDS_PER_LIST,
+  jobBatchActivities,
+  lookGapMs,
+  type JobsLook,
+  type LookAtJobsInput,
+} from '../../steps/job-batches';
 import { jobActivities } from '../../steps/jobs';
 import { objectStoreBackup } from '../helpers/seeded-backup';
 
@@ -187,4 +193,29 @@ test('a service that refuses the filter is asked job by job, and not asked to li
   } finally {
     await new Promise((resolve) => refusing.close(resolve));
   }
+});
+
+describe('the look at a job expected to end', () => {
+  const created = 1_000_000;
+  // The service's clock is 5 s ahead of ours, known within 40 ms.
+  const offset = { lo: 4_980, hi: 5_020 };
+  const at = (ageMs: number) => ({ ageMs, createdMs: created, offset, nowMs: created + ageMs - 5_000 });
+
+  it('comes at the expected end, placed at the latest moment the clock bounds allow, when that is near', () => {
+    // 2.6 s old, expected to take 3 s: its end is 400 ms away on the service, 420 ms at the latest on ours (+10 ms).
+    expect(lookGapMs({ ...at(2_600), expectedMs: 3_000 })).toBe(430);
+  });
+
+  it('keeps the gap its age asks for when the end is far, unknown, past, or the clock too uncertain', () => {
+    const byAge = lookGapMs(at(2_600));
+    expect(byAge).toBe(260);
+    expect(lookGapMs({ ...at(1_000), expectedMs: 3_000 })).toBe(250);
+    expect(lookGapMs({ ...at(3_500), expectedMs: 3_000 })).toBe(350);
+    expect(lookGapMs({ ...at(2_600), expectedMs: 3_000, offset: { lo: 4_500, hi: 5_500 } })).toBe(260);
+    expect(lookGapMs({ ...at(2_600), expectedMs: 3_000, offset: undefined })).toBe(260);
+  });
+
+  it('never comes sooner than a quarter second after the look before, as no look does', () => {
+    expect(lookGapMs({ ...at(2_900), expectedMs: 3_000 })).toBe(MIN_JOB_POLL_MS);
+  });
 });
