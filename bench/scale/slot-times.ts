@@ -30,12 +30,22 @@ interface Lease {
   released?: number;
 }
 
-const leaseOf = (payloads: readonly Payload[] | null | undefined): string | undefined => {
+/** The leases a signal or an activity names: one (`leaseId`), or several (`leaseIds`, or `grants` of a lease each). */
+const leasesOf = (payloads: readonly Payload[] | null | undefined): string[] => {
   const first = payloads?.[0];
-  if (!first) return undefined;
-  const value = defaultPayloadConverter.fromPayload<{ leaseId?: string }>(first);
-  return typeof value?.leaseId === 'string' ? value.leaseId : undefined;
+  if (!first) return [];
+  const value = defaultPayloadConverter.fromPayload<{
+    leaseId?: string;
+    leaseIds?: string[];
+    grants?: { leaseId: string }[];
+  }>(first);
+  if (typeof value?.leaseId === 'string') return [value.leaseId];
+  return value?.leaseIds ?? value?.grants?.map((g) => g.leaseId) ?? [];
 };
+const leaseOf = (payloads: readonly Payload[] | null | undefined): string | undefined => leasesOf(payloads)[0];
+
+const GRANTS = ['snapshotSlotGranted', 'snapshotSlotsGranted'];
+const ASKS = ['requestSlot', 'requestSlots'];
 
 /**
  * Follows every slot of the given batches (workflow IDs) and, in the limiter's current run, each grant; `jobEnds` is
@@ -69,14 +79,15 @@ export async function slotTimes(
         if (started?.kind === 'started') Object.assign(lease(of.lease), { started: at, jobId: started.jobId });
       }
       const signalled = e.workflowExecutionSignaledEventAttributes;
-      if (signalled?.signalName === 'snapshotSlotGranted') {
-        const leaseId = leaseOf(signalled.input?.payloads);
-        if (leaseId) lease(leaseId).granted = at;
+      if (GRANTS.includes(signalled?.signalName ?? '')) {
+        for (const leaseId of leasesOf(signalled?.input?.payloads)) lease(leaseId).granted = at;
       }
       const sent = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
       const sentLease = leaseOf(sent?.input?.payloads);
       if (sent?.signalName === 'releaseSlot' && sentLease) lease(sentLease).released = at;
-      if (sent?.signalName === 'requestSlot' && sentLease) lease(sentLease).asked ??= at;
+      if (ASKS.includes(sent?.signalName ?? '')) {
+        for (const leaseId of leasesOf(sent?.input?.payloads)) lease(leaseId).asked ??= at;
+      }
     }
   }
   // The limiter's side: when it got each release and sent each grant.
@@ -87,10 +98,12 @@ export async function slotTimes(
     const at = e.eventTime ? tsToMs(e.eventTime) : NaN;
     if (e.workflowExecutionSignaledEventAttributes?.signalName === 'releaseSlot') releases.push(at);
     const sent = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
-    const sentLease = leaseOf(sent?.input?.payloads);
-    if (sent?.signalName !== 'snapshotSlotGranted' || !sentLease) continue;
-    const known = leases.get(sentLease);
-    if (known) known.grantSent = at;
+    const sentLeases = leasesOf(sent?.input?.payloads);
+    if (!GRANTS.includes(sent?.signalName ?? '') || sentLeases.length === 0) continue;
+    for (const sentLease of sentLeases) {
+      const known = leases.get(sentLease);
+      if (known) known.grantSent = at;
+    }
     const lastRelease = releases.at(-1);
     if (lastRelease !== undefined) gaps.push(at - lastRelease);
     releases.length = 0;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../../contracts';
 import { DrDrillInput } from '../../runbooks/dr-drill/contract';
-import { batchSizeFor } from '../../runbooks/dr-drill/fan-out';
+import { batchSizeFor, lanesWorthSharing } from '../../runbooks/dr-drill/fan-out';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { drDrill } from '../../runbooks/workflows';
 import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
@@ -95,7 +95,9 @@ test('a drill of 100 resources runs in batches with bounded histories, continues
   await fx.control.jobsConfig({ restoreSeconds: 2 });
   const ids = await generatedResources(RESOURCES);
   const input = drillInput(ids, 60);
-  const batchSize = batchSizeFor(DrDrillInput.parse(input));
+  const parsedInput = DrDrillInput.parse(input);
+  // Parallelism 60 is over twice a batch: this drill's batches keep their lanes, and are sized for that.
+  const batchSize = batchSizeFor(parsedInput, lanesWorthSharing(parsedInput));
   const handle = await start(input);
 
   // Progress over every batch, while they run.
@@ -146,7 +148,7 @@ test('cancelling a drill cancels its batches: none is left running, and no resto
   const ids = await generatedResources(RESOURCES);
   const input = drillInput(ids, 50);
   const parsed = DrDrillInput.parse(input);
-  const firstBatchLanes = Math.min(parsed.parallelism, batchSizeFor(parsed));
+  const firstBatchLanes = Math.min(parsed.parallelism, batchSizeFor(parsed, lanesWorthSharing(parsed)));
   const drilled = new Set(ids);
   const restores = async () =>
     (await fx.control.jobs()).restoreJobs.filter((j) => drilled.has(j.resourceDetails?.id ?? ''));
@@ -184,9 +186,10 @@ test('cancelling a drill cancels its batches: none is left running, and no resto
 
 test('a batch terminated from outside after the drill continued as new ends as failed when the drill is nudged', async () => {
   await fx.control.jobsConfig({ restoreSeconds: 6 });
-  // A full batch in many lanes beside one of few lanes, which runs on after the drill has handed over.
+  // A full batch in many lanes beside one of fewer lanes, which runs on after the drill has handed over: at
+  // parallelism 51, over twice a batch, the batches keep their lanes (runbooks/dr-drill/fan-out.ts).
   const ids = await generatedResources(80);
-  const handle = await start(drillInput(ids, 40));
+  const handle = await start(drillInput(ids, 51));
   // A batch the first run started, still running once the drill has handed over to a new run.
   const firstRunBatches = await eventually('batches running', async () => {
     const running = (await batchesOf(handle)).filter((b) => b.status === 'RUNNING');
