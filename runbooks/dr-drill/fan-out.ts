@@ -330,13 +330,18 @@ function startBatches(run: DrillRun): void {
   if (state.sharesLanes) free = giveLanes(run, free);
   while (free >= 1 && state.next < run.batches) {
     const batch = state.next++;
-    const offset = batch * state.batchSize;
-    const count = Math.min(state.batchSize, state.total - offset);
+    const { offset, count } = resourcesOf(state, batch);
     const lanes = Math.min(free, perBatch, count);
     free -= lanes;
     state.running.push({ batch, lanes });
     startBatch(run, batch, offset, count, lanes);
   }
+}
+
+/** Where a batch's resources are in the drill's list: from `offset`, `count` of them (the last batch may hold fewer). */
+function resourcesOf(state: FanOutState, batch: number): { offset: number; count: number } {
+  const offset = batch * state.batchSize;
+  return { offset, count: Math.min(state.batchSize, state.total - offset) };
 }
 
 /** Lanes in use: a batch's lanes, but those it said found no resource left, and none once its lanes are done. */
@@ -355,7 +360,7 @@ function giveLanes(run: DrillRun, free: number): number {
     const { progress } = r;
     if (progress?.lanesDone) return 0;
     if (progress?.untaken === undefined || progress.lanes === undefined) {
-      return Math.min(state.batchSize, state.total - r.batch * state.batchSize) - r.lanes;
+      return resourcesOf(state, r.batch).count - r.lanes;
     }
     return progress.untaken - (r.lanes - progress.lanes);
   };
@@ -439,9 +444,7 @@ function batchEnded(run: DrillRun, end: BatchEnded): void {
   for (const [id, answer] of Object.entries(state.answered)) {
     if (answer.batch === end.batch) delete state.answered[id];
   }
-  const offset = end.batch * state.batchSize;
-  const count = Math.min(state.batchSize, state.total - offset);
-  const outcome: EndedBatch = { batch: end.batch, offset, count };
+  const outcome: EndedBatch = { batch: end.batch, ...resourcesOf(state, end.batch) };
   if (end.summary) {
     const { part, ...summary } = end.summary;
     Object.assign(outcome, { part, summary });

@@ -149,7 +149,9 @@ class Granter {
       const byRun = new Map<string, Lease[]>();
       for (const lease of granted) {
         const run = `${lease.holder.workflowId}/${lease.holder.runId}`;
-        byRun.set(run, [...(byRun.get(run) ?? []), lease]);
+        const leases = byRun.get(run);
+        if (leases) leases.push(lease);
+        else byRun.set(run, [lease]);
       }
       for (const leases of byRun.values()) {
         const grants = leases.map(({ leaseId, grant }) => ({ leaseId, grant }));
