@@ -30,7 +30,10 @@ interface Lease {
   released?: number;
 }
 
-/** The leases a signal or an activity names: one (`leaseId`), or several (`leaseIds`, or `grants` of a lease each). */
+/**
+ * The leases a signal or an activity names: several (`leaseIds`, or `grants` or `releases` of a lease each), or one
+ * (`leaseId`).
+ */
 const leasesOf = (payloads: readonly Payload[] | null | undefined): string[] => {
   const first = payloads?.[0];
   if (!first) return [];
@@ -38,11 +41,14 @@ const leasesOf = (payloads: readonly Payload[] | null | undefined): string[] => 
     leaseId?: string;
     leaseIds?: string[];
     grants?: { leaseId: string }[];
+    releases?: { leaseId: string }[];
   }>(first);
-  if (typeof value?.leaseId === 'string') return [value.leaseId];
-  return value?.leaseIds ?? value?.grants?.map((g) => g.leaseId) ?? [];
+  const several = value?.leaseIds ?? (value?.grants ?? value?.releases)?.map((l) => l.leaseId);
+  if (several) return several;
+  return typeof value?.leaseId === 'string' ? [value.leaseId] : [];
 };
 const leaseOf = (payloads: readonly Payload[] | null | undefined): string | undefined => leasesOf(payloads)[0];
+const RELEASES = ['releaseSlot', 'releaseSlots'];
 
 const GRANTS = ['snapshotSlotGranted', 'snapshotSlotsGranted'];
 const ASKS = ['requestSlot', 'requestSlots'];
@@ -69,7 +75,7 @@ export async function slotTimes(
         const type = s.activityType?.name ?? '';
         const leaseId = leaseOf(s.input?.payloads);
         scheduled.set(String(e.eventId), { type, lease: leaseId });
-        if (type === 'requestSnapshotSlot' && leaseId) lease(leaseId).asked ??= at;
+        if (type === 'requestSnapshotSlot') for (const id of leasesOf(s.input?.payloads)) lease(id).asked ??= at;
       }
       const done = e.activityTaskCompletedEventAttributes;
       const of = done ? scheduled.get(String(done.scheduledEventId)) : undefined;
@@ -83,8 +89,9 @@ export async function slotTimes(
         for (const leaseId of leasesOf(signalled?.input?.payloads)) lease(leaseId).granted = at;
       }
       const sent = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
-      const sentLease = leaseOf(sent?.input?.payloads);
-      if (sent?.signalName === 'releaseSlot' && sentLease) lease(sentLease).released = at;
+      if (RELEASES.includes(sent?.signalName ?? '')) {
+        for (const leaseId of leasesOf(sent?.input?.payloads)) lease(leaseId).released = at;
+      }
       if (ASKS.includes(sent?.signalName ?? '')) {
         for (const leaseId of leasesOf(sent?.input?.payloads)) lease(leaseId).asked ??= at;
       }
@@ -96,7 +103,7 @@ export async function slotTimes(
   const gaps: number[] = [];
   for (const e of events ?? []) {
     const at = e.eventTime ? tsToMs(e.eventTime) : NaN;
-    if (e.workflowExecutionSignaledEventAttributes?.signalName === 'releaseSlot') releases.push(at);
+    if (RELEASES.includes(e.workflowExecutionSignaledEventAttributes?.signalName ?? '')) releases.push(at);
     const sent = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
     const sentLeases = leasesOf(sent?.input?.payloads);
     if (!GRANTS.includes(sent?.signalName ?? '') || sentLeases.length === 0) continue;

@@ -9,6 +9,7 @@ import {
   releaseSlotSignal,
   reportStartSignal,
   requestSlotSignal,
+  requestSlotsSignal,
   SNAPSHOT_SLOTS_WORKFLOW,
   snapshotSlotsWorkflowId,
   type ReleaseSlot,
@@ -54,21 +55,32 @@ export function snapshotSlotActivities({ client }: Pick<ActivityDeps, 'client'>)
 
   return {
     /**
-     * Asks the project's limiter for a slot, starting the limiter if none runs (signal-with-start); the grant comes
-     * back to the run as the `snapshotSlotGranted` signal. Asking again with the same lease keeps its place.
+     * Asks the project's limiter for a slot, or for one slot per lease of `leaseIds` (the starts a run asks for
+     * together), starting the limiter if none runs (signal-with-start); grants come back to the run by signal. Asking
+     * again with the same lease keeps its place.
      */
-    async requestSnapshotSlot(input: { leaseId: string }): Promise<{ limiterId: string; leaseId: string }> {
+    async requestSnapshotSlot(input: {
+      leaseId: string;
+      leaseIds?: string[];
+    }): Promise<{ limiterId: string; leaseId: string }> {
       const run = activityInfo().workflowExecution;
       if (!run) throw ApplicationFailure.nonRetryable('a snapshot slot is held by a workflow run', 'SlotLimiter');
       const holder: SlotHolder = { workflowId: run.workflowId, runId: run.runId };
       const start: SnapshotSlotsInput = { projectId: client.projectId };
-      await temporal().workflow.signalWithStart(SNAPSHOT_SLOTS_WORKFLOW, {
-        workflowId: limiterId(),
-        taskQueue: activityInfo().taskQueue,
-        args: [start],
-        signal: requestSlotSignal,
-        signalArgs: [{ leaseId: input.leaseId, holder }],
-      });
+      const options = { workflowId: limiterId(), taskQueue: activityInfo().taskQueue, args: [start] as [typeof start] };
+      if (input.leaseIds) {
+        await temporal().workflow.signalWithStart(SNAPSHOT_SLOTS_WORKFLOW, {
+          ...options,
+          signal: requestSlotsSignal,
+          signalArgs: [{ leaseIds: input.leaseIds, holder }],
+        });
+      } else {
+        await temporal().workflow.signalWithStart(SNAPSHOT_SLOTS_WORKFLOW, {
+          ...options,
+          signal: requestSlotSignal,
+          signalArgs: [{ leaseId: input.leaseId, holder }],
+        });
+      }
       return { limiterId: limiterId(), leaseId: input.leaseId };
     },
 

@@ -16,10 +16,12 @@ import { serviceCalls } from '../../runtime/calls';
 import type { SnapshotSlot, SnapshotSlotActivities } from './activities';
 import {
   releaseSlotSignal,
+  releaseSlotsSignal,
   requestSlotSignal,
   requestSlotsSignal,
   slotGrantedSignal,
   slotsGrantedSignal,
+  type ReleaseSlot,
   type SlotGranted,
 } from './contract';
 
@@ -52,6 +54,14 @@ export const ASKS_TOGETHER_PATCH = 'snapshot-slots-asks-together';
 export const RELEASE_UNAWAITED_PATCH = 'snapshot-slots-release-unawaited';
 
 /**
+ * The first ask of a run carries every ask of its task (one activity, whose signal-with-start asks for them all, so
+ * that the limiter grants them together), and the releases of one task go to the limiter in one signal. Before, the
+ * starts of a batch waited for the first ask's activity and then asked in a second trip, and each release was a
+ * signal of its own, with a workflow task of the batch each.
+ */
+export const FIRST_ASK_AND_RELEASES_TOGETHER_PATCH = 'snapshot-slots-first-ask-and-releases-together';
+
+/**
  * The lease of one snapshot start of this run, named by `key` (the resource): the same on every attempt, so that a
  * retried request never takes a second slot, and known here, so that the run can give the slot back whatever happens.
  */
@@ -73,6 +83,8 @@ export class SnapshotSlots {
   private limiterId: string | undefined;
   /** The first ask's activity, while it is on its way: the others wait for the limiter's ID it brings. */
   private firstAsk: Promise<unknown> | undefined;
+  /** The leases the first ask carries, until its activity is scheduled at the end of the task. */
+  private firstLeases: string[] | undefined;
   private askingAgain = false;
 
   /** Releases signalled and not yet taken by the limiter (RELEASE_UNAWAITED_PATCH): a run awaits them before it ends. */
@@ -80,6 +92,8 @@ export class SnapshotSlots {
   /** Asks of this task not yet signalled, and the signal that will carry them (see `askTogether`). */
   private unsent: string[] = [];
   private sending: Promise<void> | undefined;
+  /** Releases of this task not yet signalled, by limiter, and the signal that will carry them. */
+  private readonly unreleased = new Map<string, { releases: ReleaseSlot[]; sent: Promise<void> }>();
 
   constructor() {
     const take = ({ leaseId, grant }: SlotGranted) => {
@@ -138,7 +152,9 @@ export class SnapshotSlots {
     const released = { leaseId: slot.leaseId, ...(handedTo === undefined ? {} : { handedTo }) };
     const sending = CancellationScope.nonCancellable(async () => {
       try {
-        if (limiterId) await getExternalWorkflowHandle(limiterId).signal(releaseSlotSignal, released);
+        if (limiterId && patched(FIRST_ASK_AND_RELEASES_TOGETHER_PATCH))
+          await this.releaseTogether(limiterId, released);
+        else if (limiterId) await getExternalWorkflowHandle(limiterId).signal(releaseSlotSignal, released);
         else await this.calls.releaseSnapshotSlot(released);
       } catch (err) {
         log.warn('snapshot slot not released; the limiter reclaims it when this run ends', { error: String(err) });
@@ -148,6 +164,22 @@ export class SnapshotSlots {
     if (!patched(RELEASE_UNAWAITED_PATCH)) return sending;
     this.releasing.add(sending);
     void sending.finally(() => this.releasing.delete(sending));
+  }
+
+  /** Adds a release to those of this task: they go in one signal once the task's other code has run. */
+  private releaseTogether(limiterId: string, released: ReleaseSlot): Promise<void> {
+    const pending = this.unreleased.get(limiterId);
+    if (pending) {
+      pending.releases.push(released);
+      return pending.sent;
+    }
+    const releases = [released];
+    const sent = Promise.resolve().then(() => {
+      this.unreleased.delete(limiterId);
+      return getExternalWorkflowHandle(limiterId).signal(releaseSlotsSignal, { releases });
+    });
+    this.unreleased.set(limiterId, { releases, sent });
+    return sent;
   }
 
   /** Releases signalled that the limiter has not taken yet: `released()` waits for them. */
@@ -190,7 +222,18 @@ export class SnapshotSlots {
    * time, or when that limiter is gone, the activity that starts one if none runs (signal-with-start).
    */
   private async ask(leaseId: string): Promise<void> {
-    if (this.limiterId === undefined && this.firstAsk !== undefined && patched(ASKS_TOGETHER_PATCH)) {
+    if (this.limiterId === undefined && this.firstLeases !== undefined) {
+      // Carried by the first ask: once it has settled, this start is asked for unless it failed.
+      this.firstLeases.push(leaseId);
+      await this.firstAsk?.catch(() => undefined);
+      if (this.limiterId) return;
+    } else if (
+      this.limiterId === undefined &&
+      this.firstAsk === undefined &&
+      patched(FIRST_ASK_AND_RELEASES_TOGETHER_PATCH)
+    ) {
+      return this.askFirst(leaseId);
+    } else if (this.limiterId === undefined && this.firstAsk !== undefined && patched(ASKS_TOGETHER_PATCH)) {
       // Failed or not, the first ask settles: then the limiter is known, or this start asks by activity itself.
       await this.firstAsk.catch(() => undefined);
     }
@@ -207,6 +250,23 @@ export class SnapshotSlots {
     }
     const asking = this.calls.requestSnapshotSlot({ leaseId });
     this.firstAsk ??= asking;
+    try {
+      const { limiterId } = await asking;
+      this.limiterId = limiterId;
+    } finally {
+      if (this.firstAsk === asking) this.firstAsk = undefined;
+    }
+  }
+
+  /** The run's first ask: one activity for every lease that asks in this task, scheduled once the task's code has run. */
+  private async askFirst(leaseId: string): Promise<void> {
+    const leaseIds = [leaseId];
+    this.firstLeases = leaseIds;
+    const asking = Promise.resolve().then(() => {
+      this.firstLeases = undefined;
+      return this.calls.requestSnapshotSlot({ leaseId, leaseIds });
+    });
+    this.firstAsk = asking;
     try {
       const { limiterId } = await asking;
       this.limiterId = limiterId;

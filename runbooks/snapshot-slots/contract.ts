@@ -76,6 +76,8 @@ export const slotsGrantedSignal = defineSignal<[{ grants: SlotGranted[] }]>('sna
 export const reportStartSignal = defineSignal<[SnapshotStartReport]>('reportStart');
 /** Gives a slot back (the backup job has ended), or withdraws a holder from the queue. */
 export const releaseSlotSignal = defineSignal<[ReleaseSlot]>('releaseSlot');
+/** Gives back every slot of one run released in one task, in one signal. */
+export const releaseSlotsSignal = defineSignal<[{ releases: ReleaseSlot[] }]>('releaseSlots');
 export const slotsQuery = defineQuery<SlotsStatus>('slots');
 
 export interface SnapshotSlotsInput {

@@ -12,12 +12,14 @@ import { statusQuery, type RunbookStatus } from '../../contracts';
 import type { SnapshotSlotActivities } from './activities';
 import {
   releaseSlotSignal,
+  releaseSlotsSignal,
   reportStartSignal,
   requestSlotSignal,
   requestSlotsSignal,
   slotGrantedSignal,
   slotsGrantedSignal,
   slotsQuery,
+  type ReleaseSlot,
   type SlotHolder,
   type SlotsStatus,
   type SnapshotSlotsInput,
@@ -191,9 +193,16 @@ function answerSignals(input: SnapshotSlotsInput, slots: Granter): void {
     book.report(report, now());
     slots.changed();
   });
-  setHandler(releaseSlotSignal, ({ leaseId, handedTo }) => {
+  const release = ({ leaseId, handedTo }: ReleaseSlot) => {
     if (handedTo === undefined) book.release(leaseId);
     else book.handOver(leaseId, handedTo, now());
+  };
+  setHandler(releaseSlotSignal, (released) => {
+    release(released);
+    slots.changed();
+  });
+  setHandler(releaseSlotsSignal, ({ releases }) => {
+    releases.forEach(release);
     slots.changed();
   });
 }

@@ -3,6 +3,7 @@
 // The 429s are counted at the proxy between the workers and the simulator, not by the limiter.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import type { GeneratedInventory } from '../../simulator/seed-inventory-bulk';
 import { SNAPSHOT_SLOTS_WORKFLOW, slotsQuery, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
@@ -105,6 +106,31 @@ async function activityWorkers(handle: WorkflowHandle, type: string): Promise<Se
   return identities;
 }
 
+/** What a run asked and gave back: the first ask's activities with the leases each carried, and the release signals. */
+async function asksAndReleases(handle: WorkflowHandle) {
+  const history = await handle.fetchHistory();
+  const firstAsks: string[][] = [];
+  const releases: { signal: string; leases: string[] }[] = [];
+  for (const event of history.events ?? []) {
+    const s = event.activityTaskScheduledEventAttributes;
+    if (s?.activityType?.name === 'requestSnapshotSlot') {
+      const input = defaultPayloadConverter.fromPayload<{ leaseId: string; leaseIds?: string[] }>(
+        s.input?.payloads?.[0] ?? {},
+      );
+      firstAsks.push(input.leaseIds ?? [input.leaseId]);
+    }
+    const sent = event.signalExternalWorkflowExecutionInitiatedEventAttributes;
+    if (sent?.signalName?.startsWith('releaseSlot')) {
+      const payload = defaultPayloadConverter.fromPayload<{ leaseId: string } | { releases: { leaseId: string }[] }>(
+        sent.input?.payloads?.[0] ?? {},
+      );
+      const leases = 'releases' in payload ? payload.releases.map((r) => r.leaseId) : [payload.leaseId];
+      releases.push({ signal: sent.signalName, leases });
+    }
+  }
+  return { firstAsks, releases };
+}
+
 let slottedShare = 0;
 
 /** Three slotted runs of ten backups, ten lanes each (30 lanes against the cap), and the 429s the proxy saw. */
@@ -143,6 +169,17 @@ test('three runs on three workers share one limiter: few 429s once it knows the 
   expect(status.limit).toBeLessThan(10);
   expect(status.ceiling).toBeGreaterThanOrEqual(5);
   const handles = [...learning.handles, ...learnt.handles];
+
+  // Each run asked for its ten starts in one activity (its first ask carries the asks of its task), and gave its
+  // slots back in signals of the releases of one task each, every slot once.
+  for (const h of handles) {
+    const { firstAsks, releases } = await asksAndReleases(h);
+    expect(firstAsks.map((leases) => leases.length)).toEqual([10]);
+    expect(releases.map((r) => r.signal)).not.toContain('releaseSlot');
+    const released = releases.flatMap((r) => r.leases);
+    expect(new Set(released).size).toBe(released.length);
+    expect(new Set(released)).toEqual(new Set(firstAsks[0]));
+  }
 
   // The work was spread over the workers, and the limiter's history stayed bounded by continuing as new.
   const ran = new Set<string>();
