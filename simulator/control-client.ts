@@ -4,7 +4,7 @@ import type {
   MpaRequestDocument as MpaRequest,
   RestoreJobDocument as RestoreJob,
 } from '../api';
-import type { FaultConfig, JobsConfig } from './model';
+import type { CorruptionRecord, FaultConfig, JobsConfig } from './model';
 
 /**
  * A typed client of the simulator's control API (`/_simulator/…`, docs/development.md): what the demo, the end-to-end
@@ -58,6 +58,18 @@ export interface Review {
 
 export interface ActionRequestView {
   actionApprovalRequest: MpaRequest;
+}
+
+/** What to corrupt: `from`, `snapshotIds` or both; `kind` defaults to `rows-changed` and `table` to `customers`. */
+export type CorruptionRequest = Pick<CorruptionRecord, 'from' | 'snapshotIds'> &
+  Partial<Pick<CorruptionRecord, 'kind' | 'table'>>;
+
+export interface SimulatorCorruption {
+  resourceId: string;
+  /** As stored, with its defaults; null when the resource's snapshots are clean. */
+  corruption: CorruptionRecord | null;
+  /** The resource's snapshots it covers now, oldest first. */
+  coveredSnapshotIds: string[];
 }
 
 export type ControlMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -147,6 +159,19 @@ export class SimulatorControlClient {
   /** The row count of the generated `events_large` table, for queries submitted from now on. */
   generatedTable(rows: number): Promise<{ table: string; rows: number }> {
     return this.call('PUT', '/tables/events_large', { rows });
+  }
+
+  /** Replaces the corruption of a relational resource's snapshots: queries on them read damaged data. */
+  corrupt(resourceId: string, body: CorruptionRequest): Promise<SimulatorCorruption> {
+    return this.call('PUT', `/corruption/${encodeURIComponent(resourceId)}`, body);
+  }
+
+  corruption(resourceId: string): Promise<SimulatorCorruption> {
+    return this.call('GET', `/corruption/${encodeURIComponent(resourceId)}`);
+  }
+
+  clearCorruption(resourceId: string): Promise<void> {
+    return this.call('DELETE', `/corruption/${encodeURIComponent(resourceId)}`);
   }
 
   faults(config: FaultConfig): Promise<{ faults: FaultConfig }> {

@@ -14,6 +14,7 @@ import type {
   VaultDocument as Vault,
 } from '../api';
 import type { FaultKind } from './faults';
+import type { TableCorruption } from './seed-databases';
 
 /**
  * The simulator's whole state: plain JSON, so that `--data-dir` can persist it and a restart restores it.
@@ -108,6 +109,8 @@ export interface QueryRecord {
   growthDays?: number;
   /** Rows of `events_large` when the query read it (generated-table.ts): its results are generated, not stored. */
   generatedRows?: number;
+  /** The snapshot's corruption when the query ran, so that its results stay the same if the corruption changes. */
+  corruption?: TableCorruption;
 }
 
 export interface JobsConfig {
@@ -128,6 +131,14 @@ export interface FaultConfig {
   method?: string;
   /** Faults left before the configuration removes itself; unlimited when absent. */
   times?: number;
+}
+
+/** Damage to a resource's snapshots (`PUT /_simulator/corruption/{resourceId}`), applied when they are queried. */
+export interface CorruptionRecord extends TableCorruption {
+  /** This snapshot and every snapshot of the resource at or after its point in time, later backups included. */
+  from?: string;
+  /** These snapshots too, whatever their time. */
+  snapshotIds?: string[];
 }
 
 /** A bucket the control API declared for a restore account. */
@@ -163,6 +174,8 @@ export interface SimState {
   generatedTableRows?: number;
   /** Restore account ID → its declared buckets; an account without an entry accepts any valid bucket name. */
   restoreAccountBuckets?: Record<string, DeclaredBucket[]>;
+  /** Resource ID → the corruption of its snapshots. */
+  corruption?: Record<string, CorruptionRecord>;
 }
 
 export type { CostDataInput };

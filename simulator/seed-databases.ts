@@ -9,6 +9,27 @@ import { Random } from './random';
  */
 
 export const DATABASE_TABLES = ['customers', 'orders', 'order_items', 'events'] as const;
+export type DatabaseTable = (typeof DATABASE_TABLES)[number];
+/** The only resource type whose snapshots hold a database. */
+export const RELATIONAL_TYPE = 'PA_RELATIONAL_DB';
+
+/**
+ * Damage a test asks for (`PUT /_simulator/corruption/{resourceId}`): `rows-changed` overwrites a text column of about
+ * one row in ten with `ENC:<hex>`, as ransomware would; `rows-missing` deletes about one row in ten.
+ */
+export const CORRUPTION_KINDS = ['rows-changed', 'rows-missing'] as const;
+export type CorruptionKind = (typeof CORRUPTION_KINDS)[number];
+export interface TableCorruption {
+  kind: CorruptionKind;
+  table: DatabaseTable;
+}
+/** The text column `rows-changed` overwrites in each table. */
+export const CORRUPTED_COLUMNS: Record<DatabaseTable, string> = {
+  customers: 'email',
+  orders: 'status',
+  order_items: 'description',
+  events: 'payload',
+};
 
 const DATABASE_NAMES = ['appdb', 'shopdb', 'billing', 'crm', 'ledger'] as const;
 const DAY_MS = 86_400_000;
@@ -132,8 +153,17 @@ const slug = (text: string) =>
     .replace(/[^a-zA-Z]/g, '')
     .toLowerCase() || 'user';
 
-/** Creates the tables and fills them for one snapshot, in one transaction with prepared statements. */
-export function fillDatabase(db: Database, seed: number, resourceId: string, days: number): void {
+/**
+ * Creates the tables and fills them for one snapshot, in one transaction with prepared statements, then applies the
+ * snapshot's corruption if it has one.
+ */
+export function fillDatabase(
+  db: Database,
+  seed: number,
+  resourceId: string,
+  days: number,
+  corruption?: TableCorruption,
+): void {
   const sizes = tableSizes(days);
   // Foreign keys point into the rows every snapshot has, so they stay valid as tables grow.
   const baseCustomers = tableSizes(0).customers;
@@ -188,6 +218,7 @@ export function fillDatabase(db: Database, seed: number, resourceId: string, day
       events.run([id, iso(DATA_EPOCH + id * 60_000 + r.int(0, 59_999)), kind, customer, payload]);
     }
     events.free();
+    if (corruption) corrupt(db, seed, resourceId, corruption);
     db.run('COMMIT');
   } catch (err) {
     db.run('ROLLBACK');
@@ -195,4 +226,28 @@ export function fillDatabase(db: Database, seed: number, resourceId: string, day
   }
   // Queries share cached databases: nothing may change them.
   db.run('PRAGMA query_only = ON');
+}
+
+/**
+ * Rows are picked by a hash of their ID, not of the snapshot, so a row corrupted in one snapshot is corrupted in every
+ * later one that is corrupted the same way.
+ */
+function corrupt(db: Database, seed: number, resourceId: string, { kind, table }: TableCorruption): void {
+  const ids = (db.exec(`SELECT id FROM ${table} ORDER BY id`)[0]?.values ?? []).map(([id]) => Number(id));
+  const picked = ids.filter((id) => stableHash(seed, resourceId, table, id, 'corrupt') % 10 === 0);
+  if (picked.length === 0 && ids[0] !== undefined) picked.push(ids[0]);
+  if (kind === 'rows-missing') {
+    const remove = db.prepare(`DELETE FROM ${table} WHERE id = ?`);
+    for (const id of picked) remove.run([id]);
+    remove.free();
+    return;
+  }
+  const update = db.prepare(`UPDATE ${table} SET ${CORRUPTED_COLUMNS[table]} = ? WHERE id = ?`);
+  for (const id of picked) {
+    const hex = [0, 1, 2, 3].map((k) =>
+      stableHash(seed, resourceId, table, id, 'cipher', k).toString(16).padStart(8, '0'),
+    );
+    update.run([`ENC:${hex.join('')}`, id]);
+  }
+  update.free();
 }

@@ -4,6 +4,7 @@ import { actionRequestsModule } from './action-requests';
 import { authModule } from './auth';
 import { bucketsModule } from './buckets';
 import { controlModule } from './control';
+import { corruptionModule } from './corruption';
 import { iamModule } from './iam';
 import { inventoryModule } from './inventory';
 import { jobsModule } from './jobs';
@@ -23,5 +24,6 @@ export const MODULES: readonly SimModule[] = [
   controlModule(() => MODULES),
   bucketsModule,
   queriesModule,
+  corruptionModule,
   costModule,
 ];

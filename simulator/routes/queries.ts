@@ -18,8 +18,16 @@ import {
   generatedRows,
   writeGeneratedCsv,
 } from '../generated-table';
-import { DATABASE_TABLES, databaseNameOf, fillDatabase, growthDays } from '../seed-databases';
+import {
+  DATABASE_TABLES,
+  RELATIONAL_TYPE as RELATIONAL,
+  databaseNameOf,
+  fillDatabase,
+  growthDays,
+  type TableCorruption,
+} from '../seed-databases';
 import { Lru, QueryFailure, loadSqlEngine, runSelect, toCsv, type QueryOutput } from '../sql-engine';
+import { corruptionAt } from './corruption';
 
 /**
  * Database queries over relational snapshots (docs/service-interface.md §8). The SQL runs once at submit time against a
@@ -28,7 +36,6 @@ import { Lru, QueryFailure, loadSqlEngine, runSelect, toCsv, type QueryOutput } 
  * first seen COMPLETED.
  */
 
-const RELATIONAL = 'PA_RELATIONAL_DB';
 const DEFAULT_RESULTS_PAGE = 500;
 /**
  * The largest results page served: a larger pageSize gets this many rows and a token for the rest. The service states
@@ -63,15 +70,21 @@ export function bucketsDirOf(ctx: SimContext): string {
   return runtime.bucketsDir;
 }
 
-async function openDatabase(ctx: SimContext, resourceId: string, days: number): Promise<Database> {
+async function openDatabase(
+  ctx: SimContext,
+  resourceId: string,
+  days: number,
+  corruption: TableCorruption | undefined,
+): Promise<Database> {
   const runtime = runtimeOf(ctx);
-  const key = `${resourceId}/${days}`;
+  // A corrupted database is a pure function of the corruption too: never served for a clean snapshot, nor the reverse.
+  const key = `${resourceId}/${days}${corruption ? `/${corruption.kind}/${corruption.table}` : ''}`;
   const cached = runtime.databases.get(key);
   if (cached) return cached;
   const SQL = await loadSqlEngine();
   const db = new SQL.Database();
   try {
-    fillDatabase(db, ctx.state.seed, resourceId, days);
+    fillDatabase(db, ctx.state.seed, resourceId, days, corruption);
   } catch (err) {
     db.close();
     throw err;
@@ -83,12 +96,12 @@ async function openDatabase(ctx: SimContext, resourceId: string, days: number): 
 /** The rows of a completed query, from the cache or by running its SQL again on the rebuilt database. */
 async function outputOf(
   ctx: SimContext,
-  query: Pick<QueryRecord, 'id' | 'resourceId' | 'growthDays' | 'query'>,
+  query: Pick<QueryRecord, 'id' | 'resourceId' | 'growthDays' | 'query' | 'corruption'>,
 ): Promise<QueryOutput> {
   const runtime = runtimeOf(ctx);
   const cached = runtime.outputs.get(query.id);
   if (cached) return cached;
-  const db = await openDatabase(ctx, query.resourceId, query.growthDays ?? 0);
+  const db = await openDatabase(ctx, query.resourceId, query.growthDays ?? 0, query.corruption);
   const output = runSelect(db, query.query);
   runtime.outputs.set(query.id, output);
   return output;
@@ -183,11 +196,13 @@ export const queriesModule: SimModule = {
         const field = 'body.destination.bucketA.bucketName';
         checkDestinationBucket(state, body.restoreAccountId, field, bucket.bucketName, vaultRegion);
 
+        const corruption = corruptionAt(state, snapshot);
         const run = {
           id: `${ctx.newId()}:${ctx.newId()}`,
           resourceId: resource.id,
           growthDays: growthDays(state.seed, resource, snapshot),
           query: body.query,
+          ...(corruption ? { corruption } : {}),
         };
         const generated = generatedQueryKind(body.query);
         let errorMessage: string | undefined = generated === 'unsupported' ? UNSUPPORTED_MESSAGE : undefined;
