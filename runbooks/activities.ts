@@ -5,6 +5,7 @@ import { jobBatchActivities } from '../steps/job-batches';
 import { jobActivities } from '../steps/jobs';
 import { notificationActivities } from '../steps/notifications';
 import { queryActivities } from '../steps/queries';
+import { cleanPointActivities } from './clean-point/activities';
 import { costExportActivities } from './cost-export/activities';
 import { drillActivities } from './dr-drill/activities';
 import { drillPartActivities } from './dr-drill/parts';
@@ -26,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...drillActivities(deps),
     ...drillPartActivities(deps),
     ...recoveryPointActivities(deps),
+    ...cleanPointActivities(deps),
     ...timestampActivities(deps),
     ...queryExportActivities(deps),
     ...costExportActivities(deps),

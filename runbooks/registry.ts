@@ -1,4 +1,5 @@
 import { approvalGatedRestoreContract } from './approval-gated-restore/contract';
+import { cleanPointContract } from './clean-point/contract';
 import { costExportContract } from './cost-export/contract';
 import { drDrillContract } from './dr-drill/contract';
 import { offboardSourceAccountContract } from './offboard-source-account/contract';
@@ -15,6 +16,7 @@ export const RUNBOOKS = {
   rotateCredentials: rotateCredentialsContract,
   offboardSourceAccount: offboardSourceAccountContract,
   postureReport: postureReportContract,
+  cleanPoint: cleanPointContract,
 } as const;
 
 export type RunbookName = keyof typeof RUNBOOKS;

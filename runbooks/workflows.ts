@@ -11,6 +11,7 @@ import { costExport as cost } from './cost-export/workflow';
 import { rotateCredentials as rotate } from './rotate-credentials/workflow';
 import { offboardSourceAccount as offboard } from './offboard-source-account/workflow';
 import { postureReport as posture } from './posture-report/workflow';
+import { cleanPoint as clean } from './clean-point/workflow';
 
 export const approvalGatedRestore = measured(restore);
 export const drDrill = measured(drill);
@@ -21,6 +22,7 @@ export const costExport = measured(cost);
 export const rotateCredentials = measured(rotate);
 export const offboardSourceAccount = measured(offboard);
 export const postureReport = measured(posture);
+export const cleanPoint = measured(clean);
 // Not a runbook: adds the timestamps a drill's evidence could not have when it was sealed (./dr-drill/timestamps.ts).
 export { drillEvidenceTimestamps } from './dr-drill/timestamps';
 // Not a runbook: the limiter of snapshot starts that runbooks share, one per service project (never ends by itself).

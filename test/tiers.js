@@ -14,6 +14,8 @@ const E2E = [
   'test/e2e/exports.test.ts',
   // postureReport
   'test/e2e/posture.test.ts',
+  // cleanPoint
+  'test/e2e/clean-point.test.ts',
   // offboardSourceAccount and rotateCredentials
   'test/e2e/accounts.test.ts',
 ];

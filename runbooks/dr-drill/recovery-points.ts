@@ -7,6 +7,7 @@ import { FailureType, type DrillValidationNotice, type NotifyingRun, type SentNo
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { calling } from '../../runtime/failures';
 import { notifyFromActivity, onlyTarget } from '../../steps/notifications';
+import { capturedAt, newestFirst, snapshotsInWindow } from '../../steps/snapshot-window';
 
 /** A snapshot a drill may restore; `draw` says which of how many when it was drawn at random. */
 export interface ChosenRecoveryPoint {
@@ -15,11 +16,6 @@ export interface ChosenRecoveryPoint {
   vaultId?: string;
   draw?: { candidates: number; index: number };
 }
-
-const DAY_MS = 24 * 3600 * 1000;
-
-/** What a snapshot holds, in time: its point in time, or when it was made where the service leaves that out. */
-const capturedAt = (s: Snapshot) => s.pointInTime ?? s.createdTime;
 
 export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps) {
   return {
@@ -35,29 +31,16 @@ export function recoveryPointActivities({ client, webhooks = [] }: ActivityDeps)
       before: string;
       draw?: number;
     }): Promise<ChosenRecoveryPoint | undefined> {
-      const before = Date.parse(input.before);
-      const from = before - input.windowDays * DAY_MS;
-      const kept = (s: Snapshot) => {
-        const at = Date.parse(capturedAt(s));
-        const expires = s.expirationTime === undefined ? Infinity : Date.parse(s.expirationTime);
-        return at >= from && at < before && expires > before;
-      };
-      const listing = {
-        // The filter's dates are whole days, inclusive: the exact bounds are checked on each snapshot.
-        filters: {
-          pointInTime: { startDate: new Date(from).toISOString().slice(0, 10), endDate: input.before.slice(0, 10) },
-        },
-        sorts: [{ field: 'pointInTime' as const, order: 'DESC' as const }],
-      };
       return calling(activityInfo().attempt, async () => {
-        const candidates: Snapshot[] = [];
-        for await (const s of client.listSnapshots(input.resourceId, listing, { pageSize: 50 })) {
-          if (!kept(s)) continue;
-          if (input.select === 'latest') return pointOf(s);
-          candidates.push(s);
+        const window = snapshotsInWindow(client, input);
+        if (input.select === 'latest') {
+          for await (const s of window) return pointOf(s);
+          return undefined;
         }
+        const candidates: Snapshot[] = [];
+        for await (const s of window) candidates.push(s);
         // Newest first, whatever order the pages came in: index 0 is the newest.
-        candidates.sort((a, b) => Date.parse(capturedAt(b)) - Date.parse(capturedAt(a)) || a.id.localeCompare(b.id));
+        candidates.sort(newestFirst);
         const index = Math.min(candidates.length - 1, Math.floor((input.draw ?? 0) * candidates.length));
         const drawn = candidates[index];
         return drawn && { ...pointOf(drawn), draw: { candidates: candidates.length, index } };

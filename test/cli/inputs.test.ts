@@ -24,6 +24,7 @@ const BROKEN: Record<string, (input: Record<string, unknown>) => Record<string, 
   costExport: (input) => ({ ...input, format: 'xlsx' }),
   offboardSourceAccount: (input) => ({ ...input, account: 'acct-0001' }),
   postureReport: (input) => ({ ...input, pageSize: 0 }),
+  cleanPoint: (input) => ({ ...input, windowDays: 0 }),
 };
 
 test('schemas/ and examples/ are what `npm run schemas` writes', () => {
