@@ -177,15 +177,16 @@ async function limiterLine(connection: Connection, namespace: string, env: Env, 
 /** The limit, and the ceiling with its age: what holds the project's snapshot starts at their pace. */
 export function limiterDetail(status: SlotsStatus): string {
   const head = `limit ${status.limit} snapshot starts at once (${status.held} held, ${status.waiting} waiting)`;
-  if (status.ceiling === undefined) return `${head}; no ceiling: no 429 yet, or none for 10 minutes`;
+  if (status.ceiling === undefined) return `${head}; no ceiling: no 429 yet, or the last one forgotten`;
   const age = status.ceilingAgeSeconds;
   const ago = age === undefined ? 'before ages were kept' : `${formatAge(age)} ago`;
+  // A ceiling is kept until a start holds past it; only a limiter run started before that rule forgets one by age.
   const pace =
     age === undefined || age < PROBE_RESET_MS / 1000
       ? 'probed past slowly for a minute after its last 429'
       : age < CEILING_MEMORY_MS / 1000
         ? 'probed past at the normal pace now'
-        : 'forgotten at the next start';
+        : 'probed past at the normal pace now (a limiter run from before ceilings were kept forgets it at the next start)';
   return `${head}; the service refused a start at ${status.ceiling - 1} running, ${ago}: ${pace}`;
 }
 

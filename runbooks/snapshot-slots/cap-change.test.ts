@@ -1,7 +1,7 @@
 // The limiter's book against a simulated service whose cap changes, in simulated time (100 ms steps): a cap raised
-// after drills under a lower one is found again within a drill's first minute, a cap that falls is respected after
-// one round of 429s, and runs recorded before ceilings aged (`forgets` false) keep the old pace, which is what the
-// first case measures against.
+// after drills under a lower one is found again within a drill's first minute, however long the quiet before it, a
+// cap that falls is respected after one round of 429s, and runs recorded before ceilings aged (`forgets` false) keep
+// the old pace, which is what the first case measures against.
 import { slotsAllowed } from './limits';
 import { emptyBook, SlotBook } from './slot-book';
 
@@ -83,12 +83,12 @@ const secondsUntil = (trace: number[], n: number) => {
   return step < 0 ? Infinity : (step * STEP_MS) / 1000;
 };
 
-/** Drills under a cap of 5 (the limiter learns it), a quiet two minutes, the cap raised to 20, then a drill of 200. */
-function raisedCap(forgets: boolean) {
-  const sim = new Simulation(new SlotBook(emptyBook(), forgets), { cap: 5, others: 0 });
+/** Drills under a cap of 5 (the limiter learns it), a quiet time, the cap raised to 20, then a drill of 200. */
+function raisedCap(forgets: boolean, idleMs = 120_000, keeps = true) {
+  const sim = new Simulation(new SlotBook(emptyBook(), forgets, keeps), { cap: 5, others: 0 });
   for (let i = 0; i < 4; i += 1) sim.drill(40, 2_000);
   const learned = sim.book.limit;
-  sim.idle(120_000);
+  sim.idle(idleMs);
   sim.service.cap = 20;
   const trace = sim.drill(200, 10_000);
   return { learned, trace, sim };
@@ -103,6 +103,19 @@ test('a cap raised from 5 to 20 after drills under it: the next drill runs 20 at
   expect(seconds).toBeLessThanOrEqual(60);
   // It stays there: the drill of 200 ten-second backups takes about 10 rounds of 20, not 40 rounds of 5.
   expect((trace.length * STEP_MS) / 1000).toBeLessThan((200 / 20) * 10 * 1.5);
+});
+
+test('after a quiet quarter of an hour the ceiling of 5 is kept, and disproved as quickly as after two minutes', () => {
+  // Older than a minute, it is probed at the normal pace: a window of 5 successes, then a start past it that holds.
+  const { learned, trace, sim } = raisedCap(true, 15 * 60_000);
+  expect(learned.ceiling).toBe(6);
+  expect(secondsUntil(trace, 20)).toBe(secondsUntil(raisedCap(true).trace, 20));
+  expect(secondsUntil(trace, 20)).toBeLessThanOrEqual(60);
+  expect((trace.length * STEP_MS) / 1000).toBeLessThan((200 / 20) * 10 * 1.5);
+  // Runs from before forgot it by age and started slow from the limit they had: 20 at once sooner, but more 429s.
+  const forgot = raisedCap(true, 15 * 60_000, false);
+  expect(secondsUntil(forgot.trace, 20)).toBeLessThanOrEqual(secondsUntil(trace, 20));
+  expect(forgot.sim.refused).toBeGreaterThan(sim.refused);
 });
 
 test('a limiter whose ceiling never ages (runs recorded before) is still held at the old cap a minute in', () => {

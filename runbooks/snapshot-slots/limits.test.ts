@@ -164,7 +164,7 @@ describe('Retry-After', () => {
   });
 });
 
-describe('a ceiling that ages (runs from the patch on)', () => {
+describe('a ceiling that ages (runs from the patches on)', () => {
   const at = (seconds: number, running: number) => ({ now: T0 + seconds * 1000, running });
   /** A limiter that met a cap of 5 (5 running, one refused) several times: probing past it 16 times slower. */
   function confirmed(): SlotLimit {
@@ -214,7 +214,21 @@ describe('a ceiling that ages (runs from the patch on)', () => {
     expect(n).toBe(14);
   });
 
-  test('a ceiling no 429 confirmed for ten minutes is forgotten', () => {
+  test('a ceiling no 429 confirmed for ten minutes or hours is kept, probed at the normal pace, until one holds past it', () => {
+    for (const seconds of [600, 7_200]) {
+      let s = started(confirmed(), at(seconds, 3), true);
+      expect(s).toMatchObject({ ceiling: 6, probeSlowdown: 1 });
+      let n = 1;
+      while (slotsAllowed(s) < 6) {
+        s = started(s, at(seconds + 1, 5), true);
+        n += 1;
+      }
+      expect(n).toBe(5);
+      expect(started(s, at(seconds + 2, 7), true).ceiling).toBeUndefined();
+    }
+  });
+
+  test('runs from before ceilings were kept forget one no 429 confirmed for ten minutes', () => {
     expect(started(confirmed(), at(599, 3)).ceiling).toBe(6);
     expect(started(confirmed(), at(600, 3)).ceiling).toBeUndefined();
   });

@@ -19,10 +19,13 @@ const MAX_PROBE_SLOWDOWN = 16;
 /**
  * A ceiling is a fact about the service at one moment, and the service counts every on-demand backup of the project,
  * other teams' too: a cap seen during someone else's burst must not hold every later drill down. So a ceiling no 429
- * has confirmed for a minute is probed at the normal pace again, one past it that holds disproves it, and one no 429
- * has confirmed for ten minutes is forgotten (as TCP lets a path's state expire).
+ * has confirmed for a minute is probed at the normal pace again, and a start past it that holds disproves it.
  */
 export const PROBE_RESET_MS = 60_000;
+/**
+ * Runs from before ceilings were kept until disproved also forgot one no 429 had confirmed for ten minutes: under a
+ * sustained load at the cap, that sent the limit back to slow start, past the cap, into a burst of 429s.
+ */
 export const CEILING_MEMORY_MS = 10 * 60_000;
 
 export interface SlotLimit {
@@ -63,10 +66,11 @@ export function slotsAllowed(state: SlotLimit): number {
  * to find it: bench/throttle). Once a 429 has shown the cap, additive increase: below the last ceiling the limit
  * regains a slot per success (it was halved there, and the service took that many before); from one below the
  * ceiling up it grows by one slot per window of successes (`limit` of them), and `probeSlowdown` times slower once
- * that ceiling was confirmed, so that a fixed cap is probed seldom and costs few 429s.
+ * that ceiling was confirmed, so that a fixed cap is probed seldom and costs few 429s. With `at`, the ceiling ages
+ * first (`aged`); `keeps`: however old, only a start past it forgets it (false for runs from before).
  */
-export function started(given: SlotLimit, at?: StartedAt): SlotLimit {
-  const state = at === undefined ? given : aged(given, at);
+export function started(given: SlotLimit, at?: StartedAt, keeps = false): SlotLimit {
+  const state = at === undefined ? given : aged(given, at, keeps);
   const safe = state.ceiling === undefined ? undefined : state.ceiling - 1;
   const base = { ...state, throttledInARow: 0 };
   if (safe === undefined || state.limit < safe) return { ...base, limit: clamp(state.limit + 1), credit: 0 };
@@ -82,16 +86,16 @@ export interface StartedAt {
 }
 
 /**
- * The ceiling as time and the starts since have left it: forgotten when no 429 confirmed it for CEILING_MEMORY_MS, or
- * when more backups run at once than it allowed plus one (a slot of margin, since the count of running backups lags
- * their ends); probed at the normal pace once no 429 confirmed it for PROBE_RESET_MS. A ceiling carried from before
- * ages were kept starts its age now.
+ * The ceiling as time and the starts since have left it: probed at the normal pace once no 429 confirmed it for
+ * PROBE_RESET_MS, and forgotten when more backups run at once than it allowed plus one (a slot of margin, since the
+ * count of running backups lags their ends). `keeps` false (runs from before): forgotten too when no 429 confirmed it
+ * for CEILING_MEMORY_MS. A ceiling carried from before ages were kept starts its age now.
  */
-function aged(state: SlotLimit, { now, running }: StartedAt): SlotLimit {
+function aged(state: SlotLimit, { now, running }: StartedAt, keeps: boolean): SlotLimit {
   if (state.ceiling === undefined) return state;
   if (state.ceilingAt === undefined) return { ...state, ceilingAt: now };
   const age = now - state.ceilingAt;
-  if (age >= CEILING_MEMORY_MS || running > state.ceiling) {
+  if (running > state.ceiling || (!keeps && age >= CEILING_MEMORY_MS)) {
     const { ceiling: _ceiling, ceilingAt: _at, ...rest } = state;
     return { ...rest, probeSlowdown: 1, credit: 0 };
   }

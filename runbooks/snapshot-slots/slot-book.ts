@@ -54,11 +54,13 @@ export class SlotBook {
 
   /**
    * `forgets`: a ceiling ages and a start past it disproves it (limits.ts, PROBE_RESET_MS and CEILING_MEMORY_MS), and a
-   * 429 lowers the limit to the backups running at once; false for runs recorded before (the patch in ./workflow.ts).
+   * 429 lowers the limit to the backups running at once; `keeps`: a ceiling is kept, however old, until a start past it
+   * disproves it. Each false for runs recorded before its patch (./workflow.ts).
    */
   constructor(
     carried: CarriedSlots = emptyBook(),
     private readonly forgets = true,
+    private readonly keeps = true,
   ) {
     for (const lease of carried.leases) this.leases.set(lease.leaseId, lease);
     this.waiters = [...carried.waiters];
@@ -132,7 +134,8 @@ export class SlotBook {
     if (report.result === 'ok') {
       if (lease.jobId !== undefined) return;
       lease.jobId = report.jobId;
-      this.limitState = started(this.limitState, this.forgets ? { now, running: this.running() } : undefined);
+      const at = this.forgets ? { now, running: this.running() } : undefined;
+      this.limitState = started(this.limitState, at, this.keeps);
       this.counts.starts += 1;
       return;
     }

@@ -37,6 +37,11 @@ export const HISTORY_LIMIT = 4_000;
 /** Runs recorded before ceilings aged kept them for good (limits.ts): they replay as they ran. */
 export const THROTTLE_FORGETS_PATCH = 'snapshot-slots-ceiling-ages';
 /**
+ * A ceiling is kept, however old, until a start past it disproves it. Runs recorded before forgot one no 429 had
+ * confirmed for ten minutes, which under a sustained load at the cap sent the limit back to slow start, past the cap.
+ */
+export const CEILING_KEPT_PATCH = 'snapshot-slots-ceiling-kept-until-disproved';
+/**
  * The slots granted to one run in one task go in one signal: a batch whose twenty starts were granted together wakes
  * once, not twenty times, one task after the other. Runs recorded before signal each grant alone.
  */
@@ -58,7 +63,11 @@ const checks = proxyLocalActivities<SnapshotSlotActivities>({
  * nothing while it waits, where a waiting activity would hold a worker's slot.
  */
 export async function snapshotSlots(input: SnapshotSlotsInput): Promise<void> {
-  const slots = new Granter(input, patched(THROTTLE_FORGETS_PATCH), patched(GRANTS_TOGETHER_PATCH));
+  const slots = new Granter(input, {
+    forgets: patched(THROTTLE_FORGETS_PATCH),
+    grantsTogether: patched(GRANTS_TOGETHER_PATCH),
+    keeps: patched(CEILING_KEPT_PATCH),
+  });
   const { book } = slots;
   answerSignals(input, slots);
 
@@ -100,12 +109,11 @@ class Granter {
   scheduledAt: number | undefined;
   woken = 0;
 
-  constructor(
-    input: SnapshotSlotsInput,
-    forgets: boolean,
-    private readonly grantsTogether: boolean,
-  ) {
-    this.book = new SlotBook(input.carried, forgets);
+  private readonly grantsTogether: boolean;
+
+  constructor(input: SnapshotSlotsInput, patches: { forgets: boolean; grantsTogether: boolean; keeps: boolean }) {
+    this.book = new SlotBook(input.carried, patches.forgets, patches.keeps);
+    this.grantsTogether = patches.grantsTogether;
     const { sweepMs = SWEEP_MS, historyLimit = HISTORY_LIMIT } = input.tuning ?? {};
     this.sweepMs = sweepMs;
     this.historyLimit = historyLimit;
@@ -210,7 +218,7 @@ function answerSignals(input: SnapshotSlotsInput, slots: Granter): void {
 function statusOf(slots: SlotsStatus): RunbookStatus {
   const ceiling =
     slots.ceiling === undefined
-      ? 'no 429 yet, or none for 10 minutes'
+      ? 'no 429 yet, or the last one forgotten'
       : `429 at ${slots.ceiling} held, ${slots.ceilingAgeSeconds ?? '?'} s ago`;
   return {
     runbook: 'snapshotSlots',
