@@ -228,6 +228,14 @@ describe('a ceiling that ages (runs from the patches on)', () => {
     }
   });
 
+  test('a start within a tenth past a ceiling of 21 does not disprove it (runs from before: one past it did)', () => {
+    const s = throttled(initialLimit(30), { now: T0, held: 30, running: 20, grantedAtDecrease: 0 }, true);
+    expect(s.ceiling).toBe(21);
+    expect(started(s, at(61, 23), true).ceiling).toBe(21);
+    expect(started(s, at(61, 24), true).ceiling).toBeUndefined();
+    expect(started(s, at(61, 22)).ceiling).toBeUndefined();
+  });
+
   test('runs from before ceilings were kept forget one no 429 confirmed for ten minutes', () => {
     expect(started(confirmed(), at(599, 3)).ceiling).toBe(6);
     expect(started(confirmed(), at(600, 3)).ceiling).toBeUndefined();

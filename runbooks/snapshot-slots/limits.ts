@@ -67,7 +67,8 @@ export function slotsAllowed(state: SlotLimit): number {
  * regains a slot per success (it was halved there, and the service took that many before); from one below the
  * ceiling up it grows by one slot per window of successes (`limit` of them), and `probeSlowdown` times slower once
  * that ceiling was confirmed, so that a fixed cap is probed seldom and costs few 429s. With `at`, the ceiling ages
- * first (`aged`); `keeps`: however old, only a start past it forgets it (false for runs from before).
+ * first (`aged`); `keeps`: however old, only a start past it by more than a tenth forgets it (false for runs from
+ * before).
  */
 export function started(given: SlotLimit, at?: StartedAt, keeps = false): SlotLimit {
   const state = at === undefined ? given : aged(given, at, keeps);
@@ -88,14 +89,18 @@ export interface StartedAt {
 /**
  * The ceiling as time and the starts since have left it: probed at the normal pace once no 429 confirmed it for
  * PROBE_RESET_MS, and forgotten when more backups run at once than it allowed plus one (a slot of margin, since the
- * count of running backups lags their ends). `keeps` false (runs from before): forgotten too when no 429 confirmed it
- * for CEILING_MEMORY_MS. A ceiling carried from before ages were kept starts its age now.
+ * count of running backups lags their ends), and with `keeps` plus a tenth of it. `keeps` false (runs from before):
+ * forgotten too when no 429 confirmed it for CEILING_MEMORY_MS. A ceiling carried from before ages were kept starts
+ * its age now.
  */
 function aged(state: SlotLimit, { now, running }: StartedAt, keeps: boolean): SlotLimit {
   if (state.ceiling === undefined) return state;
   if (state.ceilingAt === undefined) return { ...state, ceilingAt: now };
   const age = now - state.ceilingAt;
-  if (running > state.ceiling || (!keeps && age >= CEILING_MEMORY_MS)) {
+  // The count also holds backups that ended and whose release is on its way, a few more or fewer from one moment to
+  // the next: within a tenth past the ceiling is the same cap, as `throttled` confirms it.
+  const margin = keeps ? Math.floor(state.ceiling / 10) : 0;
+  if (running > state.ceiling + margin || (!keeps && age >= CEILING_MEMORY_MS)) {
     const { ceiling: _ceiling, ceilingAt: _at, ...rest } = state;
     return { ...rest, probeSlowdown: 1, credit: 0 };
   }

@@ -55,7 +55,7 @@ export class SlotBook {
   /**
    * `forgets`: a ceiling ages and a start past it disproves it (limits.ts, PROBE_RESET_MS and CEILING_MEMORY_MS), and a
    * 429 lowers the limit to the backups running at once; `keeps`: a ceiling is kept, however old, until a start past it
-   * disproves it. Each false for runs recorded before its patch (./workflow.ts).
+   * by more than a tenth disproves it. Each false for runs recorded before its patch (./workflow.ts).
    */
   constructor(
     carried: CarriedSlots = emptyBook(),

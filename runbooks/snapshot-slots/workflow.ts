@@ -37,8 +37,9 @@ export const HISTORY_LIMIT = 4_000;
 /** Runs recorded before ceilings aged kept them for good (limits.ts): they replay as they ran. */
 export const THROTTLE_FORGETS_PATCH = 'snapshot-slots-ceiling-ages';
 /**
- * A ceiling is kept, however old, until a start past it disproves it. Runs recorded before forgot one no 429 had
- * confirmed for ten minutes, which under a sustained load at the cap sent the limit back to slow start, past the cap.
+ * A ceiling is kept, however old, until a start past it (by more than a tenth) disproves it. Runs recorded before
+ * forgot one no 429 had confirmed for ten minutes, or one a slot past it: either sent the limit back to slow start,
+ * past the cap, into a burst of 429s.
  */
 export const CEILING_KEPT_PATCH = 'snapshot-slots-ceiling-kept-until-disproved';
 /**
