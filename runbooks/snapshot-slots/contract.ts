@@ -52,7 +52,7 @@ export interface SlotsStatus {
   limit: number;
   /** Slots held when the service last refused a start: the cap as it showed itself. */
   ceiling?: number;
-  /** When a 429 last set or confirmed the ceiling, and how long ago: an old ceiling is probed again, then forgotten. */
+  /** When a 429 last set or confirmed the ceiling, and how long ago: an old ceiling is probed past at the normal pace. */
   ceilingSince?: string;
   ceilingAgeSeconds?: number;
   held: number;
