@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   scale: () => import('./scale/benchmark.js').then((m) => m.scaleBenchmark),
   history: () => import('./history/benchmark.js').then((m) => m.historyBenchmark),
   console: () => import('./console/benchmark.js').then((m) => m.consoleBenchmark),
+  'clean-point': () => import('./clean-point/benchmark.js').then((m) => m.cleanPointBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
