@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
+import { Pool } from 'undici';
 import {
   BackupServiceClient,
-  closeHttpPools,
   collect,
   NetworkError,
   ServerError,
@@ -42,12 +42,12 @@ const DESTINATION_OF: Partial<Record<ProviderConcept, (bucket: { bucketName: str
 };
 
 /**
- * Inputs does not take --service-url (doctor does): without a service configured, say what works for it.
+ * Inputs and clean-point do not take --service-url (doctor does): without a service configured, say what works for it.
  */
 const NO_SERVICE_FIX =
   'set BACKUP_SERVICE_URL, BACKUP_PROJECT_ID, BACKUP_CLIENT_ID and BACKUP_CLIENT_SECRET (for `runbooks simulator`, ' +
   'the URL, project and client it prints, and its default secret), or start the worker (npm start), which runs a ' +
-  'simulator that --discover finds';
+  'simulator the CLI finds';
 
 interface Service {
   client: BackupServiceClient;
@@ -67,11 +67,39 @@ export async function discoverInput(
   env: Record<string, string | undefined> = process.env,
   now = new Date(),
 ): Promise<Record<string, unknown>> {
+  const { client, baseUrl, close } = await configuredService('--discover', env);
+  try {
+    const [accounts, resources, vaults] = await Promise.all([
+      collect(client.listRestoreAccounts({}, { pageSize: 50 })),
+      collect(client.listResources({}, { pageSize: 100 })),
+      collect(client.listVaults({ pageSize: 50 })),
+    ]);
+    const service: Service = { client, baseUrl, accounts, resources, vaults };
+    if (runbook === 'drDrill') return drillInput(service, example, now);
+    if (runbook === 'approvalGatedRestore') return await restoreInput(service, example);
+    return await queryInput(service, example);
+  } catch (err) {
+    throw serviceCallError(err, `--discover could not list from ${baseUrl}`);
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * A client of the configured service, read as the worker reads it, else the simulator a running worker started.
+ * `who` (`--discover`) is named when there is none. Its connections are its own, for `close` to end without
+ * closing those of other clients in the process (a worker's, in a test).
+ */
+export async function configuredService(
+  who: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ client: BackupServiceClient; baseUrl: string; close: () => Promise<void> }> {
   const { line, target } = await resolveServiceTarget(env, undefined, DEFAULT_TIMEOUT_MS);
   if (!target) {
     const fix = line.fix && !line.fix.includes('--service-url') ? line.fix : NO_SERVICE_FIX;
-    throw new NotConnectedError(`--discover needs a service: ${line.detail} (${fix})`);
+    throw new NotConnectedError(`${who} needs a service: ${line.detail} (${fix})`);
   }
+  const pool = new Pool(new URL(target.baseUrl).origin);
   const client = new BackupServiceClient({
     baseUrl: target.baseUrl,
     projectId: target.projectId,
@@ -79,26 +107,18 @@ export async function discoverInput(
     tokenEndpoint: target.tokenEndpoint,
     timeoutMs: target.timeoutMs,
     dialect: target.dialect,
+    dispatcher: pool,
   });
-  try {
-    const [accounts, resources, vaults] = await Promise.all([
-      collect(client.listRestoreAccounts({}, { pageSize: 50 })),
-      collect(client.listResources({}, { pageSize: 100 })),
-      collect(client.listVaults({ pageSize: 50 })),
-    ]);
-    const service: Service = { client, baseUrl: target.baseUrl, accounts, resources, vaults };
-    if (runbook === 'drDrill') return drillInput(service, example, now);
-    if (runbook === 'approvalGatedRestore') return await restoreInput(service, example);
-    return await queryInput(service, example);
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    const message = `--discover could not list from ${target.baseUrl}: ${(err as Error).message}`;
-    // A service that does not answer, or answers that it cannot now, is unreachable; a refusal is not.
-    const unreachable = [NetworkError, ServerError, TooManyRequestsError].some((type) => err instanceof type);
-    throw unreachable ? new NotConnectedError(message) : new CliError(message);
-  } finally {
-    await closeHttpPools();
-  }
+  return { client, baseUrl: target.baseUrl, close: () => pool.close() };
+}
+
+/** A failed call to the service as a CLI error: `doing` and the reason; a CliError passes as it is. */
+export function serviceCallError(err: unknown, doing: string): CliError {
+  if (err instanceof CliError) return err;
+  const message = `${doing}: ${(err as Error).message}`;
+  // A service that does not answer, or answers that it cannot now, is unreachable; a refusal is not.
+  const unreachable = [NetworkError, ServerError, TooManyRequestsError].some((type) => err instanceof type);
+  return unreachable ? new NotConnectedError(message) : new CliError(message);
 }
 
 /** Connected restore accounts that allow restores, with the provider a destination can be named for. */

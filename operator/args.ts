@@ -88,25 +88,25 @@ export function positionals(values: string[], names: readonly string[], help: He
 }
 
 /**
- * `--input` is inline JSON (it starts with `{`, `[` or `"`) or the path of a JSON file; `-` reads standard input.
- * A file holding bad JSON is named in the error.
+ * `--input` (or `flag`) is inline JSON (it starts with `{`, `[` or `"`) or the path of a JSON file; `-` reads
+ * standard input. A file holding bad JSON is named in the error.
  */
-export function readInput(value: string): unknown {
+export function readInput(value: string, flag = '--input'): unknown {
   const trimmed = value.trim();
-  if (trimmed === '') throw new UsageError('--input is empty: give inline JSON, a JSON file or - for standard input');
+  if (trimmed === '') throw new UsageError(`${flag} is empty: give inline JSON, a JSON file or - for standard input`);
   const inline = /^[{["]/.test(trimmed);
   let text: string;
   let source: string;
   if (inline) {
     text = trimmed;
-    source = '--input';
+    source = flag;
   } else {
     source = trimmed === '-' ? 'standard input' : trimmed;
     try {
       text = readFileSync(trimmed === '-' ? 0 : trimmed, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new UsageError(`--input ${trimmed}: not inline JSON, and the file cannot be read (${code})`);
+      throw new UsageError(`${flag} ${trimmed}: not inline JSON, and the file cannot be read (${code})`);
     }
   }
   try {
