@@ -21,6 +21,7 @@ const demoCommands = () => requireHere('../demo/demo-command') as typeof import(
 const approvalsCommands = () => requireHere('./approvals-command') as typeof import('./approvals-command');
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
+const cleanPointCommands = () => requireHere('./clean-point-command') as typeof import('./clean-point-command');
 const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
 // The console (fastify and its pages) loads only for `runbooks serve`.
 const consoleCommands = () => requireHere('../console/serve-command') as typeof import('../console/serve-command');
@@ -35,6 +36,7 @@ export const COMMANDS = {
   cancel: () => workflowCommands().cancelCommand,
   nudge: () => workflowCommands().nudgeCommand,
   drill: () => drillCommands().drillCommand,
+  'clean-point': () => cleanPointCommands().cleanPointCommand,
   approvals: () => approvalsCommands().approvalsCommand,
   schedule: () => scheduleCommands().scheduleCommand,
   deployment: () => deploymentCommands().deploymentCommand,

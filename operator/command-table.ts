@@ -110,6 +110,31 @@ const TABLE = [
     examples: ['runbooks drill validate dr-drill-nightly --resource crm-bucket-02 --result fail'],
   },
   {
+    name: 'clean-point',
+    description: "Find a database resource's last clean recovery point: the newest snapshot that passes a check.",
+    usage:
+      'clean-point <resourceId> --check <file|json|-> [--restore-account <id>] [--window <N>d] [--before <time>] [-o text|json]',
+    argument: 'text',
+    details: [
+      'It starts the cleanPoint runbook, follows it and prints the points it examined (docs/runbooks/clean-point.md).',
+      'The check (name, databaseName, destination, queries) is validated before anything connects. Without',
+      '--restore-account, the one restore account that allows restores on the configured service is used',
+      '(BACKUP_SERVICE_URL and its credentials, as the worker; else the simulator that `npm start` runs).',
+      'Exit 0 when a clean point was found; 4 when no point of the window is clean, or the run failed.',
+    ],
+    options: [
+      pathOption('check', 'file', 'file|json|-', 'the check: a JSON file, inline JSON or - for standard input'),
+      text('restore-account', 'id', 'the restore account the queries run under (default: the one allowed)'),
+      { ...text('window', 'Nd', 'how far back to look, in days: 1d to 366d (default 30d)'), default: '30d' },
+      text('before', 'time', 'the end of the window, an ISO 8601 time (default: when the search starts)'),
+      output,
+    ],
+    examples: [
+      'runbooks clean-point orders-db --check orders-check.json --window 14d',
+      'runbooks clean-point orders-db --check orders-check.json --restore-account ra-prod-01 -o json',
+    ],
+  },
+  {
     name: 'approvals',
     description: 'List the restores waiting for approval, with their age, deadline and approvals so far.',
     usage: 'approvals [--limit <n>] [-o text|json]',

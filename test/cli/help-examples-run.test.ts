@@ -21,6 +21,10 @@ const NOT_HERE: Record<string, string> = {
   'runbooks deployment promote 2026.11.25 --ramp 10': 'needs build 2026.11.25 polling: test/e2e/versioning.test.ts',
   'runbooks deployment promote 2026.11.25': 'needs build 2026.11.25 polling: test/e2e/versioning.test.ts',
   'runbooks deployment move 2026.11.18 --to 2026.11.25': 'needs both builds: test/e2e/versioning.test.ts',
+  'runbooks clean-point orders-db --check orders-check.json --window 14d':
+    "names the operator's database and check: test/cli/clean-point-run.test.ts runs it on a simulated one",
+  'runbooks clean-point orders-db --check orders-check.json --restore-account ra-prod-01 -o json':
+    "names the operator's database, check and account: test/cli/clean-point-run.test.ts runs it -o json",
   'runbooks simulator --port 8080': 'serves until Ctrl-C, on a fixed port: test/simulator/command.test.ts',
   'runbooks simulator --port 8080 --fault-rate 0.1 --fault-kinds 429':
     'serves until Ctrl-C, on a fixed port: test/simulator/command.test.ts',

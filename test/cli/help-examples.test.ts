@@ -23,6 +23,7 @@ const MADE_ELSEWHERE: [RegExp, string][] = [
   [/^\.data\//, 'the worker writes it (RUNBOOKS_DATA_DIR defaults to .data)'],
   [/^\/run\/secrets\//, 'a secret the operator mounts'],
   [/^evidence-[\w-]+\.tar\.gz$/, "a pack: 'runbooks evidence pack' writes it, as its example does"],
+  [/^[\w-]+-check\.json$/, 'a clean-point check: the operator writes the queries for their own database'],
 ];
 
 /** The command path an argv names (`schedule create`), and the words after it. */
