@@ -72,6 +72,7 @@ const FULL = [
   'test/e2e/traces.test.ts',
   'test/e2e/versioning.test.ts',
   'steps/job-watcher.test.ts',
+  'test/cli/clean-point-run.test.ts',
   'test/cli/completion-workflow-ids.test.ts',
   'test/cli/doctor.test.ts',
   'test/cli/exit-codes.test.ts',

@@ -3,56 +3,26 @@
 import { randomUUID } from 'node:crypto';
 import type { CleanPointInput, CleanPointResult } from '../../runbooks/clean-point/contract';
 import { cleanPoint } from '../../runbooks/workflows';
-import { databaseNameOf } from '../../simulator/seed-databases';
-import { drillVaultAndAccount, setupE2E, teardownE2E, type E2E } from './helpers';
+import { dailyDatabaseSnapshots, setupE2E, teardownE2E, type E2E } from './helpers';
 
 const CANDIDATES = 32;
-const DAY_SECONDS = 86_400;
 
 let fx: E2E;
 let resourceId = '';
 /** The resource's snapshots, oldest first: number k of the issue's wording is `snapshots[k - 1]`. */
-const snapshots: string[] = [];
+let snapshots: string[] = [];
 let before = '';
 let input: Omit<CleanPointInput, 'before'>;
 
 beforeAll(async () => {
   fx = await setupE2E();
-  const state = fx.sim.ctx.state;
-  const { vault, account } = drillVaultAndAccount(fx);
-  const resource = Object.values(state.resources).find((r) => r.resource.resourceType === 'PA_RELATIONAL_DB');
-  if (!resource) throw new Error('the seeded simulator has no relational database');
-  resourceId = resource.resource.id;
-  await fx.control.jobsConfig({ querySeconds: 0 });
-  // A backup a day for 32 days, on the simulator's clock: each job has ended by the next day.
-  const jobIds: string[] = [];
-  for (let day = 0; day < CANDIDATES; day += 1) {
-    jobIds.push(await fx.service.takeSnapshot(resourceId, { vaultId: vault.id, retentionDays: 365 }));
-    await fx.control.advanceClock(DAY_SECONDS);
-  }
-  for (const jobId of jobIds) {
-    await fx.service.getBackupJob(jobId);
-    const made = Object.values(fx.sim.ctx.state.snapshots).find((s) => s.jobId === jobId);
-    if (!made) throw new Error(`backup job ${jobId} made no snapshot`);
-    snapshots.push(made.id);
-  }
-  before = new Date(Date.parse((await fx.control.state()).now) + 1000).toISOString();
+  const database = await dailyDatabaseSnapshots(fx, CANDIDATES);
+  ({ resourceId, snapshots, before } = database);
   input = {
     resourceId,
-    restoreAccountId: account.id,
+    restoreAccountId: database.restoreAccountId,
     windowDays: CANDIDATES + 1,
-    check: {
-      name: 'no encrypted emails',
-      databaseName: databaseNameOf(state.seed, resourceId),
-      destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
-      queries: [
-        {
-          name: 'encrypted emails',
-          sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'",
-          expect: 'value = 0',
-        },
-      ],
-    },
+    check: database.check,
   };
 }, 240_000);
 

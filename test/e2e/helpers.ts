@@ -30,6 +30,7 @@ import {
 import { LossyProxy } from '../../bench/http-proxy';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import type { JobsConfig } from '../../simulator/model';
+import { databaseNameOf } from '../../simulator/seed-databases';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { prometheusMetrics } from '../../worker/metrics';
 import { createRunbookWorker, WORKFLOWS_PATH, type RunbookWorkerOptions } from '../../worker/runbook-worker';
@@ -308,6 +309,43 @@ export async function queryTarget(fx: E2E, table: string): Promise<QueryTarget> 
     restoreAccountId: account.id,
     bucketName: `query-results-${region ?? 'unknown'}`,
   };
+}
+
+/**
+ * The first seeded relational database backed up once a day for `days` days on the simulator's clock (queries answer
+ * at once), with a check that its data passes until the simulator corrupts it: what a clean-point search runs on.
+ * `snapshots` are oldest first; `before` is just after the last day, where the search's window ends.
+ */
+export async function dailyDatabaseSnapshots(fx: E2E, days: number) {
+  const state = fx.sim.ctx.state;
+  const { vault, account } = drillVaultAndAccount(fx);
+  const resource = Object.values(state.resources).find((r) => r.resource.resourceType === 'PA_RELATIONAL_DB');
+  if (!resource) throw new Error('the seeded simulator has no relational database');
+  const resourceId = resource.resource.id;
+  await fx.control.jobsConfig({ querySeconds: 0 });
+  // Each job has ended by the next day.
+  const jobIds: string[] = [];
+  for (let day = 0; day < days; day += 1) {
+    jobIds.push(await fx.service.takeSnapshot(resourceId, { vaultId: vault.id, retentionDays: 365 }));
+    await fx.control.advanceClock(86_400);
+  }
+  const snapshots: string[] = [];
+  for (const jobId of jobIds) {
+    await fx.service.getBackupJob(jobId);
+    const made = Object.values(fx.sim.ctx.state.snapshots).find((s) => s.jobId === jobId);
+    if (!made) throw new Error(`backup job ${jobId} made no snapshot`);
+    snapshots.push(made.id);
+  }
+  const before = new Date(Date.parse((await fx.control.state()).now) + 1000).toISOString();
+  const check = {
+    name: 'no encrypted emails',
+    databaseName: databaseNameOf(state.seed, resourceId),
+    destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
+    queries: [
+      { name: 'encrypted emails', sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'", expect: 'value = 0' },
+    ],
+  };
+  return { resourceId, restoreAccountId: account.id, snapshots, before, check };
 }
 
 /** A query export of `sql` on a query target, its results under the `e2e` prefix. */
