@@ -8,7 +8,7 @@
 // Numbers are doubles: compare a checksum or a big integer as a string.
 import { z } from 'zod';
 import { NonBlank, QueryTarget, QueryText } from '../../runtime/input-rules';
-import { checkExpectation, EXPECTATION } from '../dr-drill/expectations';
+import { compare, EXPECTATION, type Operator } from '../dr-drill/expectations';
 
 /** The longest SQL statement a check takes. */
 export const MAX_SQL_LENGTH = 10_000;
@@ -21,7 +21,7 @@ const VALUE_EXPECTATION = /^\s*value\s*(>=|<=|==|=|>|<|!=)\s*(-?\d+(?:\.\d+)?|'(
 /** A numeric value as the service returns it in text: decimal, optionally signed, with an exponent. */
 const NUMERIC = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
-export type Operator = '>=' | '<=' | '==' | '=' | '>' | '<' | '!=';
+export type { Operator };
 
 export type Expectation =
   /** On the number of rows. */
@@ -62,7 +62,7 @@ export function meetsExpectation(expectation: Expectation | string, result: Quer
   } else {
     parsed = expectation;
   }
-  if (parsed.kind === 'rows') return checkExpectation(`rows ${parsed.op} ${parsed.count}`, result.rows);
+  if (parsed.kind === 'rows') return compare(result.rows, parsed.op, parsed.count);
   const value = result.firstValue;
   if (value === undefined || value === null) return false;
   if (typeof parsed.literal === 'string') {
@@ -71,23 +71,6 @@ export function meetsExpectation(expectation: Expectation | string, result: Quer
   }
   const n = typeof value === 'number' ? value : NUMERIC.test(value) ? Number(value) : Number.NaN;
   return Number.isFinite(n) && compare(n, parsed.op, parsed.literal);
-}
-
-function compare(value: number, op: Operator, literal: number): boolean {
-  switch (op) {
-    case '>=':
-      return value >= literal;
-    case '<=':
-      return value <= literal;
-    case '>':
-      return value > literal;
-    case '<':
-      return value < literal;
-    case '!=':
-      return value !== literal;
-    default:
-      return value === literal;
-  }
 }
 
 const Expect = z.string().superRefine((text, ctx) => {

@@ -1,6 +1,7 @@
 import { heartbeatingCalls, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import type { Activities } from '../activities';
+import type { Candidate } from './activities';
 import { linearScanProbes, nextProbe, probeBound, searchOutcome, type Verdict } from './bisect';
 import {
   CleanPointInput,
@@ -52,19 +53,7 @@ export async function cleanPoint(raw: CleanPointInput): Promise<CleanPointResult
   }
 
   const outcome = searchOutcome(n, verdicts);
-  const newest = candidates[0];
-  const found = outcome.clean === 'none' ? undefined : candidates[outcome.clean];
-  const clean: CleanPoint | null =
-    found && newest && outcome.clean !== 'none'
-      ? {
-          ...found,
-          index: outcome.clean,
-          behindNewest: {
-            points: outcome.clean,
-            seconds: (Date.parse(newest.pointInTime) - Date.parse(found.pointInTime)) / 1000,
-          },
-        }
-      : null;
+  const clean = outcome.clean === 'none' ? null : pointAt(candidates, outcome.clean);
   const idOf = (index: number) => candidates[index]?.snapshotId ?? String(index);
   const checkName = input.check.name;
   const verdict = clean
@@ -87,4 +76,13 @@ export async function cleanPoint(raw: CleanPointInput): Promise<CleanPointResult
       bound: bound * input.check.queries.length,
     },
   };
+}
+
+/** The candidate at `index`, with how far it is behind the newest of the window. */
+function pointAt(candidates: readonly Candidate[], index: number): CleanPoint | null {
+  const found = candidates[index];
+  const newest = candidates[0];
+  if (!found || !newest) return null;
+  const seconds = (Date.parse(newest.pointInTime) - Date.parse(found.pointInTime)) / 1000;
+  return { ...found, index, behindNewest: { points: index, seconds } };
 }

@@ -1,22 +1,28 @@
 /** Drill check expectations: `rows <op> <n>`, e.g. `rows >= 1`. */
 export const EXPECTATION = /^\s*rows\s*(>=|<=|==|=|>|<|!=)\s*(\d+)\s*$/;
 
+/** The comparisons an expectation may ask for. */
+export type Operator = '>=' | '<=' | '==' | '=' | '>' | '<' | '!=';
+
 export function checkExpectation(expectation: string, rows: number): boolean {
   const match = EXPECTATION.exec(expectation);
-  if (!match) return false;
-  const n = Number(match[2]);
-  switch (match[1]) {
+  return match ? compare(rows, match[1] as Operator, Number(match[2])) : false;
+}
+
+/** `value <op> n`; `=` and `==` are the same. */
+export function compare(value: number, op: Operator, n: number): boolean {
+  switch (op) {
     case '>=':
-      return rows >= n;
+      return value >= n;
     case '<=':
-      return rows <= n;
+      return value <= n;
     case '>':
-      return rows > n;
+      return value > n;
     case '<':
-      return rows < n;
+      return value < n;
     case '!=':
-      return rows !== n;
+      return value !== n;
     default:
-      return rows === n;
+      return value === n;
   }
 }
