@@ -10,6 +10,7 @@ import { helpFor } from '../../operator/help';
 import { MAX_WINDOW_DAYS, type CleanPointResult } from '../../runbooks/clean-point/contract';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { runCliInProcess } from '../helpers/cli-in-process';
+import { serviceEnv } from '../helpers/service-env';
 
 const CHECK = {
   name: 'no encrypted emails',
@@ -129,12 +130,7 @@ describe('the restore account, found on the service', () => {
 
   beforeAll(async () => {
     sim = await startSimulator();
-    env = {
-      BACKUP_SERVICE_URL: sim.baseUrl,
-      BACKUP_PROJECT_ID: sim.projectId,
-      BACKUP_CLIENT_ID: sim.clientId,
-      BACKUP_CLIENT_SECRET: sim.clientSecret,
-    };
+    env = serviceEnv(sim);
   });
   afterAll(async () => {
     await closeHttpPools();

@@ -10,18 +10,14 @@ import { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore
 import { QueryExportInput } from '../../runbooks/query-export/contract';
 import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
+import { serviceEnv } from '../helpers/service-env';
 
 let sim: RunningSimulator;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   sim = await startSimulator();
-  env = {
-    BACKUP_SERVICE_URL: sim.baseUrl,
-    BACKUP_PROJECT_ID: sim.projectId,
-    BACKUP_CLIENT_ID: sim.clientId,
-    BACKUP_CLIENT_SECRET: sim.clientSecret,
-  };
+  env = serviceEnv(sim);
 });
 afterAll(async () => {
   await closeHttpPools();

@@ -16,6 +16,7 @@ import { SimulatorControlClient } from '../../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { bootstrapCurrentVersion } from '../../worker/versioning';
 import { bundleWorkflows, startTestEnv } from '../helpers/temporal';
+import { serviceEnv } from '../helpers/service-env';
 
 export const BARE_NAMESPACE = 'doctor-bare';
 export const MISTYPED_NAMESPACE = 'doctor-mistyped';
@@ -120,10 +121,7 @@ export function readyEnv(
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    BACKUP_SERVICE_URL: sim.baseUrl,
-    BACKUP_PROJECT_ID: sim.projectId,
-    BACKUP_CLIENT_ID: sim.clientId,
-    BACKUP_CLIENT_SECRET: sim.clientSecret,
+    ...serviceEnv(sim),
     // Where rotations keep the secret; it need not exist yet (the worker creates it, the doctor only reads it).
     BACKUP_CREDENTIALS_FILE: join(tmpdir(), `doctor-${randomUUID()}`, 'credentials.json'),
     TEMPORAL_ADDRESS: temporalEnv().address,

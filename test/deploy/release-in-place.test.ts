@@ -18,6 +18,7 @@ import { writeWorkflowBundle } from '../../worker/bundle-workflows';
 import { startStack, type Stack } from '../../worker/stack';
 import { APPROVAL, eventually, FAST_JOBS, nudge, waitingRequestId } from '../e2e/helpers';
 import { startTestEnv } from '../helpers/temporal';
+import { serviceEnv } from '../helpers/service-env';
 
 let env: TestWorkflowEnvironment;
 let sim: RunningSimulator;
@@ -54,10 +55,7 @@ async function startBuild(buildId: string, logLines: string[]): Promise<Stack> {
     RUNBOOKS_WORKFLOW_BUNDLE: bundlePath,
     RUNBOOKS_DEPLOYMENT_NAME: deploymentName,
     RUNBOOKS_BUILD_ID: buildId,
-    BACKUP_SERVICE_URL: sim.baseUrl,
-    BACKUP_PROJECT_ID: sim.projectId,
-    BACKUP_CLIENT_ID: sim.clientId,
-    BACKUP_CLIENT_SECRET: sim.clientSecret,
+    ...serviceEnv(sim),
   });
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
