@@ -10,6 +10,7 @@ import {
   RestoreTarget,
   runbookInput,
 } from '../../runtime/input-rules';
+import { CleanCheck } from '../clean-point/check';
 import { EXPECTATION } from './expectations';
 import type { DrillReportPaths, DrillSummary } from './report';
 
@@ -48,18 +49,26 @@ const DrillSelection = z
   .transform((s) => (s.filters ? { ...s, maxResources: s.maxResources ?? DEFAULT_MAX_RESOURCES } : s));
 
 /** How a drill picks the recovery point it restores; see `RecoveryPointInput`. */
-export const RECOVERY_POINT_SELECTIONS = ['latest', 'random', 'fresh'] as const;
+export const RECOVERY_POINT_SELECTIONS = ['latest', 'random', 'fresh', 'latest-clean'] as const;
 export type RecoveryPointSelection = (typeof RECOVERY_POINT_SELECTIONS)[number];
 export const DEFAULT_WINDOW_DAYS = 30;
 
 /**
  * `latest` restores the newest snapshot of the last `windowDays`, `random` one drawn among them: both restore what the
- * team keeps. `fresh` takes a snapshot now (or, with `reuseRecentSnapshot`, uses one inside the RPO target).
+ * team keeps. `latest-clean` restores the newest one that passes `check` (a cleanPoint search per resource, by
+ * queries on the snapshots). `fresh` takes a snapshot now (or, with `reuseRecentSnapshot`, uses one inside the RPO
+ * target).
  */
-const RecoveryPointInput = z.strictObject({
-  select: z.enum(RECOVERY_POINT_SELECTIONS).default('latest'),
-  windowDays: z.number().int().min(1).max(365).optional(),
-});
+const RecoveryPointInput = z
+  .strictObject({
+    select: z.enum(RECOVERY_POINT_SELECTIONS).default('latest'),
+    windowDays: z.number().int().min(1).max(365).optional(),
+    check: CleanCheck.optional(),
+  })
+  .refine((p) => (p.select === 'latest-clean') === (p.check !== undefined), {
+    message: "is what 'latest-clean' judges a point by, and only it",
+    path: ['check'],
+  });
 
 /** After the restore: ask someone (or something) to validate the restored resource, and wait up to `windowHours`. */
 const ValidationInput = z.strictObject({
@@ -129,9 +138,16 @@ export type DrillInput = z.output<typeof DrDrillInput>;
 function recoveryPointOf(
   given: z.output<typeof RecoveryPointInput> | undefined,
   reuseRecentSnapshot: boolean,
-): { select: 'fresh' } | { select: 'latest' | 'random'; windowDays: number } {
+):
+  | { select: 'fresh' }
+  | { select: 'latest' | 'random'; windowDays: number }
+  | { select: 'latest-clean'; windowDays: number; check: CleanCheck } {
   const select = given?.select ?? (reuseRecentSnapshot ? 'fresh' : 'latest');
-  return select === 'fresh' ? { select } : { select, windowDays: given?.windowDays ?? DEFAULT_WINDOW_DAYS };
+  if (select === 'fresh') return { select };
+  const windowDays = given?.windowDays ?? DEFAULT_WINDOW_DAYS;
+  if (select !== 'latest-clean') return { select, windowDays };
+  if (!given?.check) throw new Error("'latest-clean' without a check"); // refused by the schema above
+  return { select, windowDays, check: given.check };
 }
 
 /** A validation verdict for one restored resource, from `runbooks drill validate`. */

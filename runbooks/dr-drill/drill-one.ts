@@ -1,4 +1,5 @@
-import { isCancellation } from '@temporalio/workflow';
+import { executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { cleanPoint } from '../clean-point/workflow';
 import type { ResourceRef } from './activities';
 import type { JobOutcome, JobSummary } from '../../steps/jobs';
 import type { DrillCheckResult, DrillResourceResult, RecoveryPoint } from './report';
@@ -114,6 +115,46 @@ async function drillOne(d: Driller, resource: ResourceRef): Promise<Drilled> {
   }
 }
 
+/**
+ * The newest point of the window that passes the input's check: a cleanPoint search of the resource (a child
+ * workflow, its answers in its own history), whose evidence the report keeps. None clean: the reason is recorded.
+ */
+async function cleanPointOf(
+  d: Driller,
+  resource: ResourceRef,
+  result: DrillResourceResult,
+  selection: Extract<DrillContext['selection'], { select: 'latest-clean' }>,
+): Promise<RecoveryPoint | undefined> {
+  const { windowDays, check } = selection;
+  const search = await executeChild<typeof cleanPoint>('cleanPoint', {
+    workflowId: `${workflowInfo().workflowId}--clean-point--${resource.id}`,
+    args: [
+      {
+        resourceId: resource.id,
+        check,
+        restoreAccountId: d.ctx.input.restoreAccountId,
+        windowDays,
+        before: d.ctx.startedAt.toISOString(),
+      },
+    ],
+  });
+  const clean = {
+    check: search.check,
+    verdict: search.verdict,
+    candidates: search.window.candidates,
+    examined: search.examined.map(({ snapshotId, pointInTime, verdict }) => ({ snapshotId, pointInTime, verdict })),
+    queries: search.queries.run,
+    nonMonotone: search.nonMonotone,
+  };
+  if (!search.clean) {
+    result.reasons.push(search.verdict);
+    result.cleanSearch = clean;
+    return undefined;
+  }
+  const { snapshotId, pointInTime, behindNewest } = search.clean;
+  return { snapshotId, pointInTime, selection: 'latest-clean', windowDays, clean: { ...clean, behindNewest } };
+}
+
 /** The point to restore, as the input selects it; undefined (with the reason recorded) when there is none. */
 async function recoveryPointOf(
   d: Driller,
@@ -122,6 +163,7 @@ async function recoveryPointOf(
 ): Promise<RecoveryPoint | undefined> {
   const { ctx } = d;
   const { input, selection, startedAt } = ctx;
+  if (selection.select === 'latest-clean') return cleanPointOf(d, resource, result, selection);
   if (selection.select !== 'fresh') {
     const { select, windowDays } = selection;
     const chosen = await service.chooseRecoveryPoint({

@@ -22,6 +22,15 @@ const point: Required<RecoveryPoint> = {
   selection: 'random',
   windowDays: 30,
   draw: { candidates: 3, index: 1 },
+  clean: {
+    check: { name: 'orders intact', sha256: 'a'.repeat(64) },
+    verdict: 'clean as of orders intact: s',
+    candidates: 3,
+    examined: [{ snapshotId: 's', pointInTime: AT, verdict: 'pass' }],
+    queries: 1,
+    nonMonotone: [],
+    behindNewest: { points: 0, seconds: 0 },
+  },
 };
 const check: Required<DrillCheckResult> = {
   query: 'q',
@@ -62,6 +71,14 @@ const resource: Required<DrillResourceResult> = {
   rtoMet: true,
   check,
   validation,
+  cleanSearch: {
+    check: { name: 'orders intact', sha256: 'b'.repeat(64) },
+    verdict: 'none of the 2 recovery points in the window is clean as of orders intact',
+    candidates: 2,
+    examined: [{ snapshotId: 'x', pointInTime: AT, verdict: 'fail' }],
+    queries: 2,
+    nonMonotone: [{ passed: 'x', failedOlder: 'y' }],
+  },
   verdict: 'PASS',
   reasons: [],
 };

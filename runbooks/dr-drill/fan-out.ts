@@ -102,7 +102,9 @@ const WATCHED_JOB_STEPS = 1.5;
  */
 export function batchSizeFor(input: DrillInput, sharesLanes = true): number {
   const fresh = input.recoveryPoint.select === 'fresh';
-  const point = fresh ? 1 + (input.reuseRecentSnapshot ? 1 : 0) + SLOTTED_START_STEPS + WATCHED_JOB_STEPS : 1;
+  // A search for the clean point is a child workflow: its start, its end and their tasks, as a step and a half.
+  const chosen = input.recoveryPoint.select === 'latest-clean' ? 1.5 : 1;
+  const point = fresh ? 1 + (input.reuseRecentSnapshot ? 1 : 0) + SLOTTED_START_STEPS + WATCHED_JOB_STEPS : chosen;
   const restore = 1 + WATCHED_JOB_STEPS;
   const check = input.sqlCheck ? 3 : 0;
   const validation = input.validation && input.validation.windowHours > 0 ? 2 : 0;

@@ -69,6 +69,10 @@ export function howChosen(p: RecoveryPoint): string {
       return 'fresh: taken by the drill';
     case 'reused':
       return 'reused: inside the RPO target';
+    case 'latest-clean': {
+      const behind = p.clean ? `, ${p.clean.behindNewest.points} behind the newest` : '';
+      return `latest clean${window}: clean as of ${p.clean?.check.name ?? 'its check'}${behind}`;
+    }
   }
 }
 

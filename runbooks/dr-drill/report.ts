@@ -35,11 +35,26 @@ export interface RecoveryPoint {
    * `latest` / `random`: an existing snapshot of the window; `fresh`: taken by the drill; `reused`: an existing one
    * inside the RPO target, with `fresh` and `reuseRecentSnapshot`.
    */
-  selection: 'latest' | 'random' | 'fresh' | 'reused';
-  /** With `latest` and `random`: the window looked in, back from the drill's start. */
+  selection: 'latest' | 'random' | 'fresh' | 'reused' | 'latest-clean';
+  /** With `latest`, `random` and `latest-clean`: the window looked in, back from the drill's start. */
   windowDays?: number;
   /** With `random`: how many snapshots the window held, and which was drawn (0 is the newest). */
   draw?: { candidates: number; index: number };
+  /** With `latest-clean`: the search that chose it, and how far it is behind the newest point of the window. */
+  clean?: CleanSearch & { behindNewest: { points: number; seconds: number } };
+}
+
+/** A cleanPoint search of a drill (`latest-clean`): what "clean" was judged by, and every point it examined. */
+export interface CleanSearch {
+  /** The check's name and the sha256 of its canonical text. */
+  check: { name: string; sha256: string };
+  /** "clean as of <check>: …", or that none of the window is. */
+  verdict: string;
+  candidates: number;
+  examined: { snapshotId: string; pointInTime: string; verdict: 'pass' | 'fail' }[];
+  /** Queries run on the snapshots. */
+  queries: number;
+  nonMonotone: { passed: string; failedOlder: string }[];
 }
 
 /** A validation asked of someone outside the drill (`runbooks drill validate`), for any resource type. */
@@ -61,6 +76,8 @@ export interface DrillResourceResult {
   resourceType: string;
   /** The recovery point restored. Absent when none was found or the backup failed. */
   recoveryPoint?: RecoveryPoint;
+  /** With `latest-clean` when no point of the window passed: the search, which found none. */
+  cleanSearch?: CleanSearch;
   /** Reports of runs before recovery-point selection: the snapshot restored. Same as `recoveryPoint`'s. */
   snapshotId?: string;
   snapshotPointInTime?: string;

@@ -81,7 +81,7 @@ describe('a refused input', () => {
   test('names the path, the allowed values and what was given, and points at runbooks inputs', () => {
     expect(refusal('drDrill', { ...drill, recoveryPoint: { select: 'newest' } })).toEqual([
       'invalid input for drDrill; nothing was started:',
-      `  recoveryPoint.select: unknown value 'newest' (known values: latest, random, fresh); got "newest"`,
+      `  recoveryPoint.select: unknown value 'newest' (known values: latest, random, fresh, latest-clean); got "newest"`,
       'see: runbooks inputs drDrill (its JSON Schema) or runbooks inputs drDrill --example',
     ]);
   });
