@@ -23,6 +23,12 @@ export const RunbookMetric = {
   drillRpoTarget: 'runbooks_drill_rpo_target_seconds',
   drillWorstRto: 'runbooks_drill_worst_rto_seconds',
   drillRtoTarget: 'runbooks_drill_rto_target_seconds',
+  /**
+   * Gauges {drill}, for `latest-clean` drills (NaN otherwise): the age of the oldest clean point restored (the drill's
+   * start minus its point in time) and the most a clean point lay behind the newest point of its window.
+   */
+  drillCleanPointAge: 'runbooks_drill_clean_point_age_seconds',
+  drillCleanPointBehind: 'runbooks_drill_clean_point_behind_newest_seconds',
   /** Gauge {drill}: when the last run finished (Unix seconds); picks the freshest of several workers' values. */
   drillLastRun: 'runbooks_drill_last_run_timestamp_seconds',
   /** Counters {runbook}: rows and bytes of finished exports. */

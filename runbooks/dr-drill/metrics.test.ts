@@ -87,6 +87,8 @@ test('counts every verdict of every type, 0 included, and keeps the last run whe
   expect(get(RunbookMetric.drillVerdict, { ...drill, verdict: 'PASS' })).toBe(0);
   expect(get(RunbookMetric.drillWorstRpo, drill)).toBe(90);
 
+  expect(get(RunbookMetric.drillCleanPointAge, drill)).toBeNaN();
+
   // Nothing restored: the worst figures are NaN, not the older run's.
   const newer = run('2026-01-02T00:00:00Z', [resource('r-3', 'PA_DISK', 'FAIL')]);
   await env.run(record, newer);
@@ -106,4 +108,35 @@ test('counts every verdict of every type, 0 included, and keeps the last run whe
   expect(values).toEqual(after);
   // No tag names a resource.
   for (const k of values.keys()) for (const id of ['r-1', 'r-2', 'r-3']) expect(k).not.toContain(id);
+});
+
+test('a latest-clean drill sets the oldest clean point restored and how far one lay behind the newest', async () => {
+  const { meter, get } = gaugeMeter();
+  const env = new MockActivityEnvironment(undefined, { metricMeter: meter });
+  const cleanPoint = (resourceId: string, rpoSeconds: number, behind: number): DrillResourceResult => ({
+    ...resource(resourceId, 'PA_RELATIONAL_DB', 'PASS'),
+    rpoSeconds,
+    recoveryPoint: {
+      snapshotId: `s-${resourceId}`,
+      pointInTime: '2026-01-01T00:00:00Z',
+      selection: 'latest-clean',
+      windowDays: 30,
+      clean: {
+        check: { name: 'intact', sha256: '0'.repeat(64) },
+        verdict: 'clean as of intact',
+        candidates: 8,
+        examined: [],
+        queries: 4,
+        nonMonotone: [],
+        behindNewest: { points: 2, seconds: behind },
+      },
+    },
+  });
+  const latest = { ...resource('r-3', 'PA_VM', 'PASS'), rpoSeconds: 10 };
+  await env.run(
+    record,
+    run('2026-01-03T00:00:00Z', [cleanPoint('r-1', 7200, 86400), cleanPoint('r-2', 3600, 0), latest]),
+  );
+  expect(get(RunbookMetric.drillCleanPointAge, { drill: 'nightly' })).toBe(7200);
+  expect(get(RunbookMetric.drillCleanPointBehind, { drill: 'nightly' })).toBe(86400);
 });

@@ -46,6 +46,22 @@ export function recordDrill({ name, finishedAt, resources, summary, targets }: D
   seconds(RunbookMetric.drillRpoTarget, 'RPO target of the last drill run', targets.rpoSeconds);
   seconds(RunbookMetric.drillWorstRto, 'Worst recovery time of the last drill run', summary.worstRtoSeconds);
   seconds(RunbookMetric.drillRtoTarget, 'RTO target of the last drill run', targets.rtoSeconds);
+  // A clean point's age is its resource's RPO; how far it lay behind the newest says how much the damage cost.
+  const clean = resources.filter((r) => r.recoveryPoint?.selection === 'latest-clean');
+  const worst = (values: (number | undefined)[]) => {
+    const known = values.filter((v): v is number => v !== undefined);
+    return known.length === 0 ? undefined : Math.max(...known);
+  };
+  seconds(
+    RunbookMetric.drillCleanPointAge,
+    'Age of the oldest clean point the last drill run restored',
+    worst(clean.map((r) => r.rpoSeconds)),
+  );
+  seconds(
+    RunbookMetric.drillCleanPointBehind,
+    'How far the last drill run restored a clean point behind the newest point of its window',
+    worst(clean.map((r) => r.recoveryPoint?.clean?.behindNewest.seconds)),
+  );
   const verdictGauge = metricMeter.createGauge(RunbookMetric.drillVerdict, 'int', '1', 'Verdict of the last drill run');
   for (const verdict of VERDICTS) verdictGauge.set(verdict === summary.verdict ? 1 : 0, { ...drill, verdict });
   seconds(RunbookMetric.drillLastRun, 'When the last drill run finished (Unix time)', finished / 1000);
