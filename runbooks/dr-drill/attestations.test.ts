@@ -65,3 +65,36 @@ test("a run's URL is the Web UI's when one is known", () => {
     'https://temporal.example/namespaces/prod/workflows/drill%20a/r1/history',
   );
 });
+
+test('a latest-clean point carries its search into the drill statement; other points carry none', () => {
+  const clean = {
+    check: { name: 'orders intact', sha256: 'c'.repeat(64) },
+    verdict: 'clean as of orders intact: snap-clean',
+    candidates: 32,
+    examined: [
+      { snapshotId: 'snap-new', pointInTime: '2026-11-24T00:00:00.000Z', verdict: 'fail' as const },
+      { snapshotId: 'snap-clean', pointInTime: '2026-11-23T00:00:00.000Z', verdict: 'pass' as const },
+    ],
+    queries: 2,
+    nonMonotone: [],
+  };
+  const cleanPassed = {
+    ...latestPassed,
+    resourceId: 'r-clean',
+    recoveryPoint: {
+      snapshotId: 'snap-clean',
+      pointInTime: '2026-11-23T00:00:00.000Z',
+      selection: 'latest-clean' as const,
+      windowDays: 30,
+      clean: { ...clean, behindNewest: { points: 1, seconds: 86400 } },
+    },
+  };
+  const { drill } = drillStatements(source(v3Report([cleanPassed, latestPassed])));
+  const resources = drill.predicate.resources as { resourceId: string; clean?: typeof clean }[];
+  expect(resources.find((r) => r.resourceId === 'r-clean')?.clean).toMatchObject({
+    check: clean.check,
+    verdict: clean.verdict,
+    examined: clean.examined,
+  });
+  expect(resources.find((r) => r.resourceId === latestPassed.resourceId)).not.toHaveProperty('clean');
+});

@@ -1,6 +1,6 @@
 import { STATEMENT_TYPE, type ResourceDescriptor, type Statement } from '../../runtime/evidence-attestation';
 import { canonicalJson, sha256 } from '../../runtime/evidence-seal';
-import type { DrillReport } from './report';
+import type { DrillReport, DrillResourceResult } from './report';
 
 /**
  * A drill report's in-toto statements (runtime/evidence-attestation.ts signs each into a DSSE envelope). Two per
@@ -91,6 +91,8 @@ export function drillStatements(source: DrillAttestationSource): { testResult: S
           rtoSeconds: r.rtoSeconds,
           rpoMet: r.rpoMet,
           rtoMet: r.rtoMet,
+          // A latest-clean point: the search that chose it (or found none), so that "clean" names what judged it.
+          ...cleanOf(r),
         })),
       },
     },
@@ -101,4 +103,10 @@ export function drillStatements(source: DrillAttestationSource): { testResult: S
 export function runUri(namespace: string, workflowId: string, runId: string, uiBaseUrl?: string): string {
   const path = `namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}`;
   return uiBaseUrl ? `${uiBaseUrl.replace(/\/+$/, '')}/${path}/history` : `temporal:///${path}`;
+}
+
+/** The clean-point search of a resource, when its drill selected `latest-clean`. */
+function cleanOf(r: DrillResourceResult): { clean?: NonNullable<DrillResourceResult['cleanSearch']> } {
+  const clean = r.recoveryPoint?.clean ?? r.cleanSearch;
+  return clean ? { clean } : {};
 }
