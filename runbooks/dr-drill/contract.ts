@@ -194,7 +194,11 @@ export const drDrillContract = defineRunbook({
     { permission: 'files.restore', for: 'restore-files (the default restoreKind)' },
     { permission: 'resources.restore', for: 'restore-bucket', when: "restoreKind: 'bucket'" },
     { permission: 'mpa_requests.manage', for: 'withdraw a restore that needs approval', when: "restoreKind: 'bucket'" },
-    { permission: 'databases.query', for: 'the SQL check', when: 'sqlCheck' },
+    {
+      permission: 'databases.query',
+      for: 'the SQL check, and the search for a clean point',
+      when: "sqlCheck, or recoveryPoint.select 'latest-clean'",
+    },
   ],
   example: {
     name: 'weekly-drill',
