@@ -126,6 +126,12 @@ async function cleanPointOf(
   selection: Extract<DrillContext['selection'], { select: 'latest-clean' }>,
 ): Promise<RecoveryPoint | undefined> {
   const { windowDays, check } = selection;
+  // The search queries the snapshots' databases: other types have no clean point to find this way.
+  const why = whyNotCheckable(d, resource.resourceType);
+  if (why !== undefined) {
+    result.reasons.push(`latest-clean: ${why}, and a clean point is found by queries on its snapshots' database`);
+    return undefined;
+  }
   const search = await executeChild<typeof cleanPoint>('cleanPoint', {
     workflowId: `${workflowInfo().workflowId}--clean-point--${resource.id}`,
     args: [

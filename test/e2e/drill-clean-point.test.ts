@@ -12,6 +12,8 @@ import { bucketDestination, drillVaultAndAccount, keepNudging, setupE2E, teardow
 
 let fx: E2E;
 let resourceId = '';
+/** A virtual machine with snapshots: no database to query. */
+let machineId = '';
 /** The database's seeded snapshots, newest first. */
 let newestFirst: string[] = [];
 
@@ -24,6 +26,11 @@ beforeAll(async () => {
   );
   if (!resource) throw new Error('the seeded simulator has no database with two snapshots');
   resourceId = resource.resource.id;
+  const machine = Object.values(state.resources).find(
+    (r) => r.resource.resourceType === 'PA_VM' && snapshotsOf(state, r.resource.id).length > 0,
+  );
+  if (!machine) throw new Error('the seeded simulator has no virtual machine with a snapshot');
+  machineId = machine.resource.id;
   newestFirst = snapshotsOf(state, resourceId)
     .sort((a, b) => Date.parse(b.pointInTime ?? b.createdTime) - Date.parse(a.pointInTime ?? a.createdTime))
     .map((s) => s.id);
@@ -31,11 +38,11 @@ beforeAll(async () => {
 
 afterAll(() => teardownE2E(fx), 60_000);
 
-async function drill(expect: string): Promise<{ result: DrDrillResult; report: DrillReport }> {
+async function drill(expect: string, ids = [resourceId]): Promise<{ result: DrDrillResult; report: DrillReport }> {
   const { vault, account } = drillVaultAndAccount(fx);
   const input: DrDrillInput = {
     name: `clean-${randomUUID().slice(0, 8)}`,
-    resources: { ids: [resourceId] },
+    resources: { ids },
     vaultId: vault.id,
     restoreAccountId: account.id,
     destination: bucketDestination('dr-drill-restores', 'clean/'),
@@ -88,4 +95,16 @@ test('no clean point in the window: the resource fails with the search as its fi
   expect(row?.restoreJobId).toBeUndefined();
   expect(row?.reasons).toEqual([expect.stringMatching(/is clean as of no encrypted emails$/)]);
   expect(row?.cleanSearch?.examined.every((p) => p.verdict === 'fail')).toBe(true);
+}, 120_000);
+
+test('a resource with no database fails with that reason, and the database beside it is drilled', async () => {
+  const { result, report } = await drill('value = 0', [resourceId, machineId]);
+  expect(result.summary).toMatchObject({ total: 2, passed: 1, failed: 1 });
+  const machine = report.resources.find((r) => r.resourceId === machineId);
+  expect(machine?.verdict).toBe('FAIL');
+  expect(machine?.reasons).toEqual([
+    "latest-clean: not a relational database, and a clean point is found by queries on its snapshots' database",
+  ]);
+  expect(machine?.restoreJobId).toBeUndefined();
+  expect(report.resources.find((r) => r.resourceId === resourceId)?.verdict).toBe('PASS');
 }, 120_000);
