@@ -106,7 +106,7 @@ export const RUNBOOK_CASES: RunbookCase[] = [
     'drDrill',
     (t) => drill(t, { recoveryPoint: { select: 'newest' } }),
     'recoveryPoint.select',
-    /unknown value 'newest' \(known values: latest, random, fresh\)/,
+    /unknown value 'newest' \(known values: latest, random, fresh, latest-clean\)/,
   ],
   [
     'drDrill',

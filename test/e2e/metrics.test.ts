@@ -138,6 +138,8 @@ const DRILL_METRICS: string[] = [
   RunbookMetric.drillRpoTarget,
   RunbookMetric.drillWorstRto,
   RunbookMetric.drillRtoTarget,
+  RunbookMetric.drillCleanPointAge,
+  RunbookMetric.drillCleanPointBehind,
   RunbookMetric.drillLastRun,
 ];
 /** Ours, and the ones the SDK adds to every activity's metrics. */
