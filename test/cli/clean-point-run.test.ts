@@ -8,6 +8,7 @@ import { EXIT_CODES } from '../../operator/errors';
 import type { CleanPointResult } from '../../runbooks/clean-point/contract';
 import { dailyDatabaseSnapshots, setupE2E, teardownE2E, type E2E } from '../e2e/helpers';
 import { runCliInProcess as runbooks } from '../helpers/cli-in-process';
+import { serviceEnv } from '../helpers/service-env';
 
 const CANDIDATES = 32;
 
@@ -25,10 +26,7 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: fx.env.address,
     TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
     RUNBOOKS_TASK_QUEUE: fx.worker.taskQueue,
-    BACKUP_SERVICE_URL: fx.sim.baseUrl,
-    BACKUP_PROJECT_ID: fx.sim.projectId,
-    BACKUP_CLIENT_ID: fx.sim.clientId,
-    BACKUP_CLIENT_SECRET: fx.sim.clientSecret,
+    ...serviceEnv(fx.sim),
     RUNBOOKS_DEBUG: '',
   });
 }, 240_000);

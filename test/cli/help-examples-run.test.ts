@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { runCliFromSourceAsync } from '../helpers/cli-from-source';
 import { setupE2E, teardownE2E, type E2E } from '../e2e/helpers';
 import { everyExample, invocations } from './examples';
+import { serviceEnv } from '../helpers/service-env';
 
 /** Examples not run here, each with where it is run or why it cannot be. */
 const NOT_HERE: Record<string, string> = {
@@ -106,10 +107,7 @@ beforeAll(async () => {
     TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
     RUNBOOKS_TASK_QUEUE: fx.worker.taskQueue,
     // For `inputs --discover`: the simulator, as the worker reaches it.
-    BACKUP_SERVICE_URL: fx.sim.baseUrl,
-    BACKUP_PROJECT_ID: fx.sim.projectId,
-    BACKUP_CLIENT_ID: fx.sim.clientId,
-    BACKUP_CLIENT_SECRET: fx.sim.clientSecret,
+    ...serviceEnv(fx.sim),
     RUNBOOKS_DEBUG: '',
   };
 }, 180_000);

@@ -5,9 +5,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { ensureWorkflowBundle, lineOf, startWorkerProcess } from '../worker/worker-process';
+import { lineOf } from '../worker/worker-process';
 import { approvalGatedRestore } from '../../runbooks/workflows';
-import { APPROVAL, bucketDestination, eventually, restoreSuite, startWorker, waitingRequestId } from './helpers';
+import {
+  APPROVAL,
+  bucketDestination,
+  eventually,
+  restoreSuite,
+  startKillableWorker,
+  startWorker,
+  waitingRequestId,
+} from './helpers';
 
 const { fx, target } = restoreSuite({ outcomes: {} });
 
@@ -101,20 +109,7 @@ test('a wait whose worker is killed (SIGKILL) resumes on another worker at its h
   const dir = await mkdtemp(join(tmpdir(), 'watch-crash-'));
   const taskQueue = `watch-crash-${randomUUID()}`;
   // The built worker, as a process that can be killed outright.
-  const doomed = startWorkerProcess(
-    {
-      TEMPORAL_ADDRESS: fx.env.address,
-      TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
-      RUNBOOKS_TASK_QUEUE: taskQueue,
-      BACKUP_SERVICE_URL: fx.proxy.baseUrl,
-      BACKUP_PROJECT_ID: fx.sim.projectId,
-      BACKUP_CLIENT_ID: fx.sim.clientId,
-      BACKUP_CLIENT_SECRET: fx.sim.clientSecret,
-      RUNBOOKS_DATA_DIR: join(dir, 'data'),
-      RUNBOOKS_WORKFLOW_BUNDLE: await ensureWorkflowBundle(),
-    },
-    120_000,
-  );
+  const doomed = await startKillableWorker(fx, taskQueue, join(dir, 'data'), 120_000);
   let rescuer: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {
     await lineOf(doomed, /"msg":"worker running"/);

@@ -7,8 +7,16 @@ import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { CleanPointInput } from '../../runbooks/clean-point/contract';
 import { cleanPoint } from '../../runbooks/workflows';
-import { ensureWorkflowBundle, lineOf, startWorkerProcess } from '../worker/worker-process';
-import { dailyDatabaseSnapshots, eventually, setupE2E, startWorker, teardownE2E, type E2E } from './helpers';
+import { lineOf } from '../worker/worker-process';
+import {
+  dailyDatabaseSnapshots,
+  eventually,
+  setupE2E,
+  startKillableWorker,
+  startWorker,
+  teardownE2E,
+  type E2E,
+} from './helpers';
 
 let fx: E2E;
 let input: CleanPointInput;
@@ -54,20 +62,7 @@ test('killed mid-search, the search resumes elsewhere, asks no answered point ag
   });
   const dir = await mkdtemp(join(tmpdir(), 'clean-point-crash-'));
   const taskQueue = `clean-point-crash-${randomUUID()}`;
-  const doomed = startWorkerProcess(
-    {
-      TEMPORAL_ADDRESS: fx.env.address,
-      TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
-      RUNBOOKS_TASK_QUEUE: taskQueue,
-      BACKUP_SERVICE_URL: fx.proxy.baseUrl,
-      BACKUP_PROJECT_ID: fx.sim.projectId,
-      BACKUP_CLIENT_ID: fx.sim.clientId,
-      BACKUP_CLIENT_SECRET: fx.sim.clientSecret,
-      RUNBOOKS_DATA_DIR: join(dir, 'data'),
-      RUNBOOKS_WORKFLOW_BUNDLE: await ensureWorkflowBundle(),
-    },
-    180_000,
-  );
+  const doomed = await startKillableWorker(fx, taskQueue, join(dir, 'data'), 180_000);
   let rescuer: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {
     await lineOf(doomed, /"msg":"worker running"/);

@@ -41,6 +41,8 @@ import { recordHistories } from './record-histories';
 import type { QueryExportInput } from '../../runbooks/query-export/contract';
 import { drDrill } from '../../runbooks/workflows';
 import { startConsole, type RunningConsole } from '../../console/serve-command';
+import { serviceEnv } from '../helpers/service-env';
+import { ensureWorkflowBundle, startWorkerProcess } from '../worker/worker-process';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Captured output: everything the worker logs (through the Runtime logger) and everything the tests print.
@@ -768,4 +770,22 @@ export async function waitingRequestId(handle: WorkflowHandle): Promise<string> 
   const id = status.ids.requestId;
   if (!id) throw new Error(`no action request in ${JSON.stringify(status)}`);
   return id;
+}
+
+/**
+ * The built worker as a process of its own on `taskQueue`, reaching the service through the test proxy: a worker a
+ * test can kill outright (SIGKILL). `guardMs` bounds its life, as `startWorkerProcess` does.
+ */
+export async function startKillableWorker(fx: E2E, taskQueue: string, dataDir: string, guardMs: number) {
+  return startWorkerProcess(
+    {
+      TEMPORAL_ADDRESS: fx.env.address,
+      TEMPORAL_NAMESPACE: fx.env.namespace ?? 'default',
+      RUNBOOKS_TASK_QUEUE: taskQueue,
+      ...serviceEnv({ ...fx.sim, baseUrl: fx.proxy.baseUrl }),
+      RUNBOOKS_DATA_DIR: dataDir,
+      RUNBOOKS_WORKFLOW_BUNDLE: await ensureWorkflowBundle(),
+    },
+    guardMs,
+  );
 }
