@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { activityInfo, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { NotFoundError } from '../../api';
 import { FailureType } from '../../contracts';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { calling } from '../../runtime/failures';
@@ -8,6 +9,7 @@ import { checkpoint } from '../../runtime/heartbeat';
 import { capturedAt, newestFirst, snapshotsInWindow } from '../../steps/snapshot-window';
 import { canonicalCheck, meetsExpectation, type CleanCheck } from './check';
 import type { CheckedQuery } from './contract';
+import { resumeFrom } from './progress';
 
 const POLL_INTERVAL_MS = 1_000;
 /** Longer than a query's first value is worth keeping as evidence: a check should select a count or a checksum. */
@@ -19,24 +21,51 @@ export interface Candidate {
 }
 
 export function cleanPointActivities({ client }: Pick<ActivityDeps, 'client'>) {
-  /** Runs one query of the check on a snapshot: its row count and first value, and whether it met its expectation. */
+  /**
+   * Runs one query of the check on a snapshot: its row count and first value, and whether it met its expectation.
+   * `resumed` is the ID of the query an earlier attempt started, polled instead of starting it again; `started` is told
+   * the ID of each query this attempt starts, before its first read.
+   */
   async function runCheckQuery(
     snapshotId: string,
     check: CleanCheck,
     query: CleanCheck['queries'][number],
     restoreAccountId: string,
+    resumed: string | undefined,
+    started: (queryId: string) => void,
   ): Promise<CheckedQuery> {
     const attempt = activityInfo().attempt;
-    const queryId = await calling(attempt, () =>
-      client.runQuery(snapshotId, {
-        databaseName: check.databaseName,
-        query: query.sql,
-        restoreAccountId,
-        destination: check.destination,
-      }),
-    );
+    const start = async () => {
+      const id = await calling(attempt, () =>
+        client.runQuery(snapshotId, {
+          databaseName: check.databaseName,
+          query: query.sql,
+          restoreAccountId,
+          destination: check.destination,
+        }),
+      );
+      started(id);
+      return id;
+    };
+    let queryId = resumed ?? (await start());
+    let unconfirmed = resumed !== undefined;
     for (;;) {
-      const status = await calling(attempt, () => client.getQueryStatus(queryId));
+      const status = await calling(attempt, async () => {
+        try {
+          return await client.getQueryStatus(queryId);
+        } catch (err) {
+          // A checkpointed query the service no longer knows (dropped since, or a retry long after) has no answer to
+          // read; the check's queries only read, so it is started again. A 404 for a query known here stays an error.
+          if (unconfirmed && err instanceof NotFoundError) return undefined;
+          throw err;
+        }
+      });
+      if (status === undefined) {
+        queryId = await start();
+        unconfirmed = false;
+        continue;
+      }
+      unconfirmed = false;
       if (status.status === 'COMPLETED') break;
       if (status.status === 'FAILED' || status.status === 'CANCELED') {
         // Not a verdict on the data: a check that cannot run says nothing about the point, so the search stops.
@@ -95,18 +124,26 @@ export function cleanPointActivities({ client }: Pick<ActivityDeps, 'client'>) {
 
     /**
      * Runs the check's queries on one snapshot, one after the other, and says whether every one met its expectation.
-     * Each answer is checkpointed: a retry (a worker killed mid-check) resumes after the last answered query instead
-     * of running it again.
+     * Each answer is checkpointed, and so is each query's ID once the service has started it: a retry (a worker killed
+     * mid-check, a throttled or failed read) resumes after the last answered query, polling the one started if any,
+     * instead of running a query again.
      */
     async checkRecoveryPoint(input: {
       snapshotId: string;
       check: CleanCheck;
       restoreAccountId: string;
     }): Promise<{ verdict: 'pass' | 'fail'; queries: CheckedQuery[] }> {
-      const resumed = activityInfo().heartbeatDetails as { answered?: CheckedQuery[] } | undefined;
-      const answered: CheckedQuery[] = [...(resumed?.answered ?? [])];
+      const names = input.check.queries.map((q) => q.name);
+      const { answered, running } = resumeFrom(activityInfo().heartbeatDetails, names);
+      let resumed = running?.queryId;
       for (const query of input.check.queries.slice(answered.length)) {
-        answered.push(await runCheckQuery(input.snapshotId, input.check, query, input.restoreAccountId));
+        const index = answered.length;
+        const started = (queryId: string) =>
+          checkpoint({ answered: [...answered], running: { index, name: query.name, queryId } });
+        answered.push(
+          await runCheckQuery(input.snapshotId, input.check, query, input.restoreAccountId, resumed, started),
+        );
+        resumed = undefined;
         checkpoint({ answered });
       }
       return { verdict: answered.every((q) => q.met) ? 'pass' : 'fail', queries: answered };
