@@ -65,6 +65,11 @@ export interface RunbookContract<S extends z.ZodType = z.ZodType, P extends stri
    * examples/<name>.json holds (`npm run schemas`). Its IDs are placeholders for the service's own.
    */
   example?: z.input<S>;
+  /**
+   * Further valid inputs, by a name of lowercase words and dashes, for uses the default example does not show:
+   * `runbooks inputs <name> --example <example>` prints one, and examples/<name>.<example>.json holds it.
+   */
+  examples?: Readonly<Record<string, z.input<S>>>;
   /** The phases its status query reports between `starting` and `completed`, in the order it passes through them. */
   phases: readonly P[];
   schedule: SchedulePolicies;

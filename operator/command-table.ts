@@ -34,7 +34,7 @@ const TABLE = [
   {
     name: 'inputs',
     description: "Print a runbook's input as JSON Schema, or a valid example input.",
-    usage: 'inputs <runbook> [--example [--discover]]',
+    usage: 'inputs <runbook> [--example [<name>] [--discover]]',
     argument: 'runbook',
     details: [
       'The schema is generated from the one that validates the input, so the two cannot drift.',
@@ -43,7 +43,7 @@ const TABLE = [
       'restore accounts, vaults, resources and their snapshots.',
     ],
     options: [
-      flag('example', 'print a valid example input instead of the schema'),
+      flag('example', 'print a valid example input instead of the schema; <name>: one of its named examples'),
       flag('discover', 'with --example: fill it with IDs found on the service'),
     ],
     examples: [

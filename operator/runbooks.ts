@@ -56,3 +56,22 @@ export function exampleInput(runbook: RunbookName): Record<string, unknown> | un
   const example = RUNBOOKS[runbook].example;
   return example === undefined ? undefined : { ...example };
 }
+
+/** The names of a runbook's further examples (its contract's `examples`), in the contract's order. */
+export function exampleNames(runbook: RunbookName): string[] {
+  return Object.keys(RUNBOOKS[runbook].examples ?? {});
+}
+
+/** One of a runbook's further examples by name; an unknown name is a usage error naming the known ones. */
+export function namedExample(runbook: RunbookName, name: string): Record<string, unknown> {
+  const examples = RUNBOOKS[runbook].examples;
+  const example = examples && Object.hasOwn(examples, name) ? examples[name] : undefined;
+  if (example !== undefined) return { ...example };
+  const known = exampleNames(runbook);
+  const why = !RUNBOOKS[runbook].takesInput
+    ? `${runbook} takes no input`
+    : known.length === 0
+      ? `${runbook} has only its default example (runbooks inputs ${runbook} --example)`
+      : `${runbook}'s examples are ${known.join(', ')}, besides the default one (--example alone)`;
+  throw new UsageError(`unknown example '${name}': ${why}`);
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Regenerates schemas/<runbook>.json from the runbooks' zod inputs and examples/<runbook>.json from
-// cli/input-examples.ts (`npm run schemas`). Runs the TypeScript sources through swc, as the tests do: no build.
+// Regenerates schemas/<runbook>.json from the runbooks' zod inputs, and examples/<runbook>.json and
+// examples/<runbook>.<name>.json from their contracts' `example` and `examples` (`npm run schemas`). Runs the
+// TypeScript sources through swc, as the tests do: no build.
 'use strict';
 
 const path = require('node:path');

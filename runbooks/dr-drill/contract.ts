@@ -212,6 +212,37 @@ export const drDrillContract = defineRunbook({
     retentionDays: 7,
     parallelism: 3,
   },
+  examples: {
+    // After a suspected corruption: each database restores the newest point of the window that passes the check.
+    'latest-clean': {
+      name: 'clean-databases',
+      resources: { filters: { resourceType: { in: ['PA_RELATIONAL_DB'] } }, maxResources: 10 },
+      vaultId: 'vault-1',
+      restoreAccountId: 'restore-acct-1',
+      destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
+      restoreKind: 'files',
+      targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
+      recoveryPoint: {
+        select: 'latest-clean',
+        windowDays: 30,
+        check: {
+          name: 'orders intact',
+          databaseName: 'shopdb',
+          destination: { amazonBucket: { bucketName: 'query-results-pa-east-1' } },
+          queries: [
+            { name: 'orders present', sql: 'SELECT id FROM orders', expect: 'rows >= 1000' },
+            {
+              name: 'no encrypted emails',
+              sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'",
+              expect: 'value = 0',
+            },
+          ],
+        },
+      },
+      retentionDays: 7,
+      parallelism: 3,
+    },
+  },
 });
 /** A phase of its status query, besides the common ones. */
 export type DrillPhase = (typeof drDrillContract.phases)[number];

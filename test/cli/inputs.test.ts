@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { inputJsonSchema, RUNBOOKS_WITH_INPUT, withoutSchemaKey } from '../../operator/input-schemas';
-import { validateRunbookInput, exampleInput } from '../../operator/runbooks';
-import { inputFiles } from '../../cli/write-input-files';
+import { validateRunbookInput, exampleInput, exampleNames, namedExample } from '../../operator/runbooks';
+import { examplePath, inputFiles } from '../../cli/write-input-files';
 import { InventoryResource } from '../../api/schemas/inventory';
 import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../../runbooks/registry';
 import { runCliFromSource } from '../helpers/cli-from-source';
@@ -45,8 +45,27 @@ test('every runbook that takes an input has an example; one that takes none has 
   expect(Object.keys(BROKEN).sort()).toEqual([...RUNBOOKS_WITH_INPUT].sort());
 });
 
-describe.each(RUNBOOKS_WITH_INPUT.map((runbook) => [runbook]))('examples/%s.json', (runbook) => {
-  const file = readJson(`examples/${runbook}.json`);
+test("a runbook's named examples are named for a file, and only a runbook that takes an input has any", () => {
+  for (const runbook of RUNBOOK_NAMES) {
+    const names = exampleNames(runbook);
+    if (!RUNBOOKS[runbook].takesInput) expect([runbook, names]).toEqual([runbook, []]);
+    for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/);
+  }
+  expect(exampleNames('drDrill')).toContain('latest-clean');
+});
+
+/** Every example file: each runbook's default one, and its named ones. */
+const EXAMPLE_FILES = RUNBOOKS_WITH_INPUT.flatMap((runbook): [string, RunbookName, string | undefined][] => [
+  [examplePath(runbook), runbook, undefined],
+  ...exampleNames(runbook).map((name): [string, RunbookName, string] => [examplePath(runbook, name), runbook, name]),
+]);
+
+describe.each(EXAMPLE_FILES)('%s', (path, runbook, name) => {
+  const file = readJson(path);
+
+  test('is the example of the contract', () => {
+    expect(withoutSchemaKey(file)).toEqual(name === undefined ? exampleInput(runbook) : namedExample(runbook, name));
+  });
 
   test('points at its schema, which validates it', () => {
     expect(file.$schema).toBe(`../schemas/${runbook}.json`);
@@ -169,6 +188,60 @@ describe('runbooks inputs', () => {
     expect(JSON.parse(example.stdout)).toEqual(exampleInput('drDrill'));
   });
 
+  test('with --example <name> a named example: the latest-clean drill, a search per relational database', () => {
+    for (const argv of [
+      ['inputs', 'drDrill', '--example', 'latest-clean'],
+      ['inputs', 'drDrill', '--example=latest-clean'],
+    ]) {
+      const result = runCliFromSource(argv);
+      expect([result.status, result.stderr]).toEqual([0, '']);
+      expect(JSON.parse(result.stdout)).toEqual(namedExample('drDrill', 'latest-clean'));
+    }
+    const example = namedExample('drDrill', 'latest-clean');
+    expect(example).toMatchObject({
+      resources: { filters: { resourceType: { in: ['PA_RELATIONAL_DB'] } } },
+      recoveryPoint: { select: 'latest-clean', windowDays: 30, check: { name: 'orders intact' } },
+    });
+    expect(validateRunbookInput('drDrill', example).args).toEqual([example]);
+  });
+
+  test('an unknown example exits 2 naming the known ones, and prints nothing else', () => {
+    const cases: [string[], string][] = [
+      [
+        ['inputs', 'drDrill', '--example', 'latest-clen'],
+        "unknown example 'latest-clen': drDrill's examples are latest-clean, besides the default one (--example alone)",
+      ],
+      [
+        ['inputs', 'costExport', '--example', 'monthly'],
+        "unknown example 'monthly': costExport has only its default example (runbooks inputs costExport --example)",
+      ],
+      [['inputs', 'rotateCredentials', '--example', 'x'], "unknown example 'x': rotateCredentials takes no input"],
+      // Refused before --discover would reach a service.
+      [
+        ['inputs', 'drDrill', '--example', 'nope', '--discover'],
+        "unknown example 'nope': drDrill's examples are latest-clean, besides the default one (--example alone)",
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const result = runCliFromSource(argv);
+      expect([result.status, result.stdout, result.stderr]).toEqual([2, '', `${message}\n`]);
+    }
+  });
+
+  test("an example's name needs --example, --discover fills the default one only, and one name at most", () => {
+    const bare = runCliFromSource(['inputs', 'drDrill', 'latest-clean']);
+    expect([bare.status, bare.stdout, bare.stderr]).toEqual([
+      2,
+      '',
+      "an example's name goes with --example: runbooks inputs drDrill --example latest-clean\n",
+    ]);
+    const discover = runCliFromSource(['inputs', 'drDrill', '--example', 'latest-clean', '--discover']);
+    expect([discover.status, discover.stdout]).toEqual([2, '']);
+    expect(discover.stderr).toContain('--discover fills the default example only');
+    const two = runCliFromSource(['inputs', 'drDrill', '--example', 'latest-clean', 'other']);
+    expect([two.status, two.stderr]).toEqual([2, expect.stringMatching(/^unexpected argument 'other'\n/)]);
+  });
+
   test('says when a runbook takes no input', () => {
     const result = runCliFromSource(['inputs', 'rotateCredentials']);
     expect([result.status, result.stdout.trim()]).toEqual([
@@ -193,8 +266,10 @@ describe('runbooks inputs', () => {
   test('--help prints the usage, the options and examples', () => {
     const result = runCliFromSource(['inputs', '--help']);
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/^usage: runbooks inputs <runbook> \[--example \[--discover\]\]/);
+    expect(result.stdout).toMatch(/^usage: runbooks inputs <runbook> \[--example \[<name>\] \[--discover\]\]/);
     expect(result.stdout).toContain('--example');
+    // The named examples, by runbook.
+    expect(result.stdout).toContain('examples by name (--example <name>): drDrill: latest-clean');
     expect(result.stdout).toContain('runbooks inputs drDrill --example --discover > drill.json');
   });
 });
