@@ -4,6 +4,7 @@ import {
   renderTrendChart,
   trendsOf,
   type DrillEntry,
+  type DrillResourceEntry,
   type ExportEntry,
   type History,
   type PostureDimension,
@@ -37,6 +38,58 @@ function sealCell(d: DrillEntry): Html {
   return markup`<span class="${cls}">${SEAL_TEXT[d.seal.status]}</span>${problems ? markup`<br><span class="muted">${problems}</span>` : ''}`;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+type Searched = DrillResourceEntry & { clean: NonNullable<DrillResourceEntry['clean']> };
+const searchedIn = (d: DrillEntry): Searched[] => d.resources.filter((r): r is Searched => r.clean !== undefined);
+
+/** How far a clean point is behind the newest of its window: points, and the data they hold as a duration. */
+function behind(r: Searched): string {
+  const by = r.clean.point?.behindNewest;
+  if (!by) return '';
+  return by.points === 0
+    ? 'the newest point of the window'
+    : `${plural(by.points, 'point')} (${seconds(by.seconds)}) behind the newest`;
+}
+
+/** One resource's search: its clean point and distance, or the search's verdict when none of the window passed. */
+function cleanLine(r: Searched, named: boolean): Html {
+  const who = named ? markup`${r.resourceName}: ` : '';
+  const point = r.clean.point;
+  if (!point) return markup`<span class="verdict-FAIL">${who}${r.clean.verdict}</span>`;
+  return markup`${who}<code>${point.snapshotId}</code> at ${time(point.pointInTime)}, clean as of ${r.clean.check.name}, ${behind(r)}`;
+}
+
+/**
+ * A drill's latest-clean searches: for one resource its line; for more, the worst distance and how many found none,
+ * each resource's line folded beneath. Furthest behind first, those with no clean point before them.
+ */
+function cleanCell(d: DrillEntry): Html {
+  const behindBy = (r: Searched) => r.clean.point?.behindNewest ?? { seconds: Infinity, points: Infinity };
+  const searched = searchedIn(d).sort(
+    (a, b) =>
+      Math.sign(behindBy(b).seconds - behindBy(a).seconds || 0) ||
+      Math.sign(behindBy(b).points - behindBy(a).points || 0) ||
+      a.resourceName.localeCompare(b.resourceName),
+  );
+  const [first] = searched;
+  if (!first) return markup`<span class="muted">–</span>`;
+  if (searched.length === 1) return cleanLine(first, false);
+  const checks = (rs: Searched[]) => [...new Set(rs.map((r) => r.clean.check.name))].join(', ');
+  const found = searched.filter((r) => r.clean.point);
+  const none = searched.filter((r) => !r.clean.point);
+  const [worst] = found;
+  const furthest = worst?.clean.point?.behindNewest.points ? `worst ${behind(worst)}` : 'each the newest of its window';
+  const lines = [
+    worst ? markup`clean as of ${checks(found)}: ${found.length} of ${searched.length}, ${furthest}` : '',
+    none.length
+      ? markup`<span class="verdict-FAIL">${none.length} of ${searched.length} with no point clean as of ${checks(none)}</span>`
+      : '',
+  ].filter((line) => line !== '');
+  return markup`${lines.map((line, i) => markup`${i ? markup`<br>` : ''}${line}`)}
+<details><summary>per resource</summary>${searched.map((r, i) => markup`${i ? markup`<br>` : ''}${cleanLine(r, true)}`)}</details>`;
+}
+
 /** A report whose name hides it (a leading dot): the history does not read it, while verify fails it in its chain. */
 interface HiddenReport {
   file: string;
@@ -62,7 +115,7 @@ function hiddenReports(index: History['drills']): HiddenReport[] {
   return [...found.values()].sort((a, b) => a.file.localeCompare(b.file));
 }
 
-function hiddenRow(h: HiddenReport): Html {
+function hiddenRow(h: HiddenReport, cleanColumn: boolean): Html {
   const problems = h.problems.map((p) => `${p.kind} ${p.report}: ${p.detail}`).join('; ');
   return markup`<tr>
 <td><code>${h.file}</code><br><span class="muted">${h.chain}</span></td>
@@ -71,6 +124,7 @@ function hiddenRow(h: HiddenReport): Html {
 <td class="num">–</td>
 <td class="num">–</td>
 <td class="num">–</td>
+${cleanColumn ? markup`<td>–</td>` : ''}
 <td><span class="verdict-FAIL">FAILED: hidden name</span>${problems ? markup`<br><span class="muted">${problems}</span>` : ''}</td>
 </tr>`;
 }
@@ -88,6 +142,8 @@ export function drillsBody({ history, periodDays, lastN, now = new Date() }: Dri
     history.drills.keySource === 'given'
       ? markup`Seals checked against the keys given (${history.drills.keyIds.join(', ')}).`
       : markup`Seals checked against the public keys beside the reports (${history.drills.keyIds.join(', ') || 'none'}): a quick check, not an audit; give the key history for one.`;
+  // Only where a drill restored latest-clean points: the others have nothing to show in it.
+  const cleanColumn = drills.some((d) => searchedIn(d).length > 0);
   const rows = drills.map(
     (d) => markup`<tr>
 <td><code>${d.workflowId}</code><br><span class="muted">${d.name}</span></td>
@@ -96,6 +152,7 @@ export function drillsBody({ history, periodDays, lastN, now = new Date() }: Dri
 <td class="num">${d.passed}/${d.total}</td>
 <td class="num">${seconds(d.worstRpoSeconds)} <span class="muted">/ ${seconds(d.targets.rpoSeconds)}</span></td>
 <td class="num">${seconds(d.worstRtoSeconds)} <span class="muted">/ ${seconds(d.targets.rtoSeconds)}</span></td>
+${cleanColumn ? markup`<td>${cleanCell(d)}</td>` : ''}
 <td>${sealCell(d)}</td>
 </tr>`,
   );
@@ -122,10 +179,10 @@ ${trusted(renderTrendChart(t, 'rpo'))}</section>`,
 <p class="muted">${count} drill report${count === 1 ? '' : 's'} in the output folder, newest first${hiddenNote}. ${keys}</p>
 ${skipped}
 <table>
-<thead><tr><th scope="col">Drill</th><th scope="col">Finished</th><th scope="col">Verdict</th><th scope="col">Passed</th><th scope="col">Worst RPO / target</th><th scope="col">Worst RTO / target</th><th scope="col">Seal</th></tr></thead>
+<thead><tr><th scope="col">Drill</th><th scope="col">Finished</th><th scope="col">Verdict</th><th scope="col">Passed</th><th scope="col">Worst RPO / target</th><th scope="col">Worst RTO / target</th>${cleanColumn ? markup`<th scope="col">Clean point</th>` : ''}<th scope="col">Seal</th></tr></thead>
 <tbody>
 ${rows}
-${hidden.map(hiddenRow)}
+${hidden.map((h) => hiddenRow(h, cleanColumn))}
 </tbody>
 </table>
 <h2>RTO and RPO over the last ${lastN} drills, per resource</h2>

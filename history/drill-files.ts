@@ -9,6 +9,13 @@ export const HISTORY_SCHEMA_VERSION = 3;
 const Verdict = z.enum(['PASS', 'PARTIAL', 'FAIL']) satisfies z.ZodType<DrillVerdict>;
 const seconds = z.number().nonnegative().optional();
 
+/** What a latest-clean search judged by and found: shown, never decisive, so a malformed one is left out. */
+const CleanCheckName = z.object({ name: z.string().min(1), sha256: z.string() });
+const CleanSearchFields = z.object({ check: CleanCheckName, verdict: z.string() });
+const CleanFields = CleanSearchFields.extend({
+  behindNewest: z.object({ points: z.number().int().nonnegative(), seconds: z.number().nonnegative() }),
+});
+
 /** The fields the history reads; the report holds more, and they are left as they are. */
 const ReportFields = z.object({
   schemaVersion: z.literal(HISTORY_SCHEMA_VERSION),
@@ -28,6 +35,11 @@ const ReportFields = z.object({
       rpoMet: z.boolean().optional(),
       rtoMet: z.boolean().optional(),
       verdict: Verdict,
+      recoveryPoint: z
+        .object({ snapshotId: z.string(), pointInTime: z.string(), clean: CleanFields.optional() })
+        .optional()
+        .catch(undefined),
+      cleanSearch: CleanSearchFields.optional().catch(undefined),
     }),
   ),
   summary: z.object({
@@ -41,6 +53,16 @@ const ReportFields = z.object({
   }),
 });
 
+/**
+ * A resource's latest-clean search: the check it judged by (never just "clean"), its verdict, and the point it found
+ * with how far that is behind the newest of the window; no point when none of the window passed.
+ */
+export interface DrillCleanEntry {
+  check: { name: string; sha256: string };
+  verdict: string;
+  point?: { snapshotId: string; pointInTime: string; behindNewest: { points: number; seconds: number } };
+}
+
 export interface DrillResourceEntry {
   resourceId: string;
   resourceName: string;
@@ -50,6 +72,8 @@ export interface DrillResourceEntry {
   rtoSeconds?: number;
   rpoMet?: boolean;
   rtoMet?: boolean;
+  /** With `recoveryPoint.select: 'latest-clean'`, when the search ran. */
+  clean?: DrillCleanEntry;
 }
 
 /** A drill report as the history lists it. */
@@ -132,7 +156,24 @@ export async function readDrillReport(path: string, file: string): Promise<ReadR
         rtoSeconds: x.rtoSeconds,
         rpoMet: x.rpoMet,
         rtoMet: x.rtoMet,
+        ...cleanOf(x.recoveryPoint, x.cleanSearch),
       })),
     },
   };
+}
+
+type ReadResource = z.infer<typeof ReportFields>['resources'][number];
+
+/** The search a resource's report keeps: with the point restored, or as `cleanSearch` when none was clean. */
+function cleanOf(
+  point: ReadResource['recoveryPoint'],
+  search: ReadResource['cleanSearch'],
+): { clean?: DrillCleanEntry } {
+  const found = point?.clean;
+  if (found) {
+    const { snapshotId, pointInTime } = point;
+    const clean = { check: found.check, verdict: found.verdict };
+    return { clean: { ...clean, point: { snapshotId, pointInTime, behindNewest: found.behindNewest } } };
+  }
+  return search ? { clean: { check: search.check, verdict: search.verdict } } : {};
 }

@@ -10,7 +10,7 @@ import { PostureReader, type PostureEntry } from './posture';
 import { coverage, resourceTrends, type Coverage, type KnownResource, type ResourceTrend } from './trends';
 
 export type { DrillEntry, DrillIndex, KeySource, SealCheck, SealStatus } from './drill-index';
-export type { DrillResourceEntry, SkippedReport } from './drill-files';
+export type { DrillCleanEntry, DrillResourceEntry, SkippedReport } from './drill-files';
 export type { ExportEntry, ExportKind } from './exports';
 export type { PostureCount, PostureEntry } from './posture';
 export type { Coverage, KnownResource, ResourceTrend, TrendPoint } from './trends';

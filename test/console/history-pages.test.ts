@@ -2,6 +2,8 @@
 // posture lists, export files), through the console's routes over real HTTP: the drills with verdict, worst RPO and
 // RTO and seal check; per resource RTO and RPO charts with one point per drill; resources never drilled or not within
 // the period asked for; posture charts; exports with rows, bytes and sha256. A tampered report shows its seal failed.
+// Drills that restored latest-clean points show each point, how far it is behind the newest, and the check it is clean
+// as of; a resource none of whose points is clean shows the search's verdict.
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -13,8 +15,10 @@ import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { HistoryIndex } from '../../history';
 import { drillsBody } from '../../console/history-pages';
+import { readDrillReport } from '../../history/drill-files';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { renderingOf, SEAL_SUFFIX } from '../../runtime/evidence-seal';
+import type { CleanSearch, DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { measured, writeDrill, writePosture } from '../history/fixtures';
 
 let root: string;
@@ -96,6 +100,8 @@ test('Drills: every drill with its verdict, worst RPO and RTO against the target
   // The worst figures as the report's summary gives them, against the drill's targets.
   expect(drills[0]?.[4]).toMatch(/^[\d.]+ (s|min|h|d) \/ 25 min$/);
   expect(drills[0]?.[5]).toMatch(/^[\d.]+ (s|min|h|d) \/ 60 min$/);
+  // No drill restored a latest-clean point: no column for one.
+  expect(page).not.toContain('Clean point');
 });
 
 test('Drills: per resource RTO and RPO charts with one point per drill, and who was not drilled in the period', async () => {
@@ -180,6 +186,128 @@ test('a sealed report under a hidden name (a leading dot) is counted and shown f
     );
     // Its chain fails with it: the visible report of the drill is not shown verified.
     expect(table[0]?.[6]).toMatch(/^chain broken/);
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
+});
+
+/** A latest-clean search by a check whose name needs escaping, as the drill's report keeps it. */
+const CHECK = { name: 'orders <intact> & "ok"', sha256: 'a'.repeat(64) };
+const search = (verdict: string): CleanSearch => ({
+  check: CHECK,
+  verdict,
+  candidates: 6,
+  examined: [],
+  queries: 4,
+  nonMonotone: [],
+});
+
+/** Restored from a clean point `points` behind the newest, `seconds` of data before it. */
+function cleanFrom(id: string, points: number, seconds: number): DrillResourceResult {
+  const r = measured(id, 60, 3600 + seconds, `${id}-db`);
+  const pointInTime = `2026-03-0${points + 1}T03:00:00.000Z`;
+  const verdict = `clean as of ${CHECK.name}: snap-${id} (${pointInTime}), ${points} behind the newest`;
+  return {
+    ...r,
+    recoveryPoint: {
+      snapshotId: `snap-${id}`,
+      pointInTime,
+      selection: 'latest-clean',
+      windowDays: 30,
+      clean: { ...search(verdict), behindNewest: { points, seconds } },
+    },
+  };
+}
+
+/** None of the window clean: nothing restored, the search kept as `cleanSearch`. */
+function noneClean(id: string): DrillResourceResult {
+  const verdict = `none of the 6 recovery points in the window is clean as of ${CHECK.name}`;
+  const { recoveryPoint: _point, rpoSeconds: _rpo, rtoSeconds: _rto, ...r } = measured(id, 0, 0, `<b>${id}</b>`);
+  return { ...r, cleanSearch: search(verdict), rpoMet: false, verdict: 'FAIL', reasons: [verdict] };
+}
+
+test('Drills: a latest-clean drill shows each clean point, how far behind the newest, and the check it is clean as of', async () => {
+  const outputDir = await mkdtemp(join(tmpdir(), 'console-clean-'));
+  try {
+    const key = await loadOrCreateEvidenceKey(join(outputDir, 'evidence-signing-key.pem'));
+    await writeDrill(outputDir, key, { runId: 'run-1', finishedAt: '2026-03-08T03:00:00.000Z' });
+    await writeDrill(outputDir, key, {
+      name: 'one-clean',
+      runId: 'run-2',
+      finishedAt: '2026-03-09T03:00:00.000Z',
+      resources: [cleanFrom('orders', 2, 172_800)],
+    });
+    await writeDrill(outputDir, key, {
+      name: 'clean-databases',
+      runId: 'run-3',
+      finishedAt: '2026-03-10T03:00:00.000Z',
+      resources: [
+        cleanFrom('orders', 0, 0),
+        cleanFrom('billing', 3, 10_800),
+        noneClean('ledger'),
+        measured('vm', 1, 1),
+      ],
+    });
+    await writeDrill(outputDir, key, { workflowId: '.hidden', runId: 'run-4', finishedAt: '2026-03-10T04:00:00.000Z' });
+    const history = await new HistoryIndex({ outputDir }).read();
+    const page = drillsBody({ history, periodDays: 90, lastN: 10, now: new Date('2026-03-11T00:00:00.000Z') }).text;
+    expect(page).toContain('<th scope="col">Clean point</th><th scope="col">Seal</th>');
+    const table = rows(page);
+    // Every row has the column, the hidden report's too.
+    expect(table.map((r) => r.length)).toEqual([8, 8, 8, 8]);
+    const [many, one, plain] = table;
+    // The cells' text, tags as spaces (a point's <time> leaves one before the comma), entities read back.
+    const text = (cell: string | undefined) =>
+      (cell ?? '')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
+
+    // Worst distance first, then the resources with none clean, then each resource (the newest point said as such).
+    expect(text(many?.[6])).toBe(
+      'clean as of orders <intact> & "ok": 2 of 3, worst 3 points (3.0 h) behind the newest ' +
+        '1 of 3 with no point clean as of orders <intact> & "ok" ' +
+        'per resource ' +
+        '<b>ledger</b>: none of the 6 recovery points in the window is clean as of orders <intact> & "ok" ' +
+        'billing-db: snap-billing at 2026-03-04 03:00:00Z , clean as of orders <intact> & "ok", 3 points (3.0 h) behind the newest ' +
+        'orders-db: snap-orders at 2026-03-01 03:00:00Z , clean as of orders <intact> & "ok", the newest point of the window',
+    );
+    expect(text(one?.[6])).toBe(
+      'snap-orders at 2026-03-03 03:00:00Z , clean as of orders <intact> & "ok", 2 points (2.0 d) behind the newest',
+    );
+    expect(plain?.[6]).toBe('–');
+    expect(plain?.[7]).toMatch(/^chain broken/);
+    expect(table[3]?.[6]).toBe('–');
+
+    // Never just "clean": every mention says what it is clean as of, and every value from a report is escaped.
+    expect(`${many?.[6]} ${one?.[6]}`.match(/\bclean\b(?! as of)/g) ?? []).toEqual([]);
+    expect(page).not.toContain('<intact>');
+    expect(page).not.toContain('<b>ledger');
+    expect(page).toContain('<span class="verdict-FAIL">&lt;b&gt;ledger&lt;/b&gt;: none of the 6');
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
+});
+
+test('a latest-clean search the history cannot read is left out of the page, not the drill', async () => {
+  const outputDir = await mkdtemp(join(tmpdir(), 'console-clean-bad-'));
+  try {
+    const key = await loadOrCreateEvidenceKey(join(outputDir, 'evidence-signing-key.pem'));
+    const file = await writeDrill(outputDir, key, {
+      runId: 'run-1',
+      finishedAt: '2026-03-10T03:00:00.000Z',
+      resources: [cleanFrom('orders', 1, 3600)],
+    });
+    const path = join(outputDir, 'drill-reports', `${file}.json`);
+    const json = JSON.parse(await readFile(path, 'utf8')) as { resources: { recoveryPoint: { clean: object } }[] };
+    const [resource] = json.resources;
+    if (resource) resource.recoveryPoint.clean = { check: 'orders intact' };
+    await writeFile(path, JSON.stringify(json));
+    const read = await readDrillReport(path, file);
+    expect(read.ok && read.report.resources.map((r) => [r.resourceName, r.verdict, r.clean])).toEqual([
+      ['orders-db', 'PASS', undefined],
+    ]);
   } finally {
     await rm(outputDir, { recursive: true, force: true });
   }
