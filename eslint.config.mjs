@@ -72,7 +72,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher (the workflow side of the job-batch step) and its own contract, report, expectations, windows, validation desk, verdicts, slot book or bisection, and the snapshot-slot calls; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher and steps/validation-desk (the workflow side of the job-batch and validation steps) and its own contract, report, expectations, windows, verdicts, slot book or bisection, and the snapshot-slot calls; import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -101,7 +101,7 @@ export default tseslint.config(
     // The drill's workflow code spans a few files: its batches (child workflows) and what they share with it.
     files: [
       'runbooks/*/workflow.ts',
-      'runbooks/dr-drill/{batch,drill-one,fan-out,fan-out-contract,patches,validation-desk,timestamps}.ts',
+      'runbooks/dr-drill/{batch,drill-one,fan-out,fan-out-contract,patches,timestamps}.ts',
     ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -110,12 +110,12 @@ export default tseslint.config(
           patterns: [
             {
               regex: relativeExcept([
-                String.raw`\./(?:contract|report|expectations|windows|validation-desk|verdicts|slot-book|bisect)`,
+                String.raw`\./(?:contract|report|expectations|windows|verdicts|slot-book|bisect)`,
                 String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches|timestamps)`,
                 // Runbooks that take snapshots do so in slots of the shared limiter.
                 String.raw`\.\./snapshot-slots/(?:calls|contract)`,
                 String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics|evidence-timestamp-rules)`,
-                String.raw`\.\./\.\./steps/job-watcher`,
+                String.raw`\.\./\.\./steps/(?:job-watcher|validation-desk)`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,
                 String.raw`\.\./\.\./api/dialect`,
               ]),
@@ -175,6 +175,7 @@ export default tseslint.config(
       'runbooks/workflows.ts',
       'runtime/calls.ts',
       'steps/job-watcher.ts',
+      'steps/validation-desk.ts',
       'runtime/metrics.ts',
       'runtime/evidence-timestamp-rules.ts',
       'contracts/**/*.ts',

@@ -28,9 +28,10 @@ export function parseCleanPoint(argv: string[]): CleanPointArgs {
   const { values, positionals: rest } = parseCommandLine(argv, HELP);
   const resourceId = idArgument(positionals(rest, ['resourceId'], HELP)[0] ?? '', '<resourceId>', HELP);
   const format = outputFormat(values.output, HELP);
-  if (values.check === undefined) {
+  if ((values.check === undefined) === (values.validation === undefined)) {
     throw new UsageError(
-      `--check is required: the check each point must pass (a JSON file, inline JSON or -)\n${HELP.usage}`,
+      'give --check (queries each point must pass) or --validation (a restore of each point, judged by a validator), ' +
+        `one of them: a JSON file, inline JSON or -\n${HELP.usage}`,
     );
   }
   const account = values['restore-account'];
@@ -38,7 +39,9 @@ export function parseCleanPoint(argv: string[]): CleanPointArgs {
   const before = values.before === undefined ? undefined : isoTime(values.before);
   const input = {
     resourceId,
-    check: readInput(values.check, '--check') as CleanPointInput['check'],
+    ...(values.check === undefined
+      ? { validation: readInput(values.validation ?? '', '--validation') as CleanPointInput['validation'] }
+      : { check: readInput(values.check, '--check') as CleanPointInput['check'] }),
     windowDays: windowDays(values.window),
     ...(before === undefined ? {} : { before }),
   };
@@ -125,14 +128,32 @@ export function printCleanPointReport(result: CleanPointResult, workflowId: stri
         'not monotone',
     );
   }
-  const { run, bound, linearScan } = result.queries;
-  console.log(`queries:  ${run} run (bound ${bound}); a scan from the newest would have run ${linearScan}`);
+  if (result.restores) {
+    const { run, budget, bound, linearScan } = result.restores;
+    const scan = result.stopped ? '' : `; a scan from the newest would have made ${linearScan}`;
+    console.log(`restores: ${run} made (budget ${budget}, bound ${bound})${scan}`);
+  } else {
+    const { run, bound, linearScan } = result.queries;
+    console.log(`queries:  ${run} run (bound ${bound}); a scan from the newest would have run ${linearScan}`);
+  }
   console.log(`workflow: ${workflowId}`);
 }
 
 function examinedRows(result: CleanPointResult): string[][] {
   const rows = [['#', 'SNAPSHOT', 'POINT IN TIME', 'VERDICT', 'QUERY', 'ROWS', 'FIRST VALUE', 'EXPECT', 'MET']];
   result.examined.forEach((point, i) => {
+    if (point.validation) {
+      const said = point.validation.message ?? '';
+      const own = [String(i + 1), point.snapshotId, point.pointInTime, point.verdict];
+      rows.push([
+        ...own,
+        `restore ${point.validation.restoreJobId}`,
+        '',
+        said,
+        'validator',
+        point.verdict === 'pass' ? 'yes' : 'no',
+      ]);
+    }
     point.queries.forEach((q, j) => {
       // A point's own columns once, on its first query's row.
       const own = j === 0 ? [String(i + 1), point.snapshotId, point.pointInTime, point.verdict] : ['', '', '', ''];

@@ -4,11 +4,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import {
-  drillValidationUpdate,
-  type DrillValidationTaken,
-  type DrillValidationVerdict,
-} from '../runbooks/dr-drill/contract';
+import { drillValidationUpdate, type DrillValidationTaken, type DrillValidationVerdict } from '../contracts';
 import { idArgument, otherSubcommand, parseCommandLine, positionals } from '../operator/args';
 import { withTemporal } from '../operator/connection';
 import { CliError, UsageError } from '../operator/errors';
@@ -48,6 +44,7 @@ export function parseValidate(argv: string[]): { workflowId: string; verdict: Dr
   if (result !== 'pass' && result !== 'fail') {
     throw new UsageError(`--result must be pass or fail, not '${result}'\n${HELP.usage}`);
   }
+  const snapshotId = values.snapshot === undefined ? undefined : idArgument(values.snapshot, '--snapshot', HELP);
   const message = values.message;
   if (message !== undefined) {
     if (!/\S/.test(message)) throw new UsageError(`--message must not be blank (leave it out instead)\n${HELP.usage}`);
@@ -57,7 +54,13 @@ export function parseValidate(argv: string[]): { workflowId: string; verdict: Dr
       );
     }
   }
-  return { workflowId, verdict: { resourceId, result, ...(message === undefined ? {} : { message }) } };
+  const verdict: DrillValidationVerdict = {
+    resourceId,
+    ...(snapshotId === undefined ? {} : { snapshotId }),
+    result,
+    ...(message === undefined ? {} : { message }),
+  };
+  return { workflowId, verdict };
 }
 
 /**
@@ -73,8 +76,10 @@ export async function deliverVerdict(
   const description = await handle.describe().catch((err: unknown) => {
     throw err instanceof WorkflowNotFoundError ? notFound(workflowId) : err;
   });
-  if (description.type !== 'drDrill') {
-    throw new CliError(`${workflowId} is a ${description.type} run, not a drill: it takes no verdict`);
+  if (description.type !== 'drDrill' && description.type !== 'cleanPoint') {
+    throw new CliError(
+      `${workflowId} is a ${description.type} run, not a drill or a clean-point search: it takes no verdict`,
+    );
   }
   const ended = (how = '') => new CliError(`${workflowId} has ended${how}: it takes no more verdicts`);
   if (description.status.name !== 'RUNNING') throw ended(` (${description.status.name})`);

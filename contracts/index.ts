@@ -5,3 +5,4 @@ export * from './status';
 export * from './runbook';
 export * from './metrics';
 export * from './notifications';
+export * from './validation';

@@ -58,6 +58,11 @@ export interface DrillValidationNotice {
   deadline: string;
   /** The command that answers. */
   answerWith: string;
+  /**
+   * Set when a search for the last clean point asks (not a drill): the restored point is candidate `index` (0 = the
+   * newest) of `candidates`, judged for the check named `check`. Its verdict names the snapshot.
+   */
+  search?: { check: string; index: number; candidates: number };
 }
 
 export interface ExportNotice {

@@ -92,13 +92,15 @@ const TABLE = [
       {
         name: 'validate',
         description: 'Give the verdict on a restored resource that a drill waits for.',
-        usage: 'drill validate <workflowId> --resource <id> --result pass|fail [--message <text>]',
+        usage: 'drill validate <workflowId> --resource <id> [--snapshot <id>] --result pass|fail [--message <text>]',
         argument: 'drillId',
         details: [
           'The drill waits for it when its input has `validation`. Exit 1 when the drill does not take it, saying why.',
+          'A clean-point search by validation takes it too, with --snapshot naming the point restored.',
         ],
         options: [
           text('resource', 'id', 'the restored resource, by its ID in the drill'),
+          text('snapshot', 'id', 'the restored snapshot (a clean-point search asks for it)'),
           { name: 'result', value: ['pass', 'fail'], description: 'the verdict' },
           text('message', 'text', 'what was checked, kept in the report (at most 1,000 characters)'),
         ],
@@ -113,17 +115,20 @@ const TABLE = [
     name: 'clean-point',
     description: "Find a database resource's last clean recovery point: the newest snapshot that passes a check.",
     usage:
-      'clean-point <resourceId> --check <file|json|-> [--restore-account <id>] [--window <N>d] [--before <time>] [-o text|json]',
+      'clean-point <resourceId> --check|--validation <file|json|-> [--restore-account <id>] [--window <N>d] [--before <time>] [-o text|json]',
     argument: 'text',
     details: [
       'It starts the cleanPoint runbook, follows it and prints the points it examined (docs/runbooks/clean-point.md).',
-      'The check (name, databaseName, destination, queries) is validated before anything connects. Without',
+      'The check (name, databaseName, destination, queries) is validated before anything connects. For a resource',
+      'the query call cannot reach, --validation (name, destination, windowHours, maxRestores) restores each point',
+      'probed and waits for `runbooks drill validate` on it, within its budget of restores. Without',
       '--restore-account, the one restore account that allows restores on the configured service is used',
       '(BACKUP_SERVICE_URL and its credentials, as the worker; else the simulator that `npm start` runs).',
       'Exit 0 when a clean point was found; 4 when no point of the window is clean, or the run failed.',
     ],
     options: [
       pathOption('check', 'file', 'file|json|-', 'the check: a JSON file, inline JSON or - for standard input'),
+      pathOption('validation', 'file', 'file|json|-', 'or the validation of a restore of each point probed'),
       text('restore-account', 'id', 'the restore account the queries run under (default: the one allowed)'),
       { ...text('window', 'Nd', 'how far back to look, in days: 1d to 366d (default 30d)'), default: '30d' },
       text('before', 'time', 'the end of the window, an ISO 8601 time (default: when the search starts)'),
@@ -132,6 +137,7 @@ const TABLE = [
     examples: [
       'runbooks clean-point orders-db --check orders-check.json --window 14d',
       'runbooks clean-point orders-db --check orders-check.json --restore-account ra-prod-01 -o json',
+      'runbooks clean-point media-bucket --validation media-validation.json --window 14d',
     ],
   },
   {

@@ -55,6 +55,7 @@ const FULL = [
   'test/e2e/drill-clean-point.test.ts',
   'test/e2e/clean-point-crash.test.ts',
   'test/e2e/clean-point-throttle.test.ts',
+  'test/e2e/clean-point-validation.test.ts',
   'test/e2e/drill-validate.test.ts',
   'test/e2e/drill-validation-window.test.ts',
   'test/e2e/drill-timestamps.test.ts',

@@ -8,7 +8,7 @@ import { calling } from '../../runtime/failures';
 import { checkpoint } from '../../runtime/heartbeat';
 import { capturedAt, newestFirst, snapshotsInWindow } from '../../steps/snapshot-window';
 import { canonicalCheck, meetsExpectation, type CleanCheck } from './check';
-import type { CheckedQuery } from './contract';
+import type { CheckedQuery, RestoreValidation } from './contract';
 import { resumeFrom } from './progress';
 
 const POLL_INTERVAL_MS = 1_000;
@@ -18,6 +18,11 @@ const MAX_VALUE_LENGTH = 200;
 export interface Candidate {
   snapshotId: string;
   pointInTime: string;
+}
+
+export interface SearchedResource {
+  resourceName: string;
+  resourceType: string;
 }
 
 export function cleanPointActivities({ client }: Pick<ActivityDeps, 'client'>) {
@@ -109,9 +114,12 @@ export function cleanPointActivities({ client }: Pick<ActivityDeps, 'client'>) {
       resourceId: string;
       windowDays: number;
       before: string;
-      check: CleanCheck;
-    }): Promise<{ candidates: Candidate[]; checkSha256: string }> {
-      const snapshots = await calling(activityInfo().attempt, async () => {
+      check: CleanCheck | RestoreValidation;
+    }): Promise<{ candidates: Candidate[]; checkSha256: string; resource: SearchedResource }> {
+      const attempt = activityInfo().attempt;
+      // Its name and type go to a validator with each restore it is asked to judge.
+      const { resourceName, resourceType } = await calling(attempt, () => client.getResource(input.resourceId));
+      const snapshots = await calling(attempt, async () => {
         const found = [];
         for await (const s of snapshotsInWindow(client, input)) found.push(s);
         return found.sort(newestFirst);
@@ -119,6 +127,7 @@ export function cleanPointActivities({ client }: Pick<ActivityDeps, 'client'>) {
       return {
         candidates: snapshots.map((s) => ({ snapshotId: s.id, pointInTime: capturedAt(s) })),
         checkSha256: createHash('sha256').update(canonicalCheck(input.check)).digest('hex'),
+        resource: { resourceName, resourceType },
       };
     },
 

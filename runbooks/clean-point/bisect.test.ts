@@ -1,4 +1,4 @@
-import { linearScanProbes, nextProbe, probeBound, searchOutcome, type Verdict } from './bisect';
+import { linearScanProbes, nextProbe, probeBound, searchBracket, searchOutcome, type Verdict } from './bisect';
 
 /** Drives the search as the workflow does, against verdicts given per index; returns the probes in order. */
 function run(n: number, verdictOf: (index: number) => Verdict) {
@@ -192,5 +192,35 @@ describe('edges and misuse', () => {
         expect(linearScanProbes(n, k)).toBe(scanned === -1 ? n : scanned + 1);
       }
     }
+  });
+});
+
+describe('searchBracket: what a search stopped early knows', () => {
+  test('nothing checked: nothing known', () => {
+    expect(searchBracket(8, new Map())).toEqual({});
+  });
+
+  test('a pass at the midpoint, then a fail newer: the last clean point is older than the fail, no older than the pass', () => {
+    expect(
+      searchBracket(
+        8,
+        new Map<number, Verdict>([
+          [3, 'pass'],
+          [1, 'fail'],
+        ]),
+      ),
+    ).toEqual({
+      oldestFailed: 1,
+      newestPassed: 3,
+    });
+  });
+
+  test('only fails so far: no pass is known', () => {
+    expect(searchBracket(8, { 3: 'fail', 5: 'fail' })).toEqual({ oldestFailed: 5 });
+  });
+
+  test('a verdict off the bisection path does not move the bracket', () => {
+    // 6 is never probed first: the path starts at 3, unknown here.
+    expect(searchBracket(8, { 6: 'pass' })).toEqual({});
   });
 });

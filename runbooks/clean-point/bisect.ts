@@ -89,6 +89,15 @@ export function searchOutcome(n: number, verdicts: Verdicts): SearchOutcome {
 }
 
 /**
+ * Where the search stands: the last clean point is older than `oldestFailed` (the boundary's failing side, when one
+ * was checked) and no older than `newestPassed` (its passing side). For a search stopped before it was done.
+ */
+export function searchBracket(n: number, verdicts: Verdicts): { oldestFailed?: number; newestPassed?: number } {
+  const { lo, hi } = bisect(n, knownVerdicts(n, verdicts));
+  return { ...(lo >= 0 ? { oldestFailed: lo } : {}), ...(hi < n ? { newestPassed: hi } : {}) };
+}
+
+/**
  * How many checks a linear scan from the newest needs when the first k points fail and the rest pass: k + 1, or n
  * when none passes. For comparing with the bisection.
  */

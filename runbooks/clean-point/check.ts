@@ -102,11 +102,11 @@ export type CleanCheckInput = z.input<typeof CleanCheck>;
 export type CleanCheck = z.output<typeof CleanCheck>;
 
 /**
- * The check as text for hashing: JSON with every object's keys sorted, so the same check gives the same text however
+ * The check (or a validation) as text for hashing: JSON with every object's keys sorted, so the same check gives the same text however
  * its keys were ordered. Queries keep their order. Hash the validated check: the destination is then in the
  * interface's own names, whichever dialect it was given in.
  */
-export function canonicalCheck(check: CleanCheck): string {
+export function canonicalCheck(check: object): string {
   return JSON.stringify(sortedKeys(check));
 }
 

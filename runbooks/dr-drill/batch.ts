@@ -29,7 +29,7 @@ import {
 } from './fan-out-contract';
 import type { DrillResourceResult } from './report';
 import { RPO_BESIDE_BACKUP_PATCH } from './patches';
-import { ValidationDesk } from './validation-desk';
+import { ValidationDesk } from '../../steps/validation-desk';
 import { summarize } from './verdicts';
 
 const service = serviceCalls<Activities>();

@@ -1,4 +1,3 @@
-import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
@@ -11,6 +10,7 @@ import {
   runbookInput,
 } from '../../runtime/input-rules';
 import { CleanCheck } from '../clean-point/check';
+import { MAX_RESTORES } from '../clean-point/contract';
 import { EXPECTATION } from './expectations';
 import type { DrillReportPaths, DrillSummary } from './report';
 
@@ -56,7 +56,8 @@ export const DEFAULT_WINDOW_DAYS = 30;
 /**
  * `latest` restores the newest snapshot of the last `windowDays`, `random` one drawn among them: both restore what the
  * team keeps. `latest-clean` restores the newest one that passes `check` (a cleanPoint search per resource, by
- * queries on the snapshots). `fresh` takes a snapshot now (or, with `reuseRecentSnapshot`, uses one inside the RPO
+ * queries on the snapshots; for a resource the query call cannot reach, by restores judged through the drill's
+ * `validation`, at most `maxRestores`). `fresh` takes a snapshot now (or, with `reuseRecentSnapshot`, uses one inside the RPO
  * target).
  */
 const RecoveryPointInput = z
@@ -64,10 +65,16 @@ const RecoveryPointInput = z
     select: z.enum(RECOVERY_POINT_SELECTIONS).default('latest'),
     windowDays: z.number().int().min(1).max(365).optional(),
     check: CleanCheck.optional(),
+    /** With `latest-clean` and `validation`: the most restores a search of a resource the check cannot reach makes. */
+    maxRestores: z.number().int().min(1).max(MAX_RESTORES).optional(),
   })
   .refine((p) => (p.select === 'latest-clean') === (p.check !== undefined), {
     message: "is what 'latest-clean' judges a point by, and only it",
     path: ['check'],
+  })
+  .refine((p) => p.select === 'latest-clean' || p.maxRestores === undefined, {
+    message: "applies to 'latest-clean' only",
+    path: ['maxRestores'],
   });
 
 /** After the restore: ask someone (or something) to validate the restored resource, and wait up to `windowHours`. */
@@ -141,32 +148,15 @@ function recoveryPointOf(
 ):
   | { select: 'fresh' }
   | { select: 'latest' | 'random'; windowDays: number }
-  | { select: 'latest-clean'; windowDays: number; check: CleanCheck } {
+  | { select: 'latest-clean'; windowDays: number; check: CleanCheck; maxRestores?: number } {
   const select = given?.select ?? (reuseRecentSnapshot ? 'fresh' : 'latest');
   if (select === 'fresh') return { select };
   const windowDays = given?.windowDays ?? DEFAULT_WINDOW_DAYS;
   if (select !== 'latest-clean') return { select, windowDays };
   if (!given?.check) throw new Error("'latest-clean' without a check"); // refused by the schema above
-  return { select, windowDays, check: given.check };
+  const { maxRestores } = given;
+  return { select, windowDays, check: given.check, ...(maxRestores === undefined ? {} : { maxRestores }) };
 }
-
-/** A validation verdict for one restored resource, from `runbooks drill validate`. */
-export interface DrillValidationVerdict {
-  resourceId: string;
-  result: 'pass' | 'fail';
-  /** What the validator saw; kept in the report. At most 1,000 characters. */
-  message?: string;
-}
-
-/** Whether the drill took the verdict. A verdict it cannot take is refused by the update's validator instead. */
-export interface DrillValidationTaken {
-  taken: true;
-  resourceId: string;
-  result: 'pass' | 'fail';
-}
-
-/** Delivers a validation verdict; refused (not written to history) when the resource is not waiting for one. */
-export const drillValidationUpdate = defineUpdate<DrillValidationTaken, [DrillValidationVerdict]>('drillValidation');
 
 export interface DrDrillResult {
   report: DrillReportPaths;

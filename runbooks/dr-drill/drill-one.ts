@@ -3,7 +3,7 @@ import type { cleanPoint } from '../clean-point/workflow';
 import type { ResourceRef } from './activities';
 import type { JobOutcome, JobSummary } from '../../steps/jobs';
 import type { DrillCheckResult, DrillResourceResult, RecoveryPoint } from './report';
-import type { ValidationDesk } from './validation-desk';
+import type { ValidationDesk } from '../../steps/validation-desk';
 import { concludeResource } from './verdicts';
 import { PRE_CATEGORY_CHECKED_TYPE, resourceCategoryOf } from '../../api/dialect';
 import { checkExpectation } from './expectations';
@@ -15,7 +15,12 @@ import type { NotifyingRun } from '../../contracts';
 import type { Activities } from '../activities';
 import type { DrillInput, DrillPhase } from './contract';
 import type { DrillSettings } from './fan-out-contract';
-import { CHECK_BY_CATEGORY_PATCH, RPO_BESIDE_BACKUP_PATCH, RPO_PRIOR_SNAPSHOT_PATCH } from './patches';
+import {
+  CHECK_BY_CATEGORY_PATCH,
+  CLEAN_POINT_BY_VALIDATION_PATCH,
+  RPO_BESIDE_BACKUP_PATCH,
+  RPO_PRIOR_SNAPSHOT_PATCH,
+} from './patches';
 
 const service = serviceCalls<Activities>();
 const peek = peekCalls<Activities>();
@@ -126,19 +131,39 @@ async function cleanPointOf(
   selection: Extract<DrillContext['selection'], { select: 'latest-clean' }>,
 ): Promise<RecoveryPoint | undefined> {
   const { windowDays, check } = selection;
-  // The search queries the snapshots' databases: other types have no clean point to find this way.
+  const { input } = d.ctx;
+  // The check queries the snapshots' databases; other types are searched by restores the drill's validation judges.
   const why = whyNotCheckable(d, resource.resourceType);
-  if (why !== undefined) {
-    result.reasons.push(`latest-clean: ${why}, and a clean point is found by queries on its snapshots' database`);
+  const validating = input.validation && input.validation.windowHours > 0 ? input.validation : undefined;
+  const byValidation = why !== undefined && validating !== undefined && d.ctx.patched(CLEAN_POINT_BY_VALIDATION_PATCH);
+  if (why !== undefined && !byValidation) {
+    result.reasons.push(
+      `latest-clean: ${why}, and a clean point is found by queries on its snapshots' database ` +
+        "(or by restores the drill's validation judges, when it has one)",
+    );
     return undefined;
   }
+  const judgedBy =
+    byValidation && validating
+      ? {
+          validation: {
+            name: `${input.name} validation`,
+            restoreKind: input.restoreKind,
+            destination: input.destination,
+            files: input.files,
+            windowHours: validating.windowHours,
+            ...(validating.notify ? { notify: validating.notify } : {}),
+            ...(selection.maxRestores ? { maxRestores: selection.maxRestores } : {}),
+          },
+        }
+      : { check };
   const search = await executeChild<typeof cleanPoint>('cleanPoint', {
     workflowId: `${workflowInfo().workflowId}--clean-point--${resource.id}`,
     args: [
       {
         resourceId: resource.id,
-        check,
-        restoreAccountId: d.ctx.input.restoreAccountId,
+        ...judgedBy,
+        restoreAccountId: input.restoreAccountId,
         windowDays,
         before: d.ctx.startedAt.toISOString(),
       },
@@ -150,6 +175,7 @@ async function cleanPointOf(
     candidates: search.window.candidates,
     examined: search.examined.map(({ snapshotId, pointInTime, verdict }) => ({ snapshotId, pointInTime, verdict })),
     queries: search.queries.run,
+    ...(search.restores ? { restores: search.restores.run } : {}),
     nonMonotone: search.nonMonotone,
   };
   if (!search.clean) {

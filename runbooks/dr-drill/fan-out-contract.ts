@@ -1,7 +1,8 @@
 // What a drill and its batches tell each other (see ./fan-out.ts): the batch's input, its progress and its end by
 // signal to the drill, and the verdicts the drill forwards to the batch that holds the resource.
 import { defineSignal } from '@temporalio/workflow';
-import type { DrillInput, DrillValidationVerdict } from './contract';
+import type { DrillValidationVerdict } from '../../contracts';
+import type { DrillInput } from './contract';
 import type { DrillCounts } from './report';
 
 /** What drilling a resource needs of the drill's input: all of it but the selection. */

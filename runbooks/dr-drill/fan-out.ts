@@ -32,19 +32,12 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { nudgeSignal } from '../../contracts';
+import { drillValidationUpdate, nudgeSignal } from '../../contracts';
 import { resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker } from '../../runtime/tracker';
 import type { Activities } from '../activities';
 import { drDrillBatch } from './batch';
-import {
-  drillValidationUpdate,
-  type DrDrillInput,
-  type DrDrillResult,
-  type DrillInput,
-  drDrillContract,
-  type DrillPhase,
-} from './contract';
+import { type DrDrillInput, type DrDrillResult, type DrillInput, drDrillContract, type DrillPhase } from './contract';
 import {
   batchEndedSignal,
   batchLanesSignal,
@@ -59,7 +52,7 @@ import {
 } from './fan-out-contract';
 import type { BatchOutcome } from './parts';
 import { LANES_SHARED_PATCH } from './patches';
-import { checkVerdictShape } from './validation-desk';
+import { checkVerdictShape } from '../../steps/validation-desk';
 import { timestampsLater, timestampsOutcome } from './timestamps';
 import type { drDrill } from './workflow';
 

@@ -31,3 +31,9 @@ export const LANES_SHARED_PATCH = 'drill-batch-lanes-shared';
 
 /** Looks up the newest snapshot before the drill beside the drill's own backup, not before it: off a lane's path. */
 export const RPO_BESIDE_BACKUP_PATCH = 'drill-rpo-beside-backup';
+
+/**
+ * A latest-clean drill searches a resource the query call cannot reach by restores judged through its `validation`
+ * (a cleanPoint search by validation). Runs from before failed such a resource at once.
+ */
+export const CLEAN_POINT_BY_VALIDATION_PATCH = 'drill-clean-point-by-validation';

@@ -46,14 +46,16 @@ export interface RecoveryPoint {
 
 /** A cleanPoint search of a drill (`latest-clean`): what "clean" was judged by, and every point it examined. */
 export interface CleanSearch {
-  /** The check's name and the sha256 of its canonical text. */
-  check: { name: string; sha256: string };
+  /** The check's name and the sha256 of its canonical text; `by` restores when the drill's validation judged. */
+  check: { name: string; sha256: string; by?: 'queries' | 'restores' };
   /** "clean as of <check>: …", or that none of the window is. */
   verdict: string;
   candidates: number;
   examined: { snapshotId: string; pointInTime: string; verdict: 'pass' | 'fail' }[];
   /** Queries run on the snapshots. */
   queries: number;
+  /** Restores made, one per point examined, when the search was by the drill's validation. */
+  restores?: number;
   nonMonotone: { passed: string; failedOlder: string }[];
 }
 

@@ -1,6 +1,6 @@
 import { patched, workflowInfo } from '@temporalio/workflow';
 import type { DrillReport, DrillResourceResult } from './report';
-import { ValidationDesk } from './validation-desk';
+import { ValidationDesk } from '../../steps/validation-desk';
 import { summarize } from './verdicts';
 import { leanHistory, notify, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';

@@ -84,13 +84,28 @@ test.each(['yesterday', '2026-11-25', '2026-11-25T00:00:00'])('--before %s is re
 });
 
 test('the check and the resource are required', () => {
-  expect(refusal(['orders-db'])).toMatch(/^--check is required/);
+  expect(refusal(['orders-db'])).toMatch(/^give --check \(queries each point must pass\) or --validation/);
   expect(refusal(['--check', checkFile])).toMatch(/^missing <resourceId>\nusage: runbooks clean-point/);
   expect(refusal(['orders-db', 'other-db', '--check', checkFile])).toMatch(/^unexpected argument 'other-db'/);
   expect(refusal(['orders-db', '--check', ' '])).toMatch(/^--check is empty/);
   expect(refusal(['orders-db', '--check', join(scratch, 'none.json')])).toMatch(
     /^--check .*none\.json: not inline JSON/,
   );
+});
+
+test('a validation instead of a check: a restore of each point, validated outside; not both', () => {
+  const validation = { name: 'no ransom note', destination: { bucketA: { bucketName: 'restores' } }, windowHours: 4 };
+  expect(parseCleanPoint(['media', '--validation', JSON.stringify(validation)]).input).toEqual({
+    resourceId: 'media',
+    validation,
+    windowDays: 30,
+  });
+  const both = ['media', '--validation', JSON.stringify(validation), '--check', checkFile];
+  expect(refusal(both)).toMatch(/^give --check .* or --validation .*, one of them/);
+  const overBudget = { ...validation, maxRestores: 21 };
+  expect(refusal(['media', '--validation', JSON.stringify(overBudget)])).toMatch(/\n {2}validation\.maxRestores: /);
+  const { windowHours: _, ...noWindow } = validation;
+  expect(refusal(['media', '--validation', JSON.stringify(noWindow)])).toMatch(/\n {2}validation\.windowHours: /);
 });
 
 test('a bad check is refused naming its field, as start refuses an input', () => {

@@ -40,7 +40,9 @@ describe('runbooks drill validate: bad arguments exit 2 before connecting', () =
     expect(stdout).toBe('');
     expect(stderr).toMatch(message);
     // The usage follows, and nothing tried to reach Temporal (that would be exit 3).
-    expect(stderr).toContain('usage: runbooks drill validate <workflowId> --resource <id> --result pass|fail');
+    expect(stderr).toContain(
+      'usage: runbooks drill validate <workflowId> --resource <id> [--snapshot <id>] --result pass|fail',
+    );
     expect(status).toBe(2);
   });
 
@@ -100,6 +102,15 @@ describe('the verdict the command sends', () => {
       resourceId: 'vm-1',
       result: 'pass',
     });
+  });
+
+  test('--snapshot names the restored point, as a clean-point search asks', () => {
+    expect(parseValidate([ID, '--resource', 'vm-1', '--snapshot', 'snap-7', '--result', 'pass']).verdict).toEqual({
+      resourceId: 'vm-1',
+      snapshotId: 'snap-7',
+      result: 'pass',
+    });
+    expect(() => parseValidate([ID, '--resource', 'vm-1', '--snapshot', ' ', '--result', 'pass'])).toThrow(UsageError);
   });
 
   test('a resource ID with a control character is refused', () => {

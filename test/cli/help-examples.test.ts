@@ -24,6 +24,7 @@ const MADE_ELSEWHERE: [RegExp, string][] = [
   [/^\/run\/secrets\//, 'a secret the operator mounts'],
   [/^evidence-[\w-]+\.tar\.gz$/, "a pack: 'runbooks evidence pack' writes it, as its example does"],
   [/^[\w-]+-check\.json$/, 'a clean-point check: the operator writes the queries for their own database'],
+  [/^[\w-]+-validation\.json$/, 'a clean-point validation: the operator names where each point is restored'],
 ];
 
 /** The command path an argv names (`schedule create`), and the words after it. */

@@ -7,14 +7,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { InventoryResource, Snapshot } from '../../api';
-import { statusQuery } from '../../contracts';
+import { drillValidationUpdate, statusQuery, type DrillValidationVerdict } from '../../contracts';
 import { drDrill } from '../../runbooks/workflows';
-import {
-  drillValidationUpdate,
-  type DrDrillInput,
-  type DrDrillResult,
-  type DrillValidationVerdict,
-} from '../../runbooks/dr-drill/contract';
+import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport, DrillResourceResult } from '../../runbooks/dr-drill/report';
 import type { WebhookTarget } from '../../runtime/webhooks';
 import type { NotificationPayload } from '../../steps/notifications';

@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { readFile } from 'node:fs/promises';
 import { drDrill } from '../../runbooks/workflows';
-import { drillValidationUpdate, type DrDrillInput, type DrDrillResult } from '../../runbooks/dr-drill/contract';
+import { drillValidationUpdate } from '../../contracts';
+import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { statusQuery } from '../../contracts';
 import {

@@ -325,7 +325,25 @@ export async function dailyDatabaseSnapshots(fx: E2E, days: number) {
   if (!resource) throw new Error('the seeded simulator has no relational database');
   const resourceId = resource.resource.id;
   await fx.control.jobsConfig({ querySeconds: 0 });
-  // The seeded snapshots fall out of the window: a year of days (366) is the longest window a search takes.
+  const { snapshots, before } = await dailySnapshotsOf(fx, resourceId, days);
+  const check = {
+    name: 'no encrypted emails',
+    databaseName: databaseNameOf(state.seed, resourceId),
+    destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
+    queries: [
+      { name: 'encrypted emails', sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'", expect: 'value = 0' },
+    ],
+  };
+  return { resourceId, restoreAccountId: account.id, snapshots, before, check };
+}
+
+/**
+ * `resourceId` backed up once a day for `days` days into the drill vault, on the simulator's clock, after a jump of
+ * 400 days that leaves the seeded snapshots out of any window a search takes (a year, 366 days, at most). `snapshots`
+ * are oldest first; `before` is just after the last day.
+ */
+export async function dailySnapshotsOf(fx: E2E, resourceId: string, days: number) {
+  const { vault } = drillVaultAndAccount(fx);
   await fx.control.advanceClock(400 * 86_400);
   // Each job has ended by the next day.
   const jobIds: string[] = [];
@@ -341,15 +359,7 @@ export async function dailyDatabaseSnapshots(fx: E2E, days: number) {
     snapshots.push(made.id);
   }
   const before = new Date(Date.parse((await fx.control.state()).now) + 1000).toISOString();
-  const check = {
-    name: 'no encrypted emails',
-    databaseName: databaseNameOf(state.seed, resourceId),
-    destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
-    queries: [
-      { name: 'encrypted emails', sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'", expect: 'value = 0' },
-    ],
-  };
-  return { resourceId, restoreAccountId: account.id, snapshots, before, check };
+  return { snapshots, before };
 }
 
 /** A query export of `sql` on a query target, its results under the `e2e` prefix. */

@@ -1,5 +1,5 @@
 import { condition, setHandler } from '@temporalio/workflow';
-import { drillValidationUpdate, type DrillValidationVerdict } from './contract';
+import { drillValidationUpdate, type DrillValidationVerdict } from '../contracts';
 
 export interface ValidationAnswer {
   result: 'pass' | 'fail';
@@ -10,7 +10,8 @@ export interface ValidationAnswer {
 const MAX_MESSAGE = 1000;
 
 type State =
-  | { kind: 'waiting'; deadline: string }
+  /** `snapshotId`: the point restored, when a verdict must name it (a search judges one point after another). */
+  | { kind: 'waiting'; deadline: string; snapshotId?: string }
   | { kind: 'answered'; answer: ValidationAnswer }
   | { kind: 'timedOut'; deadline: string };
 
@@ -21,6 +22,9 @@ export function checkVerdictShape(verdict: unknown): DrillValidationVerdict {
     throw new Error('a verdict names the resource it is about (resourceId)');
   }
   if (given.result !== 'pass' && given.result !== 'fail') throw new Error("result must be 'pass' or 'fail'");
+  if (given.snapshotId !== undefined && (typeof given.snapshotId !== 'string' || given.snapshotId.trim() === '')) {
+    throw new Error('snapshotId, when given, names the restored snapshot');
+  }
   if (given.message !== undefined && (typeof given.message !== 'string' || given.message.length > MAX_MESSAGE)) {
     throw new Error(`message must be text of at most ${MAX_MESSAGE} characters`);
   }
@@ -34,15 +38,23 @@ export function checkVerdictShape(verdict: unknown): DrillValidationVerdict {
 export class ValidationDesk {
   private readonly states = new Map<string, State>();
 
-  constructor(private readonly workflowId: string) {
+  /** `runNoun`: what errors call the run (a drill, a search). */
+  constructor(
+    private readonly workflowId: string,
+    private readonly runNoun = 'drill',
+  ) {
     setHandler(drillValidationUpdate, (verdict) => this.take(verdict), {
       validator: (verdict: DrillValidationVerdict) => this.check(verdict),
     });
   }
 
-  /** Waits for a verdict on `resourceId` until `deadline`; undefined when none came in time. */
-  async verdictOn(resourceId: string, deadline: Date): Promise<ValidationAnswer | undefined> {
-    this.states.set(resourceId, { kind: 'waiting', deadline: deadline.toISOString() });
+  /**
+   * Waits for a verdict on `resourceId` until `deadline`; undefined when none came in time. With `snapshotId`, only a
+   * verdict naming that snapshot is taken: a late one about a point judged before is refused.
+   */
+  async verdictOn(resourceId: string, deadline: Date, snapshotId?: string): Promise<ValidationAnswer | undefined> {
+    const waiting = { kind: 'waiting' as const, deadline: deadline.toISOString() };
+    this.states.set(resourceId, snapshotId === undefined ? waiting : { ...waiting, snapshotId });
     const answered = () => this.states.get(resourceId)?.kind === 'answered';
     await condition(answered, Math.max(1, deadline.getTime() - Date.now()));
     const state = this.states.get(resourceId);
@@ -70,7 +82,7 @@ export class ValidationDesk {
   private check(verdict: DrillValidationVerdict): void {
     const given = checkVerdictShape(verdict);
     const state = this.states.get(given.resourceId);
-    const about = `resource ${given.resourceId} of drill ${this.workflowId}`;
+    const about = `resource ${given.resourceId} of ${this.runNoun} ${this.workflowId}`;
     if (state === undefined) {
       throw new Error(`${about} is not waiting for a validation verdict (not restored yet, or not validated this way)`);
     }
@@ -79,6 +91,10 @@ export class ValidationDesk {
     }
     if (state.kind === 'timedOut')
       throw new Error(`${about} stopped waiting at ${state.deadline}: validation timed out`);
+    if (state.snapshotId !== undefined && given.snapshotId !== state.snapshotId) {
+      const named = given.snapshotId === undefined ? 'names none' : `names ${given.snapshotId}`;
+      throw new Error(`${about} waits for a verdict on snapshot ${state.snapshotId}; this one ${named} (--snapshot)`);
+    }
   }
 
   private take(verdict: DrillValidationVerdict) {
