@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { resourceTypesOf } from '../../api/dialect';
+import type { ResourceType } from '../../api/enums';
 import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
 import {
@@ -206,7 +208,10 @@ export const drDrillContract = defineRunbook({
     // After a suspected corruption: each database restores the newest point of the window that passes the check.
     'latest-clean': {
       name: 'clean-databases',
-      resources: { filters: { resourceType: { in: ['PA_RELATIONAL_DB'] } }, maxResources: 10 },
+      resources: {
+        filters: { resourceType: { in: resourceTypesOf('relationalDatabase', 'neutral') as ResourceType[] } },
+        maxResources: 10,
+      },
       vaultId: 'vault-1',
       restoreAccountId: 'restore-acct-1',
       destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },

@@ -10,6 +10,7 @@ import { examplePath, inputFiles } from '../../cli/write-input-files';
 import { InventoryResource } from '../../api/schemas/inventory';
 import { RUNBOOK_NAMES, RUNBOOKS, type RunbookName } from '../../runbooks/registry';
 import { runCliFromSource } from '../helpers/cli-from-source';
+import { resourceTypesOf } from '../../api/dialect';
 
 const ROOT = resolve(__dirname, '..', '..');
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true }));
@@ -199,7 +200,7 @@ describe('runbooks inputs', () => {
     }
     const example = namedExample('drDrill', 'latest-clean');
     expect(example).toMatchObject({
-      resources: { filters: { resourceType: { in: ['PA_RELATIONAL_DB'] } } },
+      resources: { filters: { resourceType: { in: resourceTypesOf('relationalDatabase', 'neutral') } } },
       recoveryPoint: { select: 'latest-clean', windowDays: 30, check: { name: 'orders intact' } },
     });
     expect(validateRunbookInput('drDrill', example).args).toEqual([example]);
