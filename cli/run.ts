@@ -22,6 +22,7 @@ const approvalsCommands = () => requireHere('./approvals-command') as typeof imp
 const doctorCommands = () => requireHere('./doctor-command') as typeof import('./doctor-command');
 const drillCommands = () => requireHere('./drill-command') as typeof import('./drill-command');
 const cleanPointCommands = () => requireHere('./clean-point-command') as typeof import('./clean-point-command');
+const planCommands = () => requireHere('./plan-command') as typeof import('./plan-command');
 const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
 // The console (fastify and its pages) loads only for `runbooks serve`.
 const consoleCommands = () => requireHere('../console/serve-command') as typeof import('../console/serve-command');
@@ -37,6 +38,7 @@ export const COMMANDS = {
   nudge: () => workflowCommands().nudgeCommand,
   drill: () => drillCommands().drillCommand,
   'clean-point': () => cleanPointCommands().cleanPointCommand,
+  plan: () => planCommands().planCommand,
   approvals: () => approvalsCommands().approvalsCommand,
   schedule: () => scheduleCommands().scheduleCommand,
   deployment: () => deploymentCommands().deploymentCommand,

@@ -141,6 +141,72 @@ const TABLE = [
     ],
   },
   {
+    name: 'plan',
+    description: "Run an application's recovery plan: steps with dependencies, one point in time, one RTO.",
+    details: ['The recoveryPlan runbook runs the plan; examples/plans/payments.json is one to start from.'],
+    subcommands: [
+      {
+        name: 'validate',
+        description: 'Check a recovery plan and print its steps in the order they run; nothing connects.',
+        usage: 'plan validate <file|json|->',
+        argument: 'file',
+        details: [
+          'The plan is the `plan` of the runbook input: a JSON file, inline JSON or - for standard input. Every',
+          'problem is listed with its field (plan.steps.3.after.0): unknown steps, cycles, a bad step. Exit 2 when any.',
+        ],
+        examples: ['runbooks plan validate examples/plans/payments.json'],
+      },
+      {
+        name: 'start',
+        description: 'Start a recovery plan, and print its workflow ID.',
+        usage: 'plan start <file|json|-> [--mode drill|recover] [--confirm <text>] [--id <workflowId>] [--wait]',
+        argument: 'file',
+        details: [
+          'A drill (the default) restores into destinations of its own; --mode recover restores where the plan says,',
+          "and needs --confirm 'recover <plan name>'. With --wait, exit 4 when the plan's verdict is FAIL.",
+        ],
+        options: [
+          {
+            name: 'mode',
+            value: ['drill', 'recover'],
+            default: 'drill',
+            description: 'drill (the default): into destinations of its own; recover: the real thing',
+          },
+          text('confirm', 'text', "with --mode recover: 'recover <plan name>'"),
+          text('id', 'workflowId', 'the workflow ID, instead of the one derived from the plan'),
+          flag('wait', "follow the run and print the plan's verdict"),
+        ],
+        examples: ['runbooks plan start examples/plans/payments.json --wait'],
+      },
+      {
+        name: 'status',
+        description: "Show a plan's steps: kind, status, dependencies, times and reasons, in the order they run.",
+        usage: 'plan status <workflowId> [-o text|json]',
+        argument: 'workflowId',
+        options: [output],
+        examples: ['runbooks plan status plan-payments-drill-2026-11-29'],
+      },
+      {
+        name: 'confirm',
+        description: 'Confirm a manual step that a running plan waits for.',
+        usage: 'plan confirm <workflowId> --step <id> --by <name> [--note <text>]',
+        argument: 'workflowId',
+        details: [
+          'Exit 1 when the plan does not take it (the step does not wait, or --by is not an approver), saying why.',
+        ],
+        options: [
+          text('step', 'id', 'the manual step, by its id in the plan'),
+          text('by', 'name', 'who confirms it: one of its approvers, when it names some'),
+          text('note', 'text', 'what was done, kept in the report (at most 1,000 characters)'),
+        ],
+        examples: [
+          "runbooks plan confirm plan-payments-drill-2026-11-29 --step dns --by oncall-lead --note 'DNS moved'",
+        ],
+      },
+    ],
+    examples: ['runbooks plan validate examples/plans/payments.json'],
+  },
+  {
     name: 'approvals',
     description: 'List the restores waiting for approval, with their age, deadline and approvals so far.',
     usage: 'approvals [--limit <n>] [-o text|json]',
