@@ -11,6 +11,7 @@ export const FailureType = {
   ApprovalCanceled: 'APPROVAL_CANCELED',
   JobFailed: 'JOB_FAILED',
   QueryFailed: 'QUERY_FAILED',
+  NoCommonPoint: 'NO_COMMON_POINT',
   NotificationUndelivered: 'NOTIFICATION_UNDELIVERED',
   TimestampUnavailable: 'TIMESTAMP_UNAVAILABLE',
   // The service's, as the client reports them.

@@ -14,6 +14,7 @@ import { timestampActivities } from './dr-drill/timestamp-activities';
 import { accountActivities } from './offboard-source-account/activities';
 import { postureActivities } from './posture-report/activities';
 import { queryExportActivities } from './query-export/activities';
+import { recoveryPlanActivities } from './recovery-plan/activities';
 import { credentialActivities } from './rotate-credentials/activities';
 import { snapshotSlotActivities } from './snapshot-slots/activities';
 
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...postureActivities(deps),
     ...notificationActivities(deps),
     ...snapshotSlotActivities(deps),
+    ...recoveryPlanActivities(deps),
   });
 }
 

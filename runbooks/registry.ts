@@ -5,6 +5,7 @@ import { drDrillContract } from './dr-drill/contract';
 import { offboardSourceAccountContract } from './offboard-source-account/contract';
 import { postureReportContract } from './posture-report/contract';
 import { queryExportContract } from './query-export/contract';
+import { recoveryPlanContract } from './recovery-plan/contract';
 import { rotateCredentialsContract } from './rotate-credentials/contract';
 
 /** Every runbook by its name (its workflow type), for the CLI, schedules and the worker. Adding one is one line. */
@@ -17,6 +18,7 @@ export const RUNBOOKS = {
   offboardSourceAccount: offboardSourceAccountContract,
   postureReport: postureReportContract,
   cleanPoint: cleanPointContract,
+  recoveryPlan: recoveryPlanContract,
 } as const;
 
 export type RunbookName = keyof typeof RUNBOOKS;

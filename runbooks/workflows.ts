@@ -12,6 +12,7 @@ import { rotateCredentials as rotate } from './rotate-credentials/workflow';
 import { offboardSourceAccount as offboard } from './offboard-source-account/workflow';
 import { postureReport as posture } from './posture-report/workflow';
 import { cleanPoint as clean } from './clean-point/workflow';
+import { recoveryPlan as plan } from './recovery-plan/workflow';
 
 export const approvalGatedRestore = measured(restore);
 export const drDrill = measured(drill);
@@ -23,6 +24,7 @@ export const rotateCredentials = measured(rotate);
 export const offboardSourceAccount = measured(offboard);
 export const postureReport = measured(posture);
 export const cleanPoint = measured(clean);
+export const recoveryPlan = measured(plan);
 // Not a runbook: adds the timestamps a drill's evidence could not have when it was sealed (./dr-drill/timestamps.ts).
 export { drillEvidenceTimestamps } from './dr-drill/timestamps';
 // Not a runbook: the limiter of snapshot starts that runbooks share, one per service project (never ends by itself).

@@ -16,6 +16,8 @@ const E2E = [
   'test/e2e/posture.test.ts',
   // cleanPoint
   'test/e2e/clean-point.test.ts',
+  // recoveryPlan
+  'test/e2e/recovery-plan.test.ts',
   // offboardSourceAccount and rotateCredentials
   'test/e2e/accounts.test.ts',
 ];

@@ -287,7 +287,8 @@ const noTime = (): PhaseTotals => ({ approval: 0, restore: 0, validate: 0, manua
  * (the step that ended last, when no validate step ran; 0 when none ran). The critical path goes back from that step
  * to its dependency that ended last, and so on to a step with no dependency that ran. Its time is split into each
  * step's span (by phase) and the gaps before each step started (`between`). All is summed in whole milliseconds and
- * turned into seconds once per figure, so that the parts add up to the whole exactly.
+ * turned into seconds once per figure, so that the parts add up to the whole exactly: by phase, and by step plus
+ * `between`.
  */
 export function planRto(input: { startedAt: string; steps: PlanStepResult[]; targetSeconds: number }): PlanRto {
   const { startedAt, steps, targetSeconds } = input;
@@ -368,8 +369,19 @@ function lastEnded(candidates: RanStep[]): RanStep | undefined {
 const clamp = (value: number, low: number, high: number) => Math.min(Math.max(value, low), Math.max(low, high));
 
 /**
+ * The phase a step's own time belongs to where no interval of it says otherwise (a restore's child starting, a query
+ * being sent): inside a step's span, time is the step's; `between` is only the time between steps.
+ */
+const OWN_PHASE: Record<PlanStepResult['kind'], PlanPhase> = {
+  restore: 'restore',
+  validate: 'validate',
+  manual: 'manual',
+  wait: 'wait',
+};
+
+/**
  * A step's span [from, to] by phase, in milliseconds: its intervals clipped to the span; where two overlap, the time
- * goes to the one listed first; time no interval covers is `between`. Cut at every interval's ends, each piece of the
+ * goes to the one listed first; time no interval covers is the step's own phase (`OWN_PHASE`). Cut at every interval's ends, each piece of the
  * span goes to the first interval that covers it whole.
  */
 function phaseSplit(step: PlanStepResult, from: number, to: number): [PlanPhase | 'between', number][] {
@@ -387,7 +399,7 @@ function phaseSplit(step: PlanStepResult, from: number, to: number): [PlanPhase 
     const lo = cuts[k] ?? from;
     const hi = cuts[k + 1] ?? lo;
     const covering = intervals.find((i) => i.lo <= lo && i.hi >= hi);
-    parts.push([covering?.phase ?? 'between', hi - lo]);
+    parts.push([covering?.phase ?? OWN_PHASE[step.kind], hi - lo]);
   }
   return parts;
 }

@@ -149,8 +149,8 @@ export function isolatedDestination(destination: Destination, runId: string): De
   const isolated: Record<string, unknown> = {};
   for (const [kind, target] of Object.entries(destination)) {
     if (target === undefined) continue;
-    const prefix = (target as { prefix?: string }).prefix ?? '';
+    const prefix = target.prefix ?? '';
     isolated[kind] = { ...target, prefix: `${prefix}${prefix === '' || prefix.endsWith('/') ? '' : '/'}${folder}` };
   }
-  return isolated as Destination;
+  return isolated;
 }

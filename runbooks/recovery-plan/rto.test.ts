@@ -52,7 +52,8 @@ describe('planRto', () => {
       targetSeconds: 1300,
       met: true,
       criticalPath: ['db', 'check'],
-      byPhase: { approval: 300, restore: 900, validate: 80, manual: 0, wait: 0, between: 5 + 5 + 10 },
+      // check's 10 s before its validate interval are its own (validate); between: the gaps before db and check.
+      byPhase: { approval: 300, restore: 900, validate: 90, manual: 0, wait: 0, between: 5 + 5 },
       byStep: [
         { stepId: 'db', seconds: 1200 },
         { stepId: 'check', seconds: 90 },
@@ -84,11 +85,12 @@ describe('planRto', () => {
     });
   });
 
-  test('overlapping phases count once, for the one listed first; uncovered time and the part outside the span', () => {
+  test("overlapping phases count once, for the one listed first; uncovered time is the step's own phase", () => {
     const phases = [phase('restore', 10, 50), phase('approval', 0, 30), phase('wait', 60, 200)];
     const rto = planRto({ startedAt: START, steps: [ran('db', 'restore', [], [0, 100], phases)], targetSeconds: 1 });
-    // approval 0–10 (restore is first from 10), restore 10–50, uncovered 50–60, wait 60–100 (clipped to the span).
-    expect(rto.byPhase).toEqual({ approval: 10, restore: 40, validate: 0, manual: 0, wait: 40, between: 10 });
+    // approval 0–10 (restore is first from 10), restore 10–50, uncovered 50–60 (the restore step's own), wait 60–100
+    // (clipped to the span).
+    expect(rto.byPhase).toEqual({ approval: 10, restore: 50, validate: 0, manual: 0, wait: 40, between: 0 });
     expect(rto.byStep).toEqual([{ stepId: 'db', seconds: 100 }]);
   });
 

@@ -69,6 +69,7 @@ describe.each(DIALECTS)('the simulator speaking the %s dialect', (dialect) => {
       'runbook.offboardSourceAccount',
       'runbook.postureReport',
       'runbook.cleanPoint',
+      'runbook.recoveryPlan',
       'service.restore-accounts',
       'service.vaults',
       'temporal.connection',
@@ -363,7 +364,7 @@ describe('the command', () => {
     expect(failed.status).toBe(1);
     expect(failed.stdout).toMatch(/^service token +FAIL +POST \/v1\/token refused/m);
     expect(failed.stdout).toMatch(/^ +fix: check BACKUP_CLIENT_ID and BACKUP_CLIENT_SECRET/m);
-    expect(failed.stdout).toMatch(/not ready: \d+ ok, 0 warning\(s\), 1 failure\(s\), 13 not checked$/m);
+    expect(failed.stdout).toMatch(/not ready: \d+ ok, 0 warning\(s\), 1 failure\(s\), 14 not checked$/m);
     expect(failed.stdout + failed.stderr).not.toContain(secret);
   });
 });

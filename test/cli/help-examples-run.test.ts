@@ -26,6 +26,14 @@ const NOT_HERE: Record<string, string> = {
     "names the operator's database and check: test/cli/clean-point-run.test.ts runs it on a simulated one",
   'runbooks clean-point orders-db --check orders-check.json --restore-account ra-prod-01 -o json':
     "names the operator's database, check and account: test/cli/clean-point-run.test.ts runs it -o json",
+  'runbooks clean-point media-bucket --validation media-validation.json --window 14d':
+    "names the operator's bucket and validation: test/e2e/clean-point-validation.test.ts runs a search by restores",
+  'runbooks plan start examples/plans/payments.json --wait':
+    "names the operator's resources: test/e2e/recovery-plan.test.ts runs plans on simulated ones",
+  'runbooks plan status plan-payments-drill-2026-11-29':
+    'needs a plan run under that ID: test/e2e/recovery-plan.test.ts reads the steps of running plans',
+  "runbooks plan confirm plan-payments-drill-2026-11-29 --step dns --by oncall-lead --note 'DNS moved'":
+    'needs a plan waiting on its dns step: test/e2e/recovery-plan.test.ts confirms one',
   'runbooks simulator --port 8080': 'serves until Ctrl-C, on a fixed port: test/simulator/command.test.ts',
   'runbooks simulator --port 8080 --fault-rate 0.1 --fault-kinds 429':
     'serves until Ctrl-C, on a fixed port: test/simulator/command.test.ts',
@@ -63,6 +71,7 @@ const RUN_HERE: [string, (() => Promise<void>)?][] = [
   ['runbooks inputs drDrill --example --discover > drill.json'],
   ['runbooks inputs drDrill --example --discover > drill.json && runbooks start drDrill --input drill.json --wait'],
   [`runbooks start costExport --input '{"window":"previous-day"}'`],
+  ['runbooks plan validate examples/plans/payments.json'],
   ['runbooks list'],
   ['runbooks list --runbook drDrill --limit 5'],
   ['runbooks approvals'],

@@ -44,9 +44,16 @@ function ranAs(history: History): string | undefined {
     return input && batchWorkflowId(input.drillWorkflowId, input.drillRunId, input.batch);
   }
   for (const event of history.events ?? []) {
-    const child = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
-    const drill = child ? /^(.*)--[^-]{8}--batch-\d{4}$/.exec(child)?.[1] : undefined;
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    const drill = child?.workflowId ? /^(.*)--[^-]{8}--batch-\d{4}$/.exec(child.workflowId)?.[1] : undefined;
     if (drill) return drill;
+    // A recovery plan names its restores `<plan run>--<step>--<resource>`.
+    if (started?.workflowType?.name === 'recoveryPlan' && child?.workflowId) {
+      const data = child.input?.payloads?.[0]?.data;
+      const restore = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { resourceId?: string }) : {};
+      const stepAndRun = child.workflowId.slice(0, -`--${restore.resourceId ?? ''}`.length);
+      return stepAndRun.slice(0, stepAndRun.lastIndexOf('--'));
+    }
   }
   return undefined;
 }
