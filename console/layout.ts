@@ -36,6 +36,10 @@ header form.logout { margin: 0 0 0 auto; }
 h2 { font-size: 1.1rem; margin: 2rem 0 .75rem; } h3 { font-size: 1rem; margin: 1.25rem 0 .25rem; }
 .verdict-PASS { color: var(--ok); } .verdict-PARTIAL { color: var(--warn); } .verdict-FAIL { color: var(--bad); }
 svg.chart { max-width: 100%; height: auto; display: block; margin: .5rem 0 1rem; background: #fff; }
+svg.gantt { max-width: 100%; height: auto; display: block; margin: .5rem 0 1rem; background: #fff;
+  font: 12px system-ui, sans-serif; }
+ul.failed-steps { margin: 0; padding-left: 1rem; }
+section.plan { margin-bottom: 2.5rem; }
 code.hash { font-size: .8em; word-break: break-all; }
 code { font-size: .92em; }
 `;

@@ -5,6 +5,7 @@ import type { ConsoleData } from './data';
 import { drillsBody, exportsBody, postureBody } from './history-pages';
 import { markup, type Html } from './html';
 import type { NavItem } from './layout';
+import { plansBody } from './plans-page';
 import { runsBody } from './runs-page';
 
 /**
@@ -68,6 +69,14 @@ export const PAGES: readonly ConsolePage[] = [
       const lastN = whole(query.last, 1, 100) ?? DEFAULT_TREND_DRILLS;
       return drillsBody({ history: await history.read(), periodDays, lastN });
     },
+  },
+  {
+    path: '/plans',
+    label: 'Plans',
+    title: 'Plans',
+    // `?plan=<name>&verdict=PASS|FAIL`: values the folder does not hold are ignored (console/plans-page.ts).
+    body: async ({ history, query }) =>
+      plansBody({ index: (await history.read()).plans, plan: query.plan, verdict: query.verdict }),
   },
   {
     path: '/posture',

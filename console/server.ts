@@ -7,12 +7,13 @@ import { LoginThrottle } from './login-throttle';
 import { markup, type Html } from './html';
 import { page, STYLE_HASH } from './layout';
 import { PAGES, type PageInput } from './pages';
+import { PLAN_REPORT_ROUTE, planReportFile } from './plans-page';
 import { ConsoleGuard, foreignOrigin, securityHeaders, SESSION_COOKIE } from './security';
 
 export interface ConsoleOptions {
   data: ConsoleData;
   guard: ConsoleGuard;
-  /** The output folder's history (history/HistoryIndex): the drills, posture and exports pages. */
+  /** The output folder's history (history/HistoryIndex): the drills, plans, posture and exports pages. */
   history: { read(): Promise<History> };
   namespace: string;
   /** The Temporal Web UI, to link each run to. */
@@ -135,6 +136,14 @@ export function buildConsole(options: ConsoleOptions): FastifyInstance {
       return send(reply, 200, title, path, await body({ ...pageInput, query: req.query, csrf }));
     });
   }
+
+  // A plan run's report files, by name: only those of a report the Plans page lists, never a path.
+  app.get<{ Params: { file: string } }>(`${PLAN_REPORT_ROUTE}/:file`, async (req, reply) => {
+    const file = await planReportFile((await options.history.read()).plans, req.params.file);
+    if (!file) return send(reply, 404, 'Not found', '/plans', markup`<p>No such report file of a plan run.</p>`);
+    if (file.csp) reply.header('Content-Security-Policy', file.csp);
+    return reply.code(200).type(file.contentType).send(file.body);
+  });
 
   app.post<{ Body: Record<string, string> | undefined }>('/approvals/nudge', async (req, reply) => {
     const identity = guard.identity(req) ?? '';

@@ -1,17 +1,20 @@
 /**
- * The history of an output folder (RUNBOOKS_OUTPUT_DIR): drill reports with their seals verified, posture reports and
- * exports, read from the files the runs leave, so that it is the same whichever worker wrote them to a shared folder.
+ * The history of an output folder (RUNBOOKS_OUTPUT_DIR): drill and recovery plan reports with their seals verified,
+ * posture reports and exports, read from the files the runs leave, so that it is the same whichever worker wrote them
+ * to a shared folder.
  * Read incrementally: keep one `HistoryIndex` per folder and call `read()` per answer.
  */
 import type { KeyObject } from 'node:crypto';
 import { DrillReader, type DrillIndex } from './drill-index';
 import { ExportReader, type ExportEntry } from './exports';
+import { PlanReader, type PlanIndex } from './plan-index';
 import { PostureReader, type PostureEntry } from './posture';
 import { coverage, resourceTrends, type Coverage, type KnownResource, type ResourceTrend } from './trends';
 
 export type { DrillEntry, DrillIndex, KeySource, SealCheck, SealStatus } from './drill-index';
 export type { DrillCleanEntry, DrillResourceEntry, SkippedReport } from './drill-files';
 export type { ExportEntry, ExportKind } from './exports';
+export type { PlanEntry, PlanIndex } from './plan-index';
 export type { PostureCount, PostureEntry } from './posture';
 export type { Coverage, KnownResource, ResourceTrend, TrendPoint } from './trends';
 export { renderPostureChart, renderTrendChart, type PostureDimension } from './charts';
@@ -27,6 +30,7 @@ export interface HistoryOptions {
 
 export interface History {
   drills: DrillIndex;
+  plans: PlanIndex;
   /** Oldest first. */
   posture: PostureEntry[];
   /** Newest first. */
@@ -36,12 +40,14 @@ export interface History {
 
 export class HistoryIndex {
   private readonly drillReader: DrillReader;
+  private readonly planReader: PlanReader;
   private readonly postureReader: PostureReader;
   private readonly exportReader: ExportReader;
   private pending?: Promise<History>;
 
   constructor(private readonly options: HistoryOptions) {
     this.drillReader = new DrillReader(options);
+    this.planReader = new PlanReader(options);
     this.postureReader = new PostureReader(options.outputDir);
     this.exportReader = new ExportReader(options.outputDir);
   }
@@ -60,12 +66,13 @@ export class HistoryIndex {
   }
 
   private async readNow(): Promise<History> {
-    const [drills, posture, exports] = await Promise.all([
+    const [drills, plans, posture, exports] = await Promise.all([
       this.drillReader.read(),
+      this.planReader.read(),
       this.postureReader.read(),
       this.exportReader.read(this.options.exportLimit),
     ]);
-    return { drills, posture, exports, readAt: new Date().toISOString() };
+    return { drills, plans, posture, exports, readAt: new Date().toISOString() };
   }
 }
 

@@ -15,6 +15,7 @@ const data: ConsoleData = { runs: async () => [], approvals: async () => [], nud
 const history = {
   read: async () => ({
     drills: { drills: [], skipped: [], chains: [], keySource: 'folder' as const, keyIds: [] },
+    plans: { dir: '', plans: [], skipped: [], chains: [], keySource: 'folder' as const, keyIds: [] },
     posture: [],
     exports: [],
     readAt: '',

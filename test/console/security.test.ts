@@ -15,6 +15,7 @@ import type { ConsoleData, ConsoleRun } from '../../console/data';
 import { STYLE_HASH } from '../../console/layout';
 import { checkExposure } from '../../console/serve-command';
 import { NUDGED_NOTICE, PAGES } from '../../console/pages';
+import { PLAN_REPORT_ROUTE } from '../../console/plans-page';
 import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { HistoryIndex } from '../../history';
@@ -109,8 +110,8 @@ async function serve(app: FastifyInstance): Promise<Client> {
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
 const PATHS = PAGES.map((p) => p.path);
-/** The GET routes that are not pages: the redirect to the first page, and the login form. */
-const NOT_PAGES = ['/', '/login'];
+/** The GET routes that are not pages: the redirect to the first page, the login form, a plan run's report files. */
+const NOT_PAGES = ['/', '/login', `${PLAN_REPORT_ROUTE}/:file`];
 
 /** The paths an app answers `method` on, read from the route tree Fastify prints (a segment a line, 4 columns a level). */
 function served(app: FastifyInstance, method: string): string[] {

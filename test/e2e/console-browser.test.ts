@@ -24,7 +24,8 @@ import {
   waitingRequestId,
 } from './helpers';
 
-const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports'] as const;
+// Plans last: no plan runs here, so its page is checked empty (axe) and has no screenshot.
+const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports', 'plans'] as const;
 const DRILLS = 2;
 const SCREENSHOT_MAX_HEIGHT = 2_400;
 const AXE = require.resolve('axe-core/axe.min.js');
