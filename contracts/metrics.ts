@@ -1,7 +1,7 @@
 /**
  * The runbook metrics, emitted through the Temporal SDK's metric meter next to its own `temporal_*` ones. One list, so
  * that the workflows, the worker, the docs and the tests agree on the names. Tags stay bounded: runbook names,
- * outcomes, endpoint templates (never IDs), statuses, drill names, verdicts and resource types.
+ * outcomes, endpoint templates (never IDs), statuses, drill and plan names, verdicts and resource types.
  */
 export const RunbookMetric = {
   /** Counter {runbook}: runs that began. */
@@ -31,6 +31,22 @@ export const RunbookMetric = {
   drillCleanPointBehind: 'runbooks_drill_clean_point_behind_newest_seconds',
   /** Gauge {drill}: when the last run finished (Unix seconds); picks the freshest of several workers' values. */
   drillLastRun: 'runbooks_drill_last_run_timestamp_seconds',
+  /**
+   * Recovery plan gauges, set by the report's activity (runbooks/recovery-plan/metrics.ts), of each plan's last run.
+   * Labels are the plan's name and the verdict, never a step or resource ID: per-step figures are in the report.
+   * Gauge {plan, verdict: PASS | FAIL}: 1 for the last run's verdict, 0 for the other.
+   */
+  planVerdict: 'runbooks_plan_verdict',
+  /** Gauges {plan}: the last run's RTO and the plan's target. */
+  planRto: 'runbooks_plan_rto_seconds',
+  planRtoTarget: 'runbooks_plan_rto_target_seconds',
+  /** Gauges {plan}: the common point's age at the run's start, and its skew (both NaN without a common point). */
+  planRpo: 'runbooks_plan_rpo_seconds',
+  planSkew: 'runbooks_plan_skew_seconds',
+  /** Gauge {plan}: steps of the last run that failed (their skipped dependents not counted). */
+  planFailedSteps: 'runbooks_plan_failed_steps',
+  /** Gauge {plan}: when the last run finished (Unix seconds); picks the freshest of several workers' values. */
+  planLastRun: 'runbooks_plan_last_run_timestamp_seconds',
   /** Counters {runbook}: rows and bytes of finished exports. */
   exportedRows: 'runbooks_exported_rows_total',
   exportedBytes: 'runbooks_exported_bytes_total',

@@ -13,6 +13,7 @@ import { capturedAt, newestFirst, snapshotsInWindow } from '../../steps/snapshot
 import { resolveSelection, type DrillSelection } from '../dr-drill/activities';
 import { canonicalCheck } from '../clean-point/check';
 import type { CommonPoint, PlanReport, PlanReportPaths } from './contract';
+import { recordPlan } from './metrics';
 import type { RecoveryPlan } from './plan';
 import { renderPlanHtml } from './render-html';
 import { renderPlanMarkdown } from './render-markdown';
@@ -163,6 +164,8 @@ export function recoveryPlanActivities(deps: Pick<ActivityDeps, 'client' | 'outp
         workflowId: report.workflowId,
         runId: report.runId,
       });
+      // Once sealed: the dashboard shows only what a sealed report says.
+      recordPlan(report);
       return paths;
     },
   };

@@ -277,18 +277,23 @@ describe('docker-compose.yml', () => {
     ]) {
       expect(exprs).toContain(metric);
     }
-    // Every drill gauge is shown; each worker holds the gauges of the runs it wrote, so every panel that reads a run's
-    // figures keeps only the worker that wrote the drill's newest run.
-    const drillGauges = Object.values(RunbookMetric).filter((m) => m.startsWith('runbooks_drill_'));
-    expect(drillGauges).toContain(RunbookMetric.drillResources);
-    const lastRun = RunbookMetric.drillLastRun;
-    const newestRun = `and on (instance, drill) (${lastRun} == on (drill) group_left () max by (drill) (${lastRun}))`;
-    for (const metric of drillGauges) {
-      const reading = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).filter((e) => e.includes(metric));
-      expect([metric, reading.length > 0]).toEqual([metric, true]);
-      if (metric !== lastRun) for (const expr of reading) expect(expr).toContain(newestRun);
+    // Every drill and plan gauge is shown; each worker holds the gauges of the runs it wrote, so every panel that reads
+    // a run's figures keeps only the worker that wrote the drill's (or the plan's) newest run.
+    const families = [
+      { prefix: 'runbooks_drill_', label: 'drill', lastRun: RunbookMetric.drillLastRun },
+      { prefix: 'runbooks_plan_', label: 'plan', lastRun: RunbookMetric.planLastRun },
+    ];
+    for (const { prefix, label, lastRun } of families) {
+      const gauges = Object.values(RunbookMetric).filter((m) => m.startsWith(prefix));
+      expect(gauges.length).toBeGreaterThanOrEqual(7);
+      const newestRun = `and on (instance, ${label}) (${lastRun} == on (${label}) group_left () max by (${label}) (${lastRun}))`;
+      for (const metric of gauges) {
+        const reading = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).filter((e) => e.includes(metric));
+        expect([metric, reading.length > 0]).toEqual([metric, true]);
+        if (metric !== lastRun) for (const expr of reading) expect(expr).toContain(newestRun);
+      }
     }
-    expect(exprs).not.toMatch(/\bresource\b[=,)]/);
+    expect(exprs).not.toMatch(/\b(resource|step)\b[=,)]/);
     for (const panel of dashboard.panels) expect(panel.datasource.uid).toBe('prometheus');
   });
 });

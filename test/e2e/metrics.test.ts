@@ -4,15 +4,19 @@ import { readFile } from 'node:fs/promises';
 import { RunbookMetric } from '../../contracts';
 import { freePort } from '../../worker/dev-server';
 import { resourceCategoryOf } from '../../api/dialect';
-import { approvalGatedRestore, drDrill, queryExport, snapshotSlots } from '../../runbooks/workflows';
+import { approvalGatedRestore, drDrill, queryExport, recoveryPlan, snapshotSlots } from '../../runbooks/workflows';
 import { requestSlotSignal, snapshotSlotsWorkflowId } from '../../runbooks/snapshot-slots/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
+import type { PlanReport } from '../../runbooks/recovery-plan/contract';
 import {
   APPROVAL,
+  bucketDestination,
+  drillVaultAndAccount,
   keepNudging,
   nudge,
   objectStoreTarget,
   e2eSuite,
+  seededVmWithSnapshot,
   startWorker,
   throttledCustomersQuery,
   waitingRequestId,
@@ -265,6 +269,73 @@ test("a drill's metrics count resources by verdict and type, with the worst RPO 
   expectFigures(second);
   expect(Date.parse(second.report.finishedAt)).toBeGreaterThan(Date.parse(first.report.finishedAt));
 }, 180_000);
+
+/** A plan's series: every metric its report's activity sets. */
+const PLAN_METRICS: string[] = [
+  RunbookMetric.planVerdict,
+  RunbookMetric.planRto,
+  RunbookMetric.planRtoTarget,
+  RunbookMetric.planRpo,
+  RunbookMetric.planSkew,
+  RunbookMetric.planFailedSteps,
+  RunbookMetric.planLastRun,
+];
+
+test("a recovery plan's metrics give its verdict, RTO against its target, RPO, skew and failed steps, by plan only", async () => {
+  // One restore step: the cheapest plan with a common point (one resource, no skew).
+  const { account } = drillVaultAndAccount(fx);
+  const vm = seededVmWithSnapshot(fx);
+  const name = `metrics-${randomUUID().slice(0, 8)}`;
+  const result = await fx.env.client.workflow.execute(recoveryPlan, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `plan-metrics-${randomUUID().slice(0, 8)}`,
+    args: [
+      {
+        plan: {
+          name,
+          restoreAccountId: account.id,
+          rtoTargetMinutes: 30,
+          steps: [
+            {
+              id: 'server',
+              kind: 'restore',
+              resource: { id: vm.id },
+              destination: bucketDestination('dr-drill-restores', 'metrics-plan/'),
+            },
+          ],
+        },
+      },
+    ],
+  });
+  const report = JSON.parse(await readFile(result.report.json, 'utf8')) as PlanReport;
+  expect(report.verdict).toBe('PASS');
+  const samples = (await scrape()).filter((s) => s.name.startsWith('runbooks_plan_'));
+  // Bounded labels only: the plan's name and the verdict, no step, resource, snapshot or run.
+  const ids = [
+    'server',
+    vm.id,
+    ...(report.commonPoint?.resources ?? []).map((r) => r.snapshotId),
+    report.workflowId,
+    report.runId,
+  ];
+  for (const sample of samples) {
+    expect(PLAN_METRICS).toContain(sample.name);
+    for (const [label, value] of Object.entries(sample.labels)) {
+      expect(['plan', 'verdict', 'namespace', 'taskQueue', 'activityType']).toContain(label);
+      for (const id of ids) expect(value).not.toContain(id);
+    }
+  }
+  const mine = samples.filter((s) => s.labels.plan === name);
+  expect(mine).toHaveLength(PLAN_METRICS.length + 1);
+  expect(only(mine, RunbookMetric.planVerdict, { verdict: 'PASS' })).toBe(1);
+  expect(only(mine, RunbookMetric.planVerdict, { verdict: 'FAIL' })).toBe(0);
+  expect(only(mine, RunbookMetric.planRto)).toBe(report.rto.seconds);
+  expect(only(mine, RunbookMetric.planRtoTarget)).toBe(30 * 60);
+  expect(only(mine, RunbookMetric.planRpo)).toBe(report.rpoSeconds);
+  expect(only(mine, RunbookMetric.planSkew)).toBe(0);
+  expect(only(mine, RunbookMetric.planFailedSteps)).toBe(0);
+  expect(only(mine, RunbookMetric.planLastRun)).toBe(Date.parse(report.finishedAt) / 1000);
+}, 120_000);
 
 test('the limiter of snapshot starts shows its limit, and no ceiling before any 429 (NaN), labelled by project', async () => {
   const project = fx.sim.projectId;

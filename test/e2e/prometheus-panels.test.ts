@@ -1,7 +1,7 @@
 // A real Prometheus (built into .tools/ from its Go module) scrapes the real worker while real runs happen on the dev
-// server against the simulator: a drill, an approval-gated restore, a query export with a 429, a cost export, a
-// refused cost export, and a schedule. Then every panel query of the provisioned Grafana dashboard must return at least
-// one series, and the shipped alert rules must evaluate without error.
+// server against the simulator: a drill, a recovery plan, an approval-gated restore, a query export with a 429, a cost
+// export, a refused cost export, and a schedule. Then every panel query of the provisioned Grafana dashboard must
+// return at least one series, and the shipped alert rules must evaluate without error.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../../worker/dev-server';
 import { resourceCategoryOf } from '../../api/dialect';
-import { approvalGatedRestore, costExport, drDrill, queryExport } from '../../runbooks/workflows';
+import { approvalGatedRestore, costExport, drDrill, queryExport, recoveryPlan } from '../../runbooks/workflows';
 import { alertRules, panelQueries, prometheusTools, RULES_FILE } from '../helpers/prometheus';
 import {
   APPROVAL,
@@ -144,6 +144,28 @@ async function runEverything(): Promise<void> {
   });
   const stop = keepNudging(drill);
   const drilled = drill.result().finally(stop);
+  // A recovery plan of one restore step, for the plan panels.
+  const planned = fx.env.client.workflow.execute(recoveryPlan, {
+    taskQueue: fx.worker.taskQueue,
+    workflowId: `panels-plan-${randomUUID().slice(0, 8)}`,
+    args: [
+      {
+        plan: {
+          name: 'panels',
+          restoreAccountId: account.id,
+          rtoTargetMinutes: 30,
+          steps: [
+            {
+              id: 'server',
+              kind: 'restore',
+              resource: { id: vm.id },
+              destination: { amazonBucket: { bucketName: 'dr-drill-restores', prefix: 'panels-plan/' } },
+            },
+          ],
+        },
+      },
+    ],
+  });
 
   await fx.control.addPolicy({ approvalWindowHours: 48, executionWindowHours: 24 });
   const restore = await fx.env.client.workflow.start(approvalGatedRestore, {
@@ -167,7 +189,7 @@ async function runEverything(): Promise<void> {
   await fx.control.approve(requestId, APPROVAL);
   await nudge(restore);
 
-  await Promise.all([restore.result(), drilled, exported, costs, expect(refused).rejects.toThrow(/failed/i)]);
+  await Promise.all([restore.result(), drilled, planned, exported, costs, expect(refused).rejects.toThrow(/failed/i)]);
   await fx.control.clearPolicies();
 }
 
