@@ -19,6 +19,7 @@ import { discoverTargets } from './discover';
 import { costScenario, postureScenario, drillScenario, queryScenario } from './export-scenarios';
 import { Deadline } from './follow';
 import { printStep, printSummary, type StepReport } from './report';
+import { planScenario } from './plan-scenario';
 import { restoreScenario } from './restore-scenario';
 import { SimulatorControlClient } from '../simulator/control-client';
 import { startSimulator, type RunningSimulator } from '../simulator/server';
@@ -48,7 +49,7 @@ const JOB_SECONDS = { backupSeconds: 3, restoreSeconds: 4, querySeconds: 2 };
 
 /**
  * `runbooks demo` (`npm run demo`): a Temporal dev server, the simulator and the worker in this one process, on a
- * fresh temporary data directory, then the four kinds of runbook one after the other.
+ * fresh temporary data directory, then the runbooks one after the other.
  */
 export async function demoCommand(argv: string[], consoleStarter: () => StartConsole): Promise<void> {
   const { values, positionals: rest } = parseCommandLine(argv, HELP);
@@ -210,6 +211,9 @@ async function runScenarios(
   await run('3. Query export from a database snapshot', () => queryScenario(client, taskQueue, targets, deadline));
   await run('4. Cost export for the previous day', () => costScenario(client, taskQueue, deadline));
   await run('5. Backup posture of the inventory', () => postureScenario(client, taskQueue, deadline));
+  await run('6. Recovery plan of three tiers, in drill mode', () =>
+    planScenario(client, taskQueue, stack.serviceClient, targets, deadline, join(dataDir, DEFAULT_EVIDENCE_KEY_FILE)),
+  );
   printSummary(steps, outputDir, Date.now() - began, serving);
   // As `runbooks start --wait`: a drill that completed without passing is a failed run (exit 4), after the summary.
   const failures = steps.flatMap((s) => s.failure ?? []);

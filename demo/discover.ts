@@ -13,6 +13,8 @@ export interface DemoTargets {
     database: { resourceId: string; databaseName: string; table: string };
   };
   query: { snapshotId: string; databaseName: string; table: string; region: string };
+  /** A three-tier application in the drill's region: its database, a bucket and two servers. */
+  plan: { database: InventoryResource; bucket: InventoryResource; servers: [InventoryResource, InventoryResource] };
 }
 
 /**
@@ -83,6 +85,22 @@ export async function discoverTargets(client: BackupServiceClient, state: Simula
   }
   if (!drill) fail('no region with a vault, a relational database and two other resource types');
 
+  // The plan's tiers beside the drill's database, backed up before as an application's resources would be: the demo
+  // backs them up again together, for a common point.
+  const region = drill.vault.region;
+  const protectedOf = (category: ResourceCategory) =>
+    resources.filter(
+      (r) =>
+        resourceCategoryOf(r.resourceType) === category && r.region === region && r.latestSnapshotTime !== undefined,
+    );
+  const [planBucket] = protectedOf('objectStore');
+  const [server1, server2] = protectedOf('virtualMachine');
+  if (!planBucket || !server1 || !server2) fail(`no bucket and two virtual machines in ${region} for the plan`);
+  const databaseId = drill.database.resourceId;
+  const planDatabase = drill.resources.find((r) => r.id === databaseId);
+  if (!planDatabase) fail('no database resource for the drill');
+  const plan: DemoTargets['plan'] = { database: planDatabase, bucket: planBucket, servers: [server1, server2] };
+
   // A query over an existing database snapshot; its results go to a bucket in the snapshot vault's region.
   let query: DemoTargets['query'] | undefined;
   for (const db of state.databases) {
@@ -100,7 +118,7 @@ export async function discoverTargets(client: BackupServiceClient, state: Simula
   }
   if (!query) fail('no relational-database snapshot to query');
 
-  return { restoreAccount, bucket, drill, query };
+  return { restoreAccount, bucket, drill, query, plan };
 }
 
 function fail(what: string): never {

@@ -63,13 +63,21 @@ test('the demo with --serve serves the console over its own runs and reports unt
     const ids = summary
       .split('\n')
       .slice(1)
-      .map((row) => row.match(/\s((?:restore|drill|query-export|cost-export|posture-report)-\S+)\s/)?.[1]);
-    expect(ids).toHaveLength(5);
+      .map((row) => row.match(/\s((?:restore|drill|query-export|cost-export|posture-report|plan)-\S+)\s/)?.[1]);
+    expect(ids).toHaveLength(6);
 
     const runs = await pageText(`${url}/runs`);
-    expect(runs).toContain('0 in flight, 5 closed');
+    // The recovery plan's four restores are runs of their own (approvalGatedRestore children).
+    expect(runs).toContain('0 in flight, 10 closed');
     for (const id of ids) expect(runs).toContain(`${id} `);
-    for (const runbook of ['approvalGatedRestore', 'drDrill', 'queryExport', 'costExport', 'postureReport']) {
+    for (const runbook of [
+      'approvalGatedRestore',
+      'drDrill',
+      'queryExport',
+      'costExport',
+      'postureReport',
+      'recoveryPlan',
+    ]) {
       expect(runs).toContain(runbook);
     }
 
