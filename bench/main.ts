@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   history: () => import('./history/benchmark.js').then((m) => m.historyBenchmark),
   console: () => import('./console/benchmark.js').then((m) => m.consoleBenchmark),
   'clean-point': () => import('./clean-point/benchmark.js').then((m) => m.cleanPointBenchmark),
+  plan: () => import('./plan/benchmark.js').then((m) => m.planBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));

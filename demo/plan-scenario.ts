@@ -108,12 +108,25 @@ export async function planScenario(
           instructions: 'Point shop.example.com at the restored web servers',
           approvers: [DNS_APPROVER],
         },
+        // The application is back once its data answers behind the new DNS: the RTO runs to this last validation.
+        {
+          id: 'shop-check',
+          kind: 'validate',
+          of: 'database',
+          after: ['dns'],
+          sql: {
+            databaseName: sql.databaseName,
+            query: `SELECT * FROM ${sql.table}`,
+            expectation: 'rows >= 1',
+            destination: { amazonBucket: { bucketName: `query-results-${vault.region}` } },
+          },
+        },
       ],
     },
   };
   console.log(
     `  plan ${input.plan.name}: database → database-check (${sql.databaseName}, expect rows >= 1) → bucket → ` +
-      `server-1 + server-2 → dns (manual); drill mode, RTO target ${input.plan.rtoTargetMinutes} min`,
+      `server-1 + server-2 → dns (manual) → shop-check; drill mode, RTO target ${input.plan.rtoTargetMinutes} min`,
   );
 
   const startedAt = Date.now();

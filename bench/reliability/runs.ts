@@ -1,4 +1,5 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
+import type { RecoveryPlanRunInput } from '../../runbooks/recovery-plan/contract';
 import { optionalTsToMs, tsToMs } from '@temporalio/common/lib/time';
 import type { ApprovalGatedRestoreInput } from '../../runbooks/approval-gated-restore/contract';
 import type { CostExportInput } from '../../runbooks/cost-export/contract';
@@ -29,7 +30,9 @@ export type PlannedRun =
   | { kind: 'cost-export'; runbook: 'costExport'; input: CostExportInput }
   // It rotates the worker's own secret and takes no argument.
   | { kind: 'rotation'; runbook: 'rotateCredentials'; input: undefined }
-  | { kind: 'offboarding'; runbook: 'offboardSourceAccount'; input: OffboardSourceAccountInput };
+  | { kind: 'offboarding'; runbook: 'offboardSourceAccount'; input: OffboardSourceAccountInput }
+  // Run and checked by its own trial (./plan-edges.ts), never drawn for the others.
+  | { kind: 'recovery-plan'; runbook: 'recoveryPlan'; input: RecoveryPlanRunInput };
 
 export interface RunRecord {
   plan: PlannedRun;

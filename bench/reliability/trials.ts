@@ -12,6 +12,7 @@ import {
   type EstateKills,
 } from './estate-drill';
 import type { Fixtures } from './fixtures';
+import { planEdgesTrial } from './plan-edges';
 import { persistedActionRequests } from './persisted-state';
 import type { SeenRequest } from '../http-proxy';
 import { sleep } from './processes';
@@ -47,10 +48,11 @@ export const TRIAL_KINDS = [
   'server-restart',
   'export-crash-loop',
   'kill-worker-in-estate-drill',
+  'kill-plan-edges',
 ] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 /** Drawn only when asked for (`--only`, `--kinds`): a drill of 500 resources takes minutes. */
-export const ON_REQUEST_KINDS: readonly TrialKind[] = ['kill-worker-in-estate-drill'];
+export const ON_REQUEST_KINDS: readonly TrialKind[] = ['kill-worker-in-estate-drill', 'kill-plan-edges'];
 export const DEFAULT_KINDS: readonly TrialKind[] = TRIAL_KINDS.filter((k) => !ON_REQUEST_KINDS.includes(k));
 
 export interface TrialEnv {
@@ -72,9 +74,9 @@ export interface TrialResult {
   runs: RunRecord[];
   checks: RunCheck[];
   /** The kinds of runs still running when the disruption hit. */
-  disrupted: RunKind[];
+  disrupted: (RunKind | 'recovery-plan')[];
   /** Restart (or kill, when another worker was left) to the run's next progress, per disrupted run. */
-  delays: { kind: RunKind; ms: number; what: string }[];
+  delays: { kind: RunKind | 'recovery-plan'; ms: number; what: string }[];
   /** Whether the delay follows a crash (a kill) rather than a lost answer. */
   crash: boolean;
   durationMs: number;
@@ -97,6 +99,8 @@ export interface Disruption {
 }
 
 export async function runTrial(env: TrialEnv, index: number, kind: TrialKind): Promise<TrialResult> {
+  // Two runs of a plan of its own, with checks of their own (./plan-edges.ts).
+  if (kind === 'kill-plan-edges') return planEdgesTrial(env, index);
   const started = Date.now();
   const { stack, random, fixtures } = env;
   const since = (await stack.control.state()).now;

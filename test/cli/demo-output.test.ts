@@ -58,13 +58,13 @@ test('the demo runs a three-tier recovery plan, confirms its manual step, and pr
   expect(plan.match(/^ {4}\S+: snapshot \S+ at \S+$/gm)).toHaveLength(4);
   expect(plan).toMatch(/^ {2}started plan-demo-shop-drill-\S+$/m);
   expect(plan).toMatch(/^ {4}confirmed step dns as oncall-lead \(the demo confirmed it without switching anything\)$/m);
-  expect(plan).toMatch(/^ {2}done in \S+ s: PASS: 0 failed, 0 skipped, 6 passed of 6 steps$/m);
+  expect(plan).toMatch(/^ {2}done in \S+ s: PASS: 0 failed, 0 skipped, 7 passed of 7 steps$/m);
   expect(plan).toMatch(
-    /^ {4}database passed in \d+ s, database-check passed in \d+ s, bucket passed in \d+ s, server-1 passed in \d+ s, server-2 passed in \d+ s, dns passed in \d+ s \(confirmed by oncall-lead\)$/m,
+    /^ {4}database passed in \d+ s, database-check passed in \d+ s, bucket passed in \d+ s, server-1 passed in \d+ s, server-2 passed in \d+ s, dns passed in \d+ s \(confirmed by oncall-lead\), shop-check passed in \d+ s$/m,
   );
-  // The RTO runs to the last validation: its critical path is the database and its check.
+  // The RTO runs to the last validation, after DNS: its critical path is the whole chain.
   expect(plan).toMatch(/^ {4}RTO \d+ s against a target of 15 min \(900 s\): met$/m);
-  expect(plan).toMatch(/^ {4}critical path database → database-check: restore \d+ s, validate \d+ s/m);
+  expect(plan).toMatch(/^ {4}critical path database → database-check → bucket → server-\d → dns → shop-check: /m);
   expect(plan).toMatch(
     /^ {4}common point \S+Z \(latest\): skew \d+ s between the oldest and the newest point chosen, within the bound of 1 h 00 min; RPO \d+ s$/m,
   );
