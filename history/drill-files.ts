@@ -103,8 +103,15 @@ export interface SkippedReport {
 
 export type ReadReport = { ok: true; report: DrillReportEntry } | { ok: false; skipped: SkippedReport };
 
-/** Reads `<file>.json` at `path`. Never throws for the file's content: a report the history cannot read is skipped. */
-export async function readDrillReport(path: string, file: string): Promise<ReadReport> {
+/**
+ * Reads a report's JSON at `path` and checks it is of `version` and has `schema`'s shape. Never throws for the file's
+ * content: a report that cannot be read is `skipped`, with the reason and, where the file gives it, its name.
+ */
+export async function readReportJson<T>(
+  path: string,
+  file: string,
+  expected: { kind: string; version: number; schema: z.ZodType<T> },
+): Promise<{ ok: true; data: T; name?: string } | { ok: false; skipped: SkippedReport }> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(path, 'utf8')) as unknown;
@@ -112,20 +119,32 @@ export async function readDrillReport(path: string, file: string): Promise<ReadR
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, skipped: { file, reason: code ? `cannot be read (${code})` : 'is not JSON' } };
   }
-  const version = json !== null && typeof json === 'object' && 'schemaVersion' in json ? json.schemaVersion : undefined;
-  const named = json !== null && typeof json === 'object' && 'name' in json ? json.name : undefined;
-  const name = typeof named === 'string' ? named : undefined;
-  if (version !== HISTORY_SCHEMA_VERSION) {
+  const fields = json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
+  const name = typeof fields.name === 'string' ? fields.name : undefined;
+  const version = fields.schemaVersion;
+  if (version !== expected.version) {
     const given = version === undefined ? 'no schemaVersion' : `schemaVersion ${JSON.stringify(version)}`;
-    return { ok: false, skipped: { file, reason: `${given}: only version ${HISTORY_SCHEMA_VERSION} is read`, name } };
+    return { ok: false, skipped: { file, reason: `${given}: only version ${expected.version} is read`, name } };
   }
-  const parsed = ReportFields.safeParse(json);
+  const parsed = expected.schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'unknown';
-    return { ok: false, skipped: { file, reason: `not a drill report of version 3 (${where})`, name } };
+    const reason = `not a ${expected.kind} report of version ${expected.version} (${where})`;
+    return { ok: false, skipped: { file, reason, name } };
   }
-  const r = parsed.data;
+  return { ok: true, data: parsed.data, ...(name === undefined ? {} : { name }) };
+}
+
+/** Reads `<file>.json` at `path`. Never throws for the file's content: a report the history cannot read is skipped. */
+export async function readDrillReport(path: string, file: string): Promise<ReadReport> {
+  const read = await readReportJson(path, file, {
+    kind: 'drill',
+    version: HISTORY_SCHEMA_VERSION,
+    schema: ReportFields,
+  });
+  if (!read.ok) return read;
+  const r = read.data;
   const finishedMs = Date.parse(r.finishedAt);
   if (Number.isNaN(finishedMs))
     return { ok: false, skipped: { file, reason: `finishedAt ${r.finishedAt} is not a date` } };

@@ -12,7 +12,7 @@ import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
 import { readSeal, renderingOf, SEAL_SUFFIX, type Seal } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult } from '../runtime/evidence-verify';
 import type { KeySource, SealCheck } from './drill-index';
-import type { SkippedReport } from './drill-files';
+import { readReportJson, type SkippedReport } from './drill-files';
 import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
 
 export const PLAN_REPORTS_FOLDER = 'plan-reports';
@@ -139,34 +139,13 @@ type ReadPlan = { ok: true; report: PlanReport } | { ok: false; skipped: Skipped
 
 /** Reads `<file>.json` at `path`. Never throws for the file's content: a report it cannot read is skipped. */
 export async function readPlanReport(path: string, file: string): Promise<ReadPlan> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readFile(path, 'utf8')) as unknown;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return { ok: false, skipped: { file, reason: code ? `cannot be read (${code})` : 'is not JSON' } };
+  const read = await readReportJson(path, file, { kind: 'plan', version: PLAN_HISTORY_SCHEMA_VERSION, schema: Report });
+  if (!read.ok) return read;
+  const { data: report, name } = read;
+  if (Number.isNaN(Date.parse(report.finishedAt))) {
+    return { ok: false, skipped: { file, reason: `finishedAt ${report.finishedAt} is not a date`, name } };
   }
-  const fields = json !== null && typeof json === 'object' ? (json as Record<string, unknown>) : {};
-  const name = typeof fields.name === 'string' ? fields.name : undefined;
-  const version = fields.schemaVersion;
-  if (version !== PLAN_HISTORY_SCHEMA_VERSION) {
-    const given = version === undefined ? 'no schemaVersion' : `schemaVersion ${JSON.stringify(version)}`;
-    return {
-      ok: false,
-      skipped: { file, reason: `${given}: only version ${PLAN_HISTORY_SCHEMA_VERSION} is read`, name },
-    };
-  }
-  const parsed = Report.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'unknown';
-    const reason = `not a plan report of version ${PLAN_HISTORY_SCHEMA_VERSION} (${where})`;
-    return { ok: false, skipped: { file, reason, name } };
-  }
-  if (Number.isNaN(Date.parse(parsed.data.finishedAt))) {
-    return { ok: false, skipped: { file, reason: `finishedAt ${parsed.data.finishedAt} is not a date`, name } };
-  }
-  return { ok: true, report: parsed.data };
+  return { ok: true, report };
 }
 
 function entryOf(file: string, dir: string, report: PlanReport, seal: SealCheck): PlanEntry {
