@@ -1,41 +1,8 @@
-import type { MetricGauge, MetricMeter, MetricTags } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { RunbookMetric } from '../../contracts';
+import { gaugeMeter } from '../../test/helpers/gauge-meter';
 import { recordDrill, type DrillMeasures } from './metrics';
 import type { DrillResourceResult, DrillVerdict } from './report';
-
-/** A meter that keeps each gauge's last value per tag set, as an exporter would. */
-function gaugeMeter() {
-  const values = new Map<string, number>();
-  // The activity's own tags (namespace, task queue, activity type) are the SDK's: keys hold ours.
-  const sdkTags = new Set(['namespace', 'taskQueue', 'activityType']);
-  const key = (name: string, tags: MetricTags) =>
-    `${name}${JSON.stringify(
-      Object.entries(tags)
-        .filter(([k]) => !sdkTags.has(k))
-        .sort(),
-    )}`;
-  const unused = () => {
-    throw new Error('drill metrics are gauges only');
-  };
-  const meter: MetricMeter = {
-    createCounter: unused,
-    createHistogram: unused,
-    createGauge(name: string, valueType = 'int'): MetricGauge {
-      const gauge: MetricGauge = {
-        name,
-        kind: 'gauge',
-        valueType,
-        set: (value, tags = {}) => void values.set(key(name, tags), value),
-        withTags: unused,
-      };
-      return gauge;
-    },
-    withTags: () => meter,
-  };
-  const get = (name: string, tags: Record<string, string>) => values.get(key(name, tags));
-  return { meter, values, get };
-}
 
 const resource = (resourceId: string, resourceType: string, verdict: DrillVerdict): DrillResourceResult => ({
   resourceId,
@@ -71,7 +38,7 @@ function run(finishedAt: string, resources: DrillResourceResult[], worst?: numbe
 }
 
 test('counts every verdict of every type, 0 included, and keeps the last run when an older one is retried late', async () => {
-  const { meter, values, get } = gaugeMeter();
+  const { meter, values, get } = gaugeMeter('drill');
   const env = new MockActivityEnvironment(undefined, { metricMeter: meter });
   const drill = { drill: 'nightly' };
 
@@ -111,7 +78,7 @@ test('counts every verdict of every type, 0 included, and keeps the last run whe
 });
 
 test('a latest-clean drill sets the oldest clean point restored and how far one lay behind the newest', async () => {
-  const { meter, get } = gaugeMeter();
+  const { meter, get } = gaugeMeter('drill');
   const env = new MockActivityEnvironment(undefined, { metricMeter: meter });
   const cleanPoint = (resourceId: string, rpoSeconds: number, behind: number): DrillResourceResult => ({
     ...resource(resourceId, 'PA_RELATIONAL_DB', 'PASS'),

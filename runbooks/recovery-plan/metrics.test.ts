@@ -1,47 +1,15 @@
-import type { MetricGauge, MetricMeter, MetricTags } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { RunbookMetric } from '../../contracts';
+import { gaugeMeter } from '../../test/helpers/gauge-meter';
 import { at, failedPlan, passedPlan } from '../../test/helpers/plan-reports';
 import { recordPlan, type PlanMeasures } from './metrics';
-
-/** A meter that keeps each gauge's last value per tag set, as an exporter would. */
-function gaugeMeter() {
-  const values = new Map<string, number>();
-  // The activity's own tags (namespace, task queue, activity type) are the SDK's: keys hold ours.
-  const sdkTags = new Set(['namespace', 'taskQueue', 'activityType']);
-  const key = (name: string, tags: MetricTags) =>
-    `${name}${JSON.stringify(
-      Object.entries(tags)
-        .filter(([k]) => !sdkTags.has(k))
-        .sort(),
-    )}`;
-  const unused = () => {
-    throw new Error('plan metrics are gauges only');
-  };
-  const meter: MetricMeter = {
-    createCounter: unused,
-    createHistogram: unused,
-    createGauge(name: string, valueType = 'int'): MetricGauge {
-      return {
-        name,
-        kind: 'gauge',
-        valueType,
-        set: (value, tags = {}) => void values.set(key(name, tags), value),
-        withTags: unused,
-      };
-    },
-    withTags: () => meter,
-  };
-  const get = (name: string, tags: Record<string, string>) => values.get(key(name, tags));
-  return { meter, values, get };
-}
 
 /** recordPlan as the report's activity calls it. */
 const record = (measures: PlanMeasures) => Promise.resolve(recordPlan(measures));
 const plan = { plan: 'payments' };
 
 test("sets the last run's verdict, RTO against its target, RPO, skew and failed steps, labelled by plan only", async () => {
-  const { meter, values, get } = gaugeMeter();
+  const { meter, values, get } = gaugeMeter('plan');
   const env = new MockActivityEnvironment(undefined, { metricMeter: meter });
 
   // failedPlan finished before passedPlan: recorded first, as it would be.
@@ -76,7 +44,7 @@ test("sets the last run's verdict, RTO against its target, RPO, skew and failed 
 });
 
 test('a retried attempt of an older run keeps the newer figures; the same run again sets the same values', async () => {
-  const { meter, values, get } = gaugeMeter();
+  const { meter, values, get } = gaugeMeter('plan');
   const env = new MockActivityEnvironment(undefined, { metricMeter: meter });
   // A name of its own: the recorder remembers, per process, what it last set for each plan.
   const older = { ...failedPlan, name: 'retried' };
@@ -92,7 +60,7 @@ test('a retried attempt of an older run keeps the newer figures; the same run ag
 });
 
 test("a run without a common point sets RPO and skew to NaN, not the previous run's", async () => {
-  const { meter, get } = gaugeMeter();
+  const { meter, get } = gaugeMeter('plan');
   const env = new MockActivityEnvironment(undefined, { metricMeter: meter });
   const other = { plan: 'orders' };
   await env.run(record, { ...passedPlan, name: 'orders' });
