@@ -18,6 +18,7 @@ const E2E = [
   'test/e2e/clean-point.test.ts',
   // recoveryPlan
   'test/e2e/recovery-plan.test.ts',
+  'test/e2e/recovery-plan-approval.test.ts',
   // offboardSourceAccount and rotateCredentials
   'test/e2e/accounts.test.ts',
 ];
