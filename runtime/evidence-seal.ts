@@ -17,9 +17,16 @@ export const SEAL_SUFFIX = '.seal.json';
 export const SEAL_FORMAT = 'runbooks-evidence-seal/1';
 /**
  * Files of a report that a seal covers when they exist, `<baseName>.<extension>`: its renderings and its in-toto
- * attestations (runtime/evidence-attestation.ts).
+ * attestations (runtime/evidence-attestation.ts): a drill's `drill.dsse.json`, a recovery plan's `plan.dsse.json`.
  */
-export const SEALED_RENDERINGS = ['json', 'md', 'html', 'test-result.dsse.json', 'drill.dsse.json'] as const;
+export const SEALED_RENDERINGS = [
+  'json',
+  'md',
+  'html',
+  'test-result.dsse.json',
+  'drill.dsse.json',
+  'plan.dsse.json',
+] as const;
 export type SealedRendering = (typeof SEALED_RENDERINGS)[number];
 
 /** Longest first: `x.drill.dsse.json` is a file of `x`, not the report JSON of `x.drill.dsse`. */

@@ -20,6 +20,10 @@ import {
  * asking, so that a retry days later cannot date a file changed in between.
  */
 
+/** The reports folders whose timestamps a later run may add; a drill's (`drill-reports`) when none is named. */
+export const STAMPED_FOLDERS = ['drill-reports', 'plan-reports'] as const;
+export type StampedFolder = (typeof STAMPED_FOLDERS)[number];
+
 /** A file of the reports folder to timestamp, with the sha256 it had when sealed. */
 export interface StampTarget {
   file: string;
@@ -125,4 +129,49 @@ async function holdsTokenFor(path: string, digest: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The timestamps a report still lacks when it was written: the authority could not be asked then. */
+export interface PendingTimestamps {
+  targets: StampTarget[];
+  /** Why the first had no token. */
+  error: string;
+  /** The seal's time: a token is worth asking for only within the tolerance after it (docs/security.md). */
+  sealedAt: string;
+  /** The report's folder under the output directory, when not `drill-reports` (a recovery plan's: `plan-reports`). */
+  folder?: StampedFolder;
+}
+
+/** What became of a report's timestamps when it was written: the files that got a token, and what is still missing. */
+export interface ReportTimestamps {
+  added: string[];
+  pending?: PendingTimestamps;
+}
+
+/** How long a report's activity waits for the authority before leaving the tokens to a retry of their own. */
+export const STAMP_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks the authority for the tokens of a report just sealed in `dir` (its seal's and its attestations'), once and
+ * briefly: an authority that does not answer never holds the run up, and what is still missing is returned, for a
+ * retry of its own (runbooks/dr-drill/timestamps.ts). `folder` names the reports folder for that retry.
+ */
+export async function stampSealedReport(
+  authority: TimestampAuthorityConfig,
+  dir: string,
+  seal: Seal,
+  folder: StampedFolder = 'drill-reports',
+): Promise<ReportTimestamps> {
+  const targets = await stampTargetsOf(dir, seal.report, seal);
+  const outcome = await stampFiles(dir, targets, authority, STAMP_TIMEOUT_MS);
+  if (outcome.pending.length === 0) return { added: outcome.stamped };
+  return {
+    added: outcome.stamped,
+    pending: {
+      targets: outcome.pending,
+      error: outcome.error ?? 'no token',
+      sealedAt: seal.sealedAt,
+      ...(folder === 'drill-reports' ? {} : { folder }),
+    },
+  };
 }

@@ -9,18 +9,16 @@ import { FailureType, type Notified } from '../../contracts';
 import { notifyFromActivity } from '../../steps/notifications';
 import { writeFileAtomic } from '../../runtime/atomic-file';
 import { calling } from '../../runtime/failures';
-import { envelopeOf } from '../../runtime/evidence-attestation';
-import type { EvidenceKey } from '../../runtime/evidence-key';
-import { type Seal, sealReport } from '../../runtime/evidence-seal';
-import { stampFiles, stampTargetsOf } from '../../runtime/evidence-stamps';
+import { runUri, writeAttestations } from '../../runtime/evidence-attestation';
+import { sealReport } from '../../runtime/evidence-seal';
+import { stampSealedReport, type ReportTimestamps } from '../../runtime/evidence-stamps';
 import { exportPath } from '../../runtime/export-file';
-import { ATTESTATION_FILES, drillStatements, runUri } from './attestations';
+import { ATTESTATION_FILES, drillStatements } from './attestations';
 import { MAX_DRILL_RESOURCES } from './contract';
 import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
 import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
-import type { ReportTimestamps } from './timestamp-activities';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
 export interface ResourceRef {
@@ -156,11 +154,23 @@ export async function writeReport(
   await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
   await writeFileAtomic(paths.markdown, renderMarkdown(report));
   await writeFileAtomic(paths.html, renderHtml(report));
-  await writeAttestations(evidenceKey, report, paths.json, input);
+  // The report's in-toto attestations beside it (`cosign verify-blob-attestation` checks them against its JSON).
+  const statements = drillStatements({
+    report,
+    reportFile: basename(paths.json),
+    reportBytes: await readFile(paths.json),
+    input,
+    runUrl: runUri(activityInfo().workflowNamespace ?? 'default', report.workflowId, report.runId),
+  });
+  await writeAttestations(evidenceKey, paths.json, {
+    [ATTESTATION_FILES.testResult]: statements.testResult,
+    [ATTESTATION_FILES.drill]: statements.drill,
+  });
   // Last, once every file is written: the seal covers them all and links the report into its drill's chain.
   const dir = dirname(paths.json);
   const seal = await sealReport(evidenceKey, { dir, baseName: basename(paths.json, '.json'), ...chainOf(report) });
-  const timestamps = deps.timestampAuthority && (await timestamped(deps.timestampAuthority, dir, seal));
+  // Asked once and briefly; what is still missing goes to a run of its own (./timestamps.ts).
+  const timestamps = deps.timestampAuthority && (await stampSealedReport(deps.timestampAuthority, dir, seal));
   recordDrill(report);
   const written = { ...paths, ...(timestamps ? { timestamps } : {}) };
   if (!announce) return written;
@@ -171,43 +181,6 @@ export async function writeReport(
 }
 
 const chainOf = ({ name, workflowId, runId }: DrillReport) => ({ chain: name, workflowId, runId });
-
-/**
- * Asks the authority for the seal's and the attestations' tokens, once and briefly: an authority that does not answer
- * never holds the drill up, and what is still missing is handed to a retry of its own (./timestamps.ts).
- */
-async function timestamped(
-  authority: NonNullable<ActivityDeps['timestampAuthority']>,
-  dir: string,
-  seal: Seal,
-): Promise<ReportTimestamps> {
-  const targets = await stampTargetsOf(dir, seal.report, seal);
-  const outcome = await stampFiles(dir, targets, authority, STAMP_TIMEOUT_MS);
-  if (outcome.pending.length === 0) return { added: outcome.stamped };
-  return {
-    added: outcome.stamped,
-    pending: { targets: outcome.pending, error: outcome.error ?? 'no token', sealedAt: seal.sealedAt },
-  };
-}
-
-/** How long the report's activity waits for the authority before leaving the tokens to the retry. */
-const STAMP_TIMEOUT_MS = 10_000;
-
-/** The report's in-toto attestations beside it (`cosign verify-blob-attestation` checks them against its JSON). */
-async function writeAttestations(key: EvidenceKey, report: DrillReport, jsonPath: string, input: unknown) {
-  const statements = drillStatements({
-    report,
-    reportFile: basename(jsonPath),
-    reportBytes: await readFile(jsonPath),
-    input,
-    runUrl: runUri(activityInfo().workflowNamespace ?? 'default', report.workflowId, report.runId),
-  });
-  const base = jsonPath.slice(0, -'.json'.length);
-  for (const kind of ['testResult', 'drill'] as const) {
-    const envelope = envelopeOf(statements[kind], key.privateKey, key.keyId);
-    await writeFileAtomic(`${base}.${ATTESTATION_FILES[kind]}`, JSON.stringify(envelope, null, 2) + '\n');
-  }
-}
 
 /** Room left in a file name (255 bytes) for the run ID, the separator and the longest suffix (`.seal.json`). */
 const MAX_WORKFLOW_PART = 180;

@@ -1,6 +1,14 @@
-import { STATEMENT_TYPE, type ResourceDescriptor, type Statement } from '../../runtime/evidence-attestation';
+import {
+  reportSubjects,
+  STATEMENT_TYPE,
+  testResultStatement,
+  type ResourceDescriptor,
+  type Statement,
+} from '../../runtime/evidence-attestation';
 import { canonicalJson, sha256 } from '../../runtime/evidence-seal';
 import type { DrillReport, DrillResourceResult } from './report';
+
+export { runUri, TEST_RESULT_PREDICATE } from '../../runtime/evidence-attestation';
 
 /**
  * A drill report's in-toto statements (runtime/evidence-attestation.ts signs each into a DSSE envelope). Two per
@@ -8,7 +16,6 @@ import type { DrillReport, DrillResourceResult } from './report';
  * run's URL) and this project's drill predicate (the drill's own figures).
  */
 
-export const TEST_RESULT_PREDICATE = 'https://in-toto.io/attestation/test-result/v0.1';
 /** The drill's figures. A URN: the project owns no domain to put a URL under. */
 export const DRILL_PREDICATE = 'urn:backup-runbooks:attestation:drill-report:v1';
 
@@ -27,24 +34,12 @@ export interface DrillAttestationSource {
   runUrl: string;
 }
 
-/**
- * The report JSON by its sha256, then each restored recovery point. The service gives no digest of a recovery point's
- * content, so its descriptor carries the sha256 of its ID, with the ID itself in `annotations`.
- */
+/** The report JSON by its sha256, then each restored recovery point (`reportSubjects`). */
 function subjectsOf({ report, reportFile, reportBytes }: DrillAttestationSource): ResourceDescriptor[] {
-  const points = new Set(
-    report.resources
-      .map((r) => r.recoveryPoint?.snapshotId ?? r.snapshotId)
-      .filter((id): id is string => id !== undefined),
-  );
-  return [
-    { name: reportFile, digest: { sha256: sha256(reportBytes) } },
-    ...[...points].sort().map((id) => ({
-      name: `recovery-point/${id}`,
-      digest: { sha256: sha256(id) },
-      annotations: { recoveryPointId: id },
-    })),
-  ];
+  const points = report.resources
+    .map((r) => r.recoveryPoint?.snapshotId ?? r.snapshotId)
+    .filter((id): id is string => id !== undefined);
+  return reportSubjects(reportFile, reportBytes, points);
 }
 
 /** The two statements of a drill report: `test-result` and the drill's own. */
@@ -58,19 +53,14 @@ export function drillStatements(source: DrillAttestationSource): { testResult: S
   const testsWith = (pass: boolean) =>
     report.resources.filter((r) => (r.verdict === 'PASS') === pass).map((r) => r.resourceId);
   return {
-    testResult: {
-      _type: STATEMENT_TYPE,
-      subject,
-      predicateType: TEST_RESULT_PREDICATE,
-      predicate: {
-        // PASSED only for a drill whose verdict is PASS: a PARTIAL drill proved less than its scope.
-        result: report.summary.verdict === 'PASS' ? 'PASSED' : 'FAILED',
-        configuration,
-        url: source.runUrl,
-        passedTests: testsWith(true),
-        failedTests: testsWith(false),
-      },
-    },
+    testResult: testResultStatement(subject, {
+      // PASSED only for a drill whose verdict is PASS: a PARTIAL drill proved less than its scope.
+      passed: report.summary.verdict === 'PASS',
+      configuration,
+      url: source.runUrl,
+      passedTests: testsWith(true),
+      failedTests: testsWith(false),
+    }),
     drill: {
       _type: STATEMENT_TYPE,
       subject,
@@ -97,12 +87,6 @@ export function drillStatements(source: DrillAttestationSource): { testResult: S
       },
     },
   };
-}
-
-/** `temporal:` URI of a run, for a report written where no Web UI address is configured. */
-export function runUri(namespace: string, workflowId: string, runId: string, uiBaseUrl?: string): string {
-  const path = `namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}`;
-  return uiBaseUrl ? `${uiBaseUrl.replace(/\/+$/, '')}/${path}/history` : `temporal:///${path}`;
 }
 
 /** The clean-point search of a resource, when its drill selected `latest-clean`. */

@@ -1,23 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { join } from 'node:path';
 import type { ActivityDeps } from '../../runtime/activity-deps';
-import { stampFiles, type StampTarget } from '../../runtime/evidence-stamps';
+import { stampFiles, STAMPED_FOLDERS, type StampedFolder, type StampTarget } from '../../runtime/evidence-stamps';
 import { FailureType } from '../../contracts';
 
-/** The timestamps a drill's report still lacks when it was written: the authority could not be asked then. */
-export interface PendingTimestamps {
-  targets: StampTarget[];
-  /** Why the first had no token. */
-  error: string;
-  /** The seal's time: a token is worth asking for only within the tolerance after it (docs/security.md). */
-  sealedAt: string;
-}
-
-/** What became of a report's timestamps when it was written: the files that got a token, and what is still missing. */
-export interface ReportTimestamps {
-  added: string[];
-  pending?: PendingTimestamps;
-}
+export type { PendingTimestamps, ReportTimestamps } from '../../runtime/evidence-stamps';
 
 export function timestampActivities({
   outputDir,
@@ -28,7 +15,19 @@ export function timestampActivities({
      * Adds the tokens a report's seal and attestations lack, over the digests recorded when it was sealed. Fails,
      * retryable, while the authority cannot be asked, so that the retry policy asks again later.
      */
-    async addEvidenceTimestamps(input: { targets: StampTarget[] }): Promise<{ stamped: string[] }> {
+    async addEvidenceTimestamps(input: {
+      targets: StampTarget[];
+      /** The report's folder when not drill-reports/: a recovery plan's plan-reports/. */
+      folder?: StampedFolder;
+    }): Promise<{ stamped: string[] }> {
+      const folder = input.folder ?? 'drill-reports';
+      if (!STAMPED_FOLDERS.includes(folder)) {
+        throw ApplicationFailure.create({
+          type: FailureType.InvalidInput,
+          nonRetryable: true,
+          message: `no reports folder ${JSON.stringify(folder)}: timestamps are added in ${STAMPED_FOLDERS.join(' or ')}`,
+        });
+      }
       if (!timestampAuthority) {
         throw ApplicationFailure.create({
           type: FailureType.InvalidInput,
@@ -36,7 +35,7 @@ export function timestampActivities({
           message: 'RUNBOOKS_TSA_URL is no longer set on this worker: the evidence stays without its timestamps',
         });
       }
-      const outcome = await stampFiles(join(outputDir, 'drill-reports'), input.targets, timestampAuthority);
+      const outcome = await stampFiles(join(outputDir, folder), input.targets, timestampAuthority);
       if (outcome.pending.length > 0) {
         throw ApplicationFailure.create({
           type: FailureType.TimestampUnavailable,

@@ -19,10 +19,13 @@ export async function drillEvidenceTimestamps(pending: PendingTimestamps): Promi
     scheduleToCloseTimeout: left,
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '15 minutes' },
   });
-  return addEvidenceTimestamps({ targets: pending.targets });
+  return addEvidenceTimestamps({ targets: pending.targets, ...(pending.folder ? { folder: pending.folder } : {}) });
 }
 
-/** Starts the retry of a report's missing timestamps, when some are missing; the drill does not wait for it. */
+/**
+ * Starts the retry of a report's missing timestamps, when some are missing; the run (a drill's, a recovery plan's)
+ * does not wait for it.
+ */
 export async function timestampsLater(pending: PendingTimestamps | undefined): Promise<void> {
   if (!pending || pending.targets.length === 0) return;
   const { workflowId, runId } = workflowInfo();

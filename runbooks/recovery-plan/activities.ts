@@ -1,17 +1,20 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../contracts';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { writeFileAtomic } from '../../runtime/atomic-file';
+import { runUri, writeAttestations } from '../../runtime/evidence-attestation';
 import { sealReport } from '../../runtime/evidence-seal';
+import { stampSealedReport, type ReportTimestamps } from '../../runtime/evidence-stamps';
 import { exportPath } from '../../runtime/export-file';
 import { calling } from '../../runtime/failures';
 import { capturedAt, newestFirst, snapshotsInWindow } from '../../steps/snapshot-window';
 import { resolveSelection, type DrillSelection } from '../dr-drill/activities';
 import { canonicalCheck } from '../clean-point/check';
+import { PLAN_ATTESTATION_FILES, planStatements } from './attestations';
 import type { CommonPoint, PlanReport, PlanReportPaths } from './contract';
 import { recordPlan } from './metrics';
 import type { RecoveryPlan } from './plan';
@@ -39,7 +42,9 @@ export interface PlanPointsInput {
   windowDays: number;
 }
 
-export function recoveryPlanActivities(deps: Pick<ActivityDeps, 'client' | 'outputDir' | 'evidenceKey'>) {
+export function recoveryPlanActivities(
+  deps: Pick<ActivityDeps, 'client' | 'outputDir' | 'evidenceKey' | 'timestampAuthority'>,
+) {
   const { client } = deps;
   return {
     /**
@@ -146,8 +151,14 @@ export function recoveryPlanActivities(deps: Pick<ActivityDeps, 'client' | 'outp
       return createHash('sha256').update(canonicalCheck(input.plan)).digest('hex');
     },
 
-    /** Writes the plan's report as JSON, Markdown and HTML, each atomically, and seals it into the plan's chain. */
-    async writePlanReport(input: { report: Omit<PlanReport, 'schemaVersion'> }): Promise<PlanReportPaths> {
+    /**
+     * Writes the plan's report as JSON, Markdown and HTML, each atomically, with its in-toto attestations, and seals
+     * them all into the plan's chain; with a time-stamping authority, asks it once for the seal's and attestations'
+     * tokens, as a drill's report activity does (what is still missing is in `timestamps.pending`).
+     */
+    async writePlanReport(input: {
+      report: Omit<PlanReport, 'schemaVersion'>;
+    }): Promise<PlanReportPaths & { timestamps?: ReportTimestamps }> {
       const report: PlanReport = { schemaVersion: PLAN_REPORT_SCHEMA_VERSION, ...input.report };
       const base = planReportBaseName(report);
       const path = (ext: string) => exportPath(deps.outputDir, 'plan-reports', `${base}.${ext}`);
@@ -156,17 +167,31 @@ export function recoveryPlanActivities(deps: Pick<ActivityDeps, 'client' | 'outp
       await writeFileAtomic(paths.json, JSON.stringify(report, null, 2) + '\n');
       await writeFileAtomic(paths.markdown, renderPlanMarkdown(report));
       await writeFileAtomic(paths.html, renderPlanHtml(report));
+      // The report's in-toto attestations beside it (`cosign verify-blob-attestation` checks them against its JSON).
+      const statements = planStatements({
+        report,
+        reportFile: basename(paths.json),
+        reportBytes: await readFile(paths.json),
+        runUrl: runUri(activityInfo().workflowNamespace ?? 'default', report.workflowId, report.runId),
+      });
+      await writeAttestations(deps.evidenceKey, paths.json, {
+        [PLAN_ATTESTATION_FILES.testResult]: statements.testResult,
+        [PLAN_ATTESTATION_FILES.plan]: statements.plan,
+      });
       // Last, once every file is written: the seal covers them all and links the report into its plan's chain.
-      await sealReport(deps.evidenceKey, {
-        dir: dirname(paths.json),
+      const dir = dirname(paths.json);
+      const seal = await sealReport(deps.evidenceKey, {
+        dir,
         baseName: basename(paths.json, '.json'),
         chain: `plan:${report.name}`,
         workflowId: report.workflowId,
         runId: report.runId,
       });
+      const timestamps =
+        deps.timestampAuthority && (await stampSealedReport(deps.timestampAuthority, dir, seal, 'plan-reports'));
       // Once sealed: the dashboard shows only what a sealed report says.
       recordPlan(report);
-      return paths;
+      return { ...paths, ...(timestamps ? { timestamps } : {}) };
     },
   };
 }

@@ -92,7 +92,7 @@ export const EVIDENCE_SETTINGS: readonly SettingDoc[] = [
     default: 'unset: no timestamps',
     meaning:
       'An RFC 3161 time-stamping authority (POST `application/timestamp-query`): every seal and attestation gets a ' +
-      'token `<file>.tsr`; one that does not answer never holds a drill up, and a retry adds the tokens later',
+      "token `<file>.tsr`; one that does not answer holds no run up, and a drill's retry adds them afterwards",
   },
   {
     name: 'RUNBOOKS_TSA_CERT_FILE',

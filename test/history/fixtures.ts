@@ -1,5 +1,5 @@
-// Output folders as the runs leave them: drill reports written and sealed by the drill's own activity code, posture
-// and export files written with the runbooks' own CSV and HTML helpers.
+// Output folders as the runs leave them: drill reports written and sealed by the drill's own activity code, recovery
+// plan reports by the plan's, posture and export files written with the runbooks' own CSV and HTML helpers.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,13 @@ import { STALE_COLUMNS, UNPROTECTED_COLUMNS } from '../../runbooks/posture-repor
 import { page, section, table, tableRow } from '../../runbooks/posture-report/html';
 import { writeReport } from '../../runbooks/dr-drill/activities';
 import type { DrillReport, DrillReportPaths, DrillResourceResult } from '../../runbooks/dr-drill/report';
+import { recoveryPlanActivities } from '../../runbooks/recovery-plan/activities';
+import type { PlanReport, PlanReportPaths } from '../../runbooks/recovery-plan/contract';
+import type { ActivityDeps } from '../../runtime/activity-deps';
 import { csvRecord } from '../../runtime/csv';
 import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { latestPassed, v3Report } from '../helpers/drill-reports';
+import { failedPlan, passedPlan } from '../helpers/plan-reports';
 
 const env = new MockActivityEnvironment();
 
@@ -44,6 +48,67 @@ export async function writeDrill(outputDir: string, key: EvidenceKey, spec: Dril
     targets: spec.targets ?? base.targets,
   };
   const paths: DrillReportPaths = await env.run(writeReport, { outputDir, evidenceKey: key }, report, false);
+  return basename(paths.json, '.json');
+}
+
+export interface PlanSpec {
+  name?: string;
+  runId: string;
+  finishedAt: string;
+  /** `passedPlan` (every step passed, RTO met) unless `failed` (a step failed, RTO missed). */
+  failed?: boolean;
+  /** The RTO in seconds against its target, to miss or meet it whatever the steps did. */
+  rto?: { seconds: number; targetSeconds: number };
+}
+
+// writePlanReport only writes files: it never calls the service.
+const noService = new Proxy(
+  {},
+  {
+    get: () => {
+      throw new Error('writePlanReport called the service');
+    },
+  },
+) as ActivityDeps['client'];
+
+/** The report of one plan run, from the hand-built ones, named and timed as `spec` says. */
+export function planReport(spec: PlanSpec): PlanReport {
+  const base = spec.failed ? failedPlan : passedPlan;
+  const name = spec.name ?? base.name;
+  const rto = spec.rto ? { ...base.rto, ...spec.rto, met: spec.rto.seconds <= spec.rto.targetSeconds } : base.rto;
+  const took = Date.parse(base.finishedAt) - Date.parse(base.startedAt);
+  return {
+    ...base,
+    name,
+    workflowId: `plan-${name}-drill-${spec.finishedAt.slice(0, 10)}`,
+    startedAt: new Date(Date.parse(spec.finishedAt) - took).toISOString(),
+    runId: spec.runId,
+    finishedAt: spec.finishedAt,
+    rto,
+  };
+}
+
+/**
+ * Writes and seals one recovery plan report as the plan's activity does (its JSON, Markdown, HTML and attestations),
+ * with `timestampAuthority` when given; returns its files' base name.
+ */
+export async function writePlan(
+  outputDir: string,
+  key: EvidenceKey,
+  spec: PlanSpec,
+  timestampAuthority?: ActivityDeps['timestampAuthority'],
+): Promise<string> {
+  const { schemaVersion: _version, ...report } = planReport(spec);
+  const activities = recoveryPlanActivities({
+    outputDir,
+    evidenceKey: key,
+    client: noService,
+    ...(timestampAuthority ? { timestampAuthority } : {}),
+  });
+  const paths: PlanReportPaths = await env.run(
+    (input: { report: typeof report }) => activities.writePlanReport(input),
+    { report },
+  );
   return basename(paths.json, '.json');
 }
 

@@ -1,6 +1,7 @@
-// A drill report's attestations checked as an auditor checks them, with a real cosign (built from its Go module into
-// .tools/ by scripts/ensure-cosign.js): `cosign verify-blob-attestation` accepts both, for the report the drill's own
-// activity code wrote and sealed, and refuses them once one byte of the report or of an envelope changes.
+// A drill report's and a recovery plan report's attestations checked as an auditor checks them, with a real cosign
+// (built from its Go module into .tools/ by scripts/ensure-cosign.js): `cosign verify-blob-attestation` accepts each,
+// for the report the runbook's own activity code wrote and sealed, and refuses them once one byte of the report or of
+// an envelope changes.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,9 +11,11 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { writeReport } from '../../runbooks/dr-drill/activities';
 import type { DrillReportPaths } from '../../runbooks/dr-drill/report';
 import { ATTESTATION_FILES, DRILL_PREDICATE, TEST_RESULT_PREDICATE } from '../../runbooks/dr-drill/attestations';
+import { PLAN_ATTESTATION_FILES, PLAN_PREDICATE } from '../../runbooks/recovery-plan/attestations';
 import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { PUBLIC_KEY_FILE, readSeal, SEAL_SUFFIX } from '../../runtime/evidence-seal';
 import { latestPassed, v3Report } from '../helpers/drill-reports';
+import { writePlan } from '../history/fixtures';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ensureCosign } = require('../../scripts/ensure-cosign.js') as typeof import('../../scripts/ensure-cosign');
 
@@ -20,6 +23,8 @@ const run = promisify(execFile);
 let root: string;
 let dir: string;
 let base: string;
+/** The recovery plan report's files, without their extension. */
+let planBase: string;
 let key: EvidenceKey;
 let cosign: string;
 
@@ -37,6 +42,11 @@ beforeAll(async () => {
   );
   dir = join(root, 'output', 'drill-reports');
   base = paths.json.slice(0, -'.json'.length);
+  const plan = await writePlan(join(root, 'output'), key, {
+    runId: 'run-cosign',
+    finishedAt: '2026-11-29T03:15:10.000Z',
+  });
+  planBase = join(root, 'output', 'plan-reports', plan);
 }, 600_000);
 
 afterAll(async () => {
@@ -57,22 +67,29 @@ async function verify(blob: string, envelope: string, type: string): Promise<{ c
   }
 }
 
+/** Each attestation: its name, the report's files without extension, its file's suffix, its predicate type. */
 const KINDS = [
-  ['test-result', ATTESTATION_FILES.testResult, TEST_RESULT_PREDICATE],
-  ['drill', ATTESTATION_FILES.drill, DRILL_PREDICATE],
+  ['drill test-result', () => base, ATTESTATION_FILES.testResult, TEST_RESULT_PREDICATE],
+  ['drill', () => base, ATTESTATION_FILES.drill, DRILL_PREDICATE],
+  ['plan test-result', () => planBase, PLAN_ATTESTATION_FILES.testResult, TEST_RESULT_PREDICATE],
+  ['plan', () => planBase, PLAN_ATTESTATION_FILES.plan, PLAN_PREDICATE],
 ] as const;
 
-test('the seal covers both attestations', async () => {
+test('the seal covers both attestations, of the drill and of the plan', async () => {
   const seal = await readSeal(`${base}${SEAL_SUFFIX}`);
   expect(Object.keys(seal?.files ?? {}).sort()).toEqual(
     ['json', 'md', 'html', ATTESTATION_FILES.testResult, ATTESTATION_FILES.drill].sort(),
+  );
+  const planSeal = await readSeal(`${planBase}${SEAL_SUFFIX}`);
+  expect(Object.keys(planSeal?.files ?? {}).sort()).toEqual(
+    ['json', 'md', 'html', PLAN_ATTESTATION_FILES.testResult, PLAN_ATTESTATION_FILES.plan].sort(),
   );
 });
 
 test.each(KINDS)(
   'cosign accepts the %s attestation of the report',
-  async (_kind, file, type) => {
-    const result = await verify(`${base}.json`, `${base}.${file}`, type);
+  async (_kind, baseOf, file, type) => {
+    const result = await verify(`${baseOf()}.json`, `${baseOf()}.${file}`, type);
     expect(result).toMatchObject({ code: 0 });
     expect(result.output).toContain('Verified OK');
   },
@@ -81,12 +98,12 @@ test.each(KINDS)(
 
 test.each(KINDS)(
   'cosign refuses the %s attestation once one byte of the report changes',
-  async (_kind, file, type) => {
-    const bytes = await readFile(`${base}.json`);
+  async (_kind, baseOf, file, type) => {
+    const bytes = await readFile(`${baseOf()}.json`);
     bytes[bytes.indexOf('PASS')] = 'F'.charCodeAt(0);
     const tampered = join(root, 'tampered.json');
     await writeFile(tampered, bytes);
-    const result = await verify(tampered, `${base}.${file}`, type);
+    const result = await verify(tampered, `${baseOf()}.${file}`, type);
     expect(result.code).not.toBe(0);
     expect(result.output).toContain('no matching subject digest');
   },
@@ -95,13 +112,13 @@ test.each(KINDS)(
 
 test.each(KINDS)(
   'cosign refuses the %s envelope once one byte of its payload changes',
-  async (_kind, file, type) => {
-    const envelope = JSON.parse(await readFile(`${base}.${file}`, 'utf8')) as { payload: string };
+  async (_kind, baseOf, file, type) => {
+    const envelope = JSON.parse(await readFile(`${baseOf()}.${file}`, 'utf8')) as { payload: string };
     const payload = Buffer.from(envelope.payload, 'base64');
     payload.writeUInt8(payload.readUInt8(payload.indexOf('"subject"') + 1) ^ 1, payload.indexOf('"subject"') + 1);
     const tampered = join(root, `tampered.${file}`);
     await writeFile(tampered, JSON.stringify({ ...envelope, payload: payload.toString('base64') }));
-    const result = await verify(`${base}.json`, tampered, type);
+    const result = await verify(`${baseOf()}.json`, tampered, type);
     expect(result.code).not.toBe(0);
     expect(result.output).toContain('accepted signatures do not match threshold');
   },
