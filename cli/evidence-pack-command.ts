@@ -38,8 +38,8 @@ export class PackSourceRefusedError extends CliError {
 
 /**
  * `evidence pack --from <date> --to <date> [--out <file>] [--dir <output dir>] [--public-key <file>...]
- * [--by-control]`. Bad dates
- * are refused before anything is read or written.
+ * [--by-control]`: the drill reports and the recovery plan reports of the period. Bad dates are refused before
+ * anything is read or written.
  */
 export async function evidencePackCommand(
   argv: string[],
@@ -76,7 +76,9 @@ export async function evidencePackCommand(
   await writeFile(partial, tarGz, { mode: 0o644 });
   await rename(partial, out);
 
-  console.log(`wrote ${out}: ${reportCount(manifest.drills.length)} from ${period.from} to ${period.to}`);
+  console.log(
+    `wrote ${out}: ${reportCount(manifest.drills.length, manifest.plans?.length)} from ${period.from} to ${period.to}`,
+  );
   console.log(
     `seals checked against ${manifest.keySource === 'given' ? 'the keys given' : 'the keys beside the reports'}: ${manifest.keyIds.join(', ') || 'none'}`,
   );
@@ -86,7 +88,7 @@ export async function evidencePackCommand(
     );
   }
   for (const s of manifest.skipped) console.log(`  not packed: ${s.file}: ${s.reason}`);
-  const bad = verification.drills.filter((d) => d.status !== 'verified');
+  const bad = [...verification.drills, ...verification.plans].filter((d) => d.status !== 'verified');
   for (const d of bad) {
     console.log(`  ${d.status}: ${d.file}: ${d.problems.map((p) => `${p.kind} ${p.report}: ${p.detail}`).join('; ')}`);
   }
@@ -134,7 +136,7 @@ export async function checkPack(
   if (first) throw new PackCheckFailedError(first);
   const m = result.manifest;
   console.log(
-    `pack ${path}: ok, ${m?.files.length ?? 0} files match manifest.json, ${reportCount(m?.drills.length ?? 0)} from ${m?.period.from ?? '?'} to ${m?.period.to ?? '?'}`,
+    `pack ${path}: ok, ${m?.files.length ?? 0} files match manifest.json, ${reportCount(m?.drills.length ?? 0, m?.plans?.length)} from ${m?.period.from ?? '?'} to ${m?.period.to ?? '?'}`,
   );
   if (m?.byControl)
     console.log(`by control: ${m.byControl.controls.length} controls, each file listed and its links held`);
@@ -142,6 +144,9 @@ export async function checkPack(
   for (const line of timestampLines(result.timestamps)) console.log(line);
 }
 
-function reportCount(n: number): string {
-  return `${n} drill report${n === 1 ? '' : 's'}`;
+/** `3 drill reports`, and `and 2 recovery plan reports` when the pack holds some. */
+function reportCount(drills: number, plans = 0): string {
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const planText = plans > 0 ? ` and ${count(plans, 'recovery plan report')}` : '';
+  return `${count(drills, 'drill report')}${planText}`;
 }

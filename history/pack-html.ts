@@ -1,11 +1,12 @@
-// The pack's index.html: the period's summary, every drill with its seal's check, and the trend charts. One
-// self-contained page: inline CSS and SVG, no script, nothing fetched, every value escaped.
+// The pack's index.html: the period's summary, every drill and every recovery plan run with its seal's check, and the
+// trend charts. One self-contained page: inline CSS and SVG, no script, nothing fetched, every value escaped.
 import { escapeHtml as esc, isolateHtml } from '../runtime/escape-html';
 import { renderPostureChart, renderTrendChart, type PostureDimension } from './charts';
 import type { DrillEntry } from './drill-index';
 import { formatSeconds } from './line-chart';
 import type { Verification } from './pack';
 import type { PackPeriod } from './pack-period';
+import type { PlanEntry } from './plan-index';
 import type { PostureEntry } from './posture';
 import { resourceTrends } from './trends';
 
@@ -17,6 +18,8 @@ export interface PackPage {
   createdAt: Date;
   /** Newest first. */
   drills: DrillEntry[];
+  /** The recovery plan runs of the period, newest first. */
+  plans: PlanEntry[];
   verification: Verification;
   /** Oldest first. */
   posture: PostureEntry[];
@@ -29,7 +32,8 @@ const DIMENSIONS: readonly PostureDimension[] = ['total', 'provider', 'type', 'e
 const STYLE =
   'body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1100px}table{border-collapse:collapse;' +
   'margin-bottom:1em}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left}th{background:#f3f3f3}' +
-  '.FAIL,.failed,.chainFailed,.unsealed{color:#b71c1c;font-weight:bold}.PARTIAL{color:#e65100}.PASS,.verified{color:#1b5e20}' +
+  '.FAIL,.failed,.chainFailed,.unsealed,.missed{color:#b71c1c;font-weight:bold}.PARTIAL{color:#e65100}' +
+  '.PASS,.verified,.met{color:#1b5e20}' +
   'figure{margin:0 0 1.5em}';
 
 // Cell text in `<bdi>` when it could reorder its neighbours (runtime/escape-html.ts).
@@ -37,7 +41,7 @@ const cell = (text: string, cls = '') => `<td${cls ? ` class="${esc(cls)}"` : ''
 const seconds = (s: number | undefined) => (s === undefined ? 'not measured' : formatSeconds(s));
 
 export function renderPackPage(page: PackPage): string {
-  const { drills, verification } = page;
+  const { drills, plans, verification } = page;
   const count = (f: (d: DrillEntry) => boolean) => drills.filter(f).length;
   const verdicts = ['PASS', 'PARTIAL', 'FAIL'].map((v) => `${count((d) => d.verdict === v)} ${v}`).join(', ');
   const seals = ['verified', 'chainFailed', 'failed', 'unsealed']
@@ -54,6 +58,7 @@ export function renderPackPage(page: PackPage): string {
     `<tr><th>drill reports</th>${cell(String(drills.length))}</tr>`,
     `<tr><th>verdicts</th>${cell(verdicts)}</tr>`,
     `<tr><th>seals (checked when the pack was made)</th>${cell(seals)}</tr>`,
+    `<tr><th>recovery plan runs</th>${cell(planSummary(plans))}</tr>`,
     `<tr><th>checked against</th>${cell(`${keys}: ${verification.keyIds.join(', ') || 'none'}`)}</tr>`,
     `</tbody></table>`,
   ].join('\n');
@@ -68,6 +73,19 @@ export function renderPackPage(page: PackPage): string {
   const table = drills.length
     ? `<table id="drills"><thead><tr><th>finished</th><th>drill</th><th>verdict</th><th>passed</th><th>worst RPO</th><th>worst RTO</th><th>seal</th><th></th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`
     : '<p>No drill report finished in this period.</p>';
+
+  const planRows = plans.map(
+    (p) =>
+      `<tr data-file="${esc(p.file)}">${cell(p.finishedAt)}${cell(p.name)}${cell(p.mode)}${cell(p.verdict, p.verdict)}` +
+      `${cell(`${formatSeconds(p.rto.seconds)} against ${formatSeconds(p.rto.targetSeconds)}`)}` +
+      `${cell(p.rto.met ? 'met' : 'MISSED', p.rto.met ? 'met' : 'missed')}` +
+      `${cell(p.failedSteps.map((s) => s.id).join(', '))}${cell(p.seal.status, p.seal.status)}` +
+      `<td><a href="plan-reports/${esc(encodeURIComponent(p.file))}.html">report</a></td></tr>`,
+  );
+  const planTable = plans.length
+    ? '<table id="plans"><thead><tr><th>finished</th><th>plan</th><th>mode</th><th>verdict</th><th>RTO</th>' +
+      `<th>target</th><th>failed steps</th><th>seal</th><th></th></tr></thead><tbody>\n${planRows.join('\n')}\n</tbody></table>`
+    : '<p>No recovery plan run finished in this period.</p>';
 
   const problems = verification.chains.flatMap((c) => c.problems.map((p) => ({ chain: c.chain, ...p })));
   const problemList = problems.length
@@ -114,6 +132,7 @@ export function renderPackPage(page: PackPage): string {
         ]
       : []),
     `<section><h2>Drills</h2>\n${table}\n</section>`,
+    `<section><h2>Recovery plans</h2>\n${planTable}\n</section>`,
     `<section><h2>Chains</h2>\n${problemList}\n</section>`,
     `<section><h2>RTO and RPO per resource</h2>\n${charts.join('\n') || '<p>No resource was drilled in this period.</p>'}\n${more}</section>`,
     `<section><h2>Posture</h2>\n${posture}\n</section>`,
@@ -121,4 +140,12 @@ export function renderPackPage(page: PackPage): string {
     '</html>',
     '',
   ].join('\n');
+}
+
+/** The plan runs by verdict, and how many met their RTO target. */
+function planSummary(plans: readonly PlanEntry[]): string {
+  if (plans.length === 0) return '0';
+  const count = (f: (p: PlanEntry) => boolean) => plans.filter(f).length;
+  const verdicts = ['PASS', 'FAIL'].map((v) => `${count((p) => p.verdict === v)} ${v}`).join(', ');
+  return `${plans.length}: ${verdicts}; RTO target met in ${count((p) => p.rto.met)}`;
 }

@@ -1,5 +1,5 @@
 // Checks an evidence pack: every file against the manifest (none changed, missing or added), the manifest against its
-// sum, and every drill report against its seal and its chain's links within the pack.
+// sum, and every drill report and recovery plan report against its seal and its chain's links within the pack.
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,16 @@ import { packPathProblem } from '../runtime/evidence-names';
 import { sha256 } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import type { ReportStamps } from '../runtime/evidence-verify-stamps';
-import { MANIFEST, MANIFEST_SUM, PACK_FORMAT, PACK_KEYS, PACK_REPORTS, type PackManifest } from './pack';
+import {
+  MANIFEST,
+  MANIFEST_SUM,
+  PACK_FORMAT,
+  PACK_KEYS,
+  PACK_PLAN_REPORTS,
+  PACK_REPORTS,
+  planChainOf,
+  type PackManifest,
+} from './pack';
 import { byControlPaths, PACK_CONTROLS, type ControlFile, type PackedFileRef } from './pack-controls';
 import { readTarGz, TarFormatError, type TarEntry } from './tar';
 
@@ -22,7 +31,10 @@ export type PackProblemKind =
   | 'missing'
   /** A file in the pack the manifest does not list. */
   | 'extra'
-  /** A drill report whose seal or chain does not hold, or a file in drill-reports/ no seal covers. */
+  /**
+   * A drill or plan report whose seal or chain does not hold, a file in drill-reports/ or plan-reports/ no seal covers,
+   * or a report in the other kind's folder (a plan's chain in drill-reports/, a drill's in plan-reports/).
+   */
   | 'seal'
   /** A path that climbs out (`..`), is absolute, hides (leading dot) or holds control or bidirectional characters. */
   | 'badName'
@@ -124,36 +136,61 @@ export async function verifyPack(
   }
   problems.push(...byControlProblems(manifest, byPath));
 
-  const { chains, folder, timestamps } = await verifyReports(entries, publicKeys, timestampCertificates);
-  for (const p of folder) {
-    problems.push({ kind: 'seal', file: `${PACK_REPORTS}/${p.report}`, detail: `${p.kind}: ${p.detail}` });
-  }
-  for (const chain of chains) {
-    // The period starts mid-chain: the first report's predecessor is outside the pack, on purpose.
-    const head = chain.reports[0];
-    for (const p of chain.problems) {
-      if (p.kind === 'removed' && p.report === head) continue;
-      problems.push({ kind: 'seal', file: `${PACK_REPORTS}/${p.report}`, detail: `${p.kind}: ${p.detail}` });
+  const chains: ChainResult[] = [];
+  const timestamps: ReportStamps[] = [];
+  for (const reportsFolder of [PACK_REPORTS, PACK_PLAN_REPORTS]) {
+    const checked = await verifyReports(entries, reportsFolder, publicKeys, timestampCertificates);
+    const named = (p: Problem): PackProblem => ({
+      kind: 'seal',
+      file: `${reportsFolder}/${p.report}`,
+      detail: `${p.kind}: ${p.detail}`,
+    });
+    problems.push(...checked.folder.map(named));
+    for (const chain of checked.chains) {
+      // The period starts mid-chain: the first report's predecessor is outside the pack, on purpose.
+      const head = chain.reports[0];
+      for (const p of chain.problems) {
+        if (p.kind === 'removed' && p.report === head) continue;
+        problems.push(named(p));
+      }
+      // A report moved to the other kind's folder: its seal holds, but it is not what the folder says it is.
+      const isPlan = chain.chain.startsWith(planChainOf(''));
+      if (isPlan !== (reportsFolder === PACK_PLAN_REPORTS)) {
+        const kind = isPlan ? 'a recovery plan' : 'a drill';
+        for (const report of chain.reports) {
+          problems.push({
+            kind: 'seal',
+            file: `${reportsFolder}/${report}`,
+            detail: `${report} is sealed in the chain ${chain.chain}, of ${kind}: not a report of ${reportsFolder}/`,
+          });
+        }
+      }
     }
+    chains.push(...checked.chains);
+    timestamps.push(...checked.timestamps);
   }
   return { manifest, keyIds, chains, timestamps, problems };
 }
 
-/** The pack's reports written to a scratch folder and checked there, as `evidence verify <dir>` checks a folder. */
+/**
+ * The pack's reports under `reportsFolder/` written to a scratch folder and checked there, as `evidence verify <dir>`
+ * checks a folder: each folder on its own, as in the output folder.
+ */
 async function verifyReports(
   entries: readonly TarEntry[],
+  reportsFolder: string,
   keys: KeyObject[],
   timestampCertificates: readonly X509Certificate[] | undefined,
 ): Promise<{ chains: ChainResult[]; folder: Problem[]; timestamps: ReportStamps[] }> {
-  const reports = entries.filter((e) => e.path.startsWith(`${PACK_REPORTS}/`));
+  const reports = entries.filter((e) => e.path.startsWith(`${reportsFolder}/`));
   if (reports.length === 0) return { chains: [], folder: [], timestamps: [] };
   const scratch = await mkdtemp(join(tmpdir(), 'runbooks-pack-'));
   try {
-    const dir = join(scratch, PACK_REPORTS);
+    const dir = join(scratch, reportsFolder);
     await mkdir(dir);
     const unwritten: Problem[] = [];
     for (const e of reports) {
-      const name = e.path.slice(PACK_REPORTS.length + 1);
+      const name = e.path.slice(reportsFolder.length + 1);
       // A path that climbs out, hides or nests is not written (its name is a problem above), but still counts.
       if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) {
         unwritten.push({ kind: 'unaccounted', report: name, detail: `${e.path} is not a report file name` });

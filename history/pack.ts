@@ -1,5 +1,6 @@
-// An evidence pack: the drill reports of a period with their seals, the public keys, the chains' verification, a
-// summary page with the trend charts, and a manifest with the sha256 of every file, in one tar.gz.
+// An evidence pack: the drill reports and the recovery plan reports of a period with their seals, the public keys, the
+// chains' verification, a summary page with the trend charts, and a manifest with the sha256 of every file, in one
+// tar.gz.
 import type { KeyObject } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { reportFileNames } from '../runtime/evidence-stamps';
 import { KNOWN_FOLDERS, type ChainResult } from '../runtime/evidence-verify';
 import { DrillReader, type DrillEntry, type KeySource } from './drill-index';
 import type { SkippedReport } from './drill-files';
+import { PLAN_REPORTS_FOLDER, PlanReader, type PlanEntry } from './plan-index';
 import { CONTROLS } from './controls';
 import { controlPackEntries, type ByControlManifest } from './pack-controls';
 import { renderPackPage } from './pack-html';
@@ -23,6 +25,8 @@ export const MANIFEST = 'manifest.json';
 export const MANIFEST_SUM = 'manifest.sha256';
 export const VERIFICATION = 'verification.json';
 export const PACK_REPORTS = 'drill-reports';
+/** The recovery plan reports' folder in a pack, as in the output folder. */
+export const PACK_PLAN_REPORTS = PLAN_REPORTS_FOLDER;
 export const PACK_KEYS = 'keys';
 
 export interface PackFile {
@@ -40,6 +44,18 @@ export interface PackedDrill {
   seal: string;
 }
 
+/** A recovery plan run in the pack: its verdict, and its RTO against its target. */
+export interface PackedPlan {
+  file: string;
+  name: string;
+  mode: PlanEntry['mode'];
+  finishedAt: string;
+  verdict: PlanEntry['verdict'];
+  rto: { seconds: number; targetSeconds: number; met: boolean };
+  /** The seal's check when the pack was made, against the keys named in the manifest. */
+  seal: string;
+}
+
 export interface PackManifest {
   format: typeof PACK_FORMAT;
   createdAt: string;
@@ -47,7 +63,12 @@ export interface PackManifest {
   keySource: KeySource;
   keyIds: string[];
   drills: PackedDrill[];
-  /** Reports in the folder the pack does not hold, and why (other schema versions, unreadable files). */
+  /**
+   * The recovery plan runs that finished in the period, newest first, their files under plan-reports/; empty when
+   * none did. Absent from packs made before plan reports were packed.
+   */
+  plans?: PackedPlan[];
+  /** Reports in the folders the pack does not hold, and why (other schema versions, unreadable files). */
   skipped: SkippedReport[];
   /** With --by-control: the controls whose files are under controls/ (history/pack-controls.ts). */
   byControl?: ByControlManifest;
@@ -59,9 +80,20 @@ export interface Verification {
   checkedAt: string;
   keySource: KeySource;
   keyIds: string[];
-  /** The chains of the packed drills, as verified in the output folder (all their reports, not only the period's). */
+  /**
+   * The chains of the packed drills, then of the packed plans (`plan:<name>`), as verified in the output folder (all
+   * their reports, not only the period's).
+   */
   chains: ChainResult[];
-  drills: { file: string; status: string; problems: DrillEntry['seal']['problems'] }[];
+  drills: ReportCheck[];
+  plans: ReportCheck[];
+}
+
+/** One packed report's seal, as checked when the pack was made. */
+export interface ReportCheck {
+  file: string;
+  status: string;
+  problems: DrillEntry['seal']['problems'];
 }
 
 export interface BuiltPack {
@@ -84,28 +116,40 @@ export interface PackOptions {
 export async function buildPack(options: PackOptions): Promise<BuiltPack> {
   const now = options.now ?? new Date();
   const reader = new DrillReader({ outputDir: options.outputDir, publicKeys: options.publicKeys });
+  const planReader = new PlanReader({ outputDir: options.outputDir, publicKeys: options.publicKeys });
   await refuseSpecialFiles(reader.dir);
+  await refuseSpecialFiles(planReader.dir);
   const index = await reader.read();
+  const planIndex = await planReader.read();
   const { startMs, endMs } = options.period;
-  const drills = index.drills.filter((d) => d.finishedMs >= startMs && d.finishedMs < endMs);
+  const inPeriod = (r: { finishedMs: number }) => r.finishedMs >= startMs && r.finishedMs < endMs;
+  const drills = index.drills.filter(inPeriod);
+  const plans = planIndex.plans.filter(inPeriod);
   const chainNames = new Set(drills.map((d) => d.name));
+  const planChains = new Set(plans.map((p) => planChainOf(p.name)));
+  const keyIds = [...new Set([...index.keyIds, ...planIndex.keyIds])].sort();
+  const check = (r: { file: string; seal: DrillEntry['seal'] }): ReportCheck => ({
+    file: r.file,
+    status: r.seal.status,
+    problems: r.seal.problems,
+  });
   const verification: Verification = {
     checkedAt: now.toISOString(),
     keySource: index.keySource,
-    keyIds: index.keyIds,
-    chains: index.chains.filter((c) => chainNames.has(c.chain)),
-    drills: drills.map((d) => ({ file: d.file, status: d.seal.status, problems: d.seal.problems })),
+    keyIds,
+    chains: [
+      ...index.chains.filter((c) => chainNames.has(c.chain)),
+      ...planIndex.chains.filter((c) => planChains.has(c.chain)),
+    ],
+    drills: drills.map(check),
+    plans: plans.map(check),
   };
 
-  const entries: TarEntry[] = [];
-  for (const d of [...drills].sort((a, b) => a.file.localeCompare(b.file))) {
-    // With the timestamp tokens of the seal and the attestations, when they have them.
-    for (const name of reportFileNames(d.file)) {
-      const data = await readRegularFile(join(reader.dir, name));
-      if (data) entries.push({ path: `${PACK_REPORTS}/${name}`, data });
-    }
-  }
-  for (const key of await keysOf(reader.dir, options.publicKeys)) {
+  const entries: TarEntry[] = [
+    ...(await reportEntries(reader.dir, PACK_REPORTS, drills)),
+    ...(await reportEntries(planReader.dir, PACK_PLAN_REPORTS, plans)),
+  ];
+  for (const key of await keysOf([reader.dir, planReader.dir], options.publicKeys)) {
     entries.push({ path: `${PACK_KEYS}/${keyIdOf(key)}.pem`, data: Buffer.from(pem(key)) });
   }
   entries.push({ path: VERIFICATION, data: json(verification) });
@@ -116,6 +160,7 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
     period: options.period,
     createdAt: now,
     drills,
+    plans,
     verification,
     posture,
     ...(options.byControl ? { byControl: true } : {}),
@@ -136,7 +181,7 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
       end: new Date(endMs).toISOString(),
     },
     keySource: index.keySource,
-    keyIds: index.keyIds,
+    keyIds,
     drills: drills.map((d) => ({
       file: d.file,
       name: d.name,
@@ -144,7 +189,16 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
       verdict: d.verdict,
       seal: d.seal.status,
     })),
-    skipped: index.skipped,
+    plans: plans.map((p) => ({
+      file: p.file,
+      name: p.name,
+      mode: p.mode,
+      finishedAt: p.finishedAt,
+      verdict: p.verdict,
+      rto: { seconds: p.rto.seconds, targetSeconds: p.rto.targetSeconds, met: p.rto.met },
+      seal: p.seal.status,
+    })),
+    skipped: [...index.skipped, ...planIndex.skipped],
     ...(byControl ? { byControl: byControl.manifest } : {}),
     files: entries.map((e) => ({ path: e.path, bytes: e.data.length, sha256: sha256(e.data) })),
   };
@@ -160,16 +214,36 @@ export async function buildPack(options: PackOptions): Promise<BuiltPack> {
 const json = (value: unknown) => Buffer.from(JSON.stringify(value, null, 2) + '\n', 'utf8');
 const pem = (key: KeyObject) => key.export({ type: 'spki', format: 'pem' }).toString();
 
-/** The keys the pack carries: those given, else every public key file beside the reports. */
-async function keysOf(dir: string, given: KeyObject[] | undefined): Promise<KeyObject[]> {
+/** The chain a recovery plan's reports are sealed in (runbooks/recovery-plan/activities.ts). */
+export const planChainOf = (name: string) => `plan:${name}`;
+
+/**
+ * The files of each report under `folder/` in the pack, by name, from `dir`: its renderings, attestations and seal,
+ * with the timestamp tokens of the seal and the attestations when it has them.
+ */
+async function reportEntries(dir: string, folder: string, reports: readonly { file: string }[]): Promise<TarEntry[]> {
+  const entries: TarEntry[] = [];
+  for (const r of [...reports].sort((a, b) => a.file.localeCompare(b.file))) {
+    for (const name of reportFileNames(r.file)) {
+      const data = await readRegularFile(join(dir, name));
+      if (data) entries.push({ path: `${folder}/${name}`, data });
+    }
+  }
+  return entries;
+}
+
+/** The keys the pack carries: those given, else every public key file beside the reports, in each folder. */
+async function keysOf(dirs: readonly string[], given: KeyObject[] | undefined): Promise<KeyObject[]> {
   if (given) return dedupe(given);
-  const names = (await readdir(dir).catch(() => [] as string[])).filter(
-    (n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'),
-  );
   const keys: KeyObject[] = [];
-  for (const name of names.sort()) {
-    const path = join(dir, name);
-    keys.push(...parsePublicKeys((await readRegularFile(path))?.toString('utf8') ?? '', path));
+  for (const dir of dirs) {
+    const names = (await readdir(dir).catch(() => [] as string[])).filter(
+      (n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'),
+    );
+    for (const name of names.sort()) {
+      const path = join(dir, name);
+      keys.push(...parsePublicKeys((await readRegularFile(path))?.toString('utf8') ?? '', path));
+    }
   }
   return dedupe(keys);
 }

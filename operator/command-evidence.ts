@@ -108,14 +108,16 @@ export const EVIDENCE_COMMAND = {
     },
     {
       name: 'pack',
-      description: 'Bundle the drill reports of a period, their seals and a summary page into one file for an auditor.',
+      description:
+        'Bundle the drill and recovery plan reports of a period, their seals and a summary page into one file for an auditor.',
       usage:
         'evidence pack --from <date> --to <date> [--out <file.tar.gz>] [--dir <output dir>] [--public-key <file>...] [--by-control]',
       details: [
         'Dates are days (2026-01-01, UTC; --to counts whole) or ISO times with a zone. The pack holds the reports that',
-        'finished in the period with their seals, the public keys, verification.json, index.html (summary and trend',
-        'charts) and manifest.json (the sha256 of every file). --dir defaults to RUNBOOKS_OUTPUT_DIR. A report that',
-        'does not verify is packed all the same, and the command exits 1. See docs/evidence-packs.md.',
+        "finished in the period with their seals (drill-reports/, and the recovery plans' in plan-reports/), the public",
+        'keys, verification.json, index.html (summary, each plan run with its verdict and RTO against its target, and',
+        'trend charts) and manifest.json (the sha256 of every file). --dir defaults to RUNBOOKS_OUTPUT_DIR. A report',
+        'that does not verify is packed all the same, and the command exits 1. See docs/evidence-packs.md.',
         '--by-control adds controls/: per control of the catalogue its period, the drills that satisfy it and its gaps.',
       ],
       options: [

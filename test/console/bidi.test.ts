@@ -10,11 +10,12 @@ import { buildConsole } from '../../console/server';
 import { ConsoleGuard } from '../../console/security';
 import { HistoryIndex } from '../../history';
 import { renderPackPage } from '../../history/pack-html';
+import { PlanReader } from '../../history/plan-index';
 import { renderHtml } from '../../runbooks/dr-drill/render-html';
 import { page, section, table, tableRow } from '../../runbooks/posture-report/html';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { v3Report } from '../helpers/drill-reports';
-import { measured, writeDrill, writePosture } from '../history/fixtures';
+import { measured, writeDrill, writePlan, writePosture } from '../history/fixtures';
 import { listen } from './listen';
 
 const RLO = '\u202e';
@@ -69,6 +70,8 @@ beforeAll(async () => {
     [{ id: 'p-1', type: 'VM', provider: 'AWS', env: NAME }],
     [],
   );
+  // A recovery plan of that name, in a folder of its own: only the pack's page shows it here.
+  await writePlan(join(root, 'plans'), key, { name: NAME, runId: 'run-1', finishedAt: '2026-11-02T03:00:00.000Z' });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -143,16 +146,20 @@ test('the posture report shows it inside <bdi>', () => {
 
 test("the evidence pack's page shows it inside <bdi>", async () => {
   const history = await new HistoryIndex({ outputDir: root }).read();
+  const plans = (await new PlanReader({ outputDir: join(root, 'plans') }).read()).plans;
+  expect(plans.map((p) => p.name)).toEqual([NAME]);
   const html = renderPackPage({
     period: { from: '2026-11-01', to: '2026-11-30', startMs: 0, endMs: Number.MAX_SAFE_INTEGER },
     createdAt: new Date('2026-12-01T00:00:00.000Z'),
     drills: history.drills.drills,
+    plans,
     verification: {
       checkedAt: '2026-12-01T00:00:00.000Z',
       keySource: 'folder',
       keyIds: [],
       chains: [{ chain: NAME, reports: [], problems: [{ kind: 'edited', report: NAME, detail: `seal of ${NAME}` }] }],
       drills: [],
+      plans: [],
     },
     posture: history.posture,
   });
