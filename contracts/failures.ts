@@ -28,3 +28,24 @@ export const FailureType = {
   InvalidResponse: 'INVALID_RESPONSE',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** A failure's message with its cause's (an activity's failure says little without the error it wraps). */
+export function failureMessage(err: unknown): string {
+  const cause = (err as { cause?: { message?: string } } | undefined)?.cause?.message;
+  const message = err instanceof Error ? err.message : String(err);
+  return cause ? `${message}: ${cause}` : message;
+}
+
+/** The ApplicationFailure type of a failure or of its cause (a child's or an activity's failure wraps it). */
+export function failureTypeOf(err: unknown): string | undefined {
+  const typed = (e: unknown) => (e as { type?: unknown } | undefined)?.type;
+  const type = typed(err) ?? typed((err as { cause?: unknown } | undefined)?.cause);
+  return typeof type === 'string' ? type : undefined;
+}
+
+/** The failures of an approval that did not come: reviewers, not the service, spent that time. */
+export const APPROVAL_REFUSALS: readonly string[] = [
+  FailureType.ApprovalDenied,
+  FailureType.ApprovalExpired,
+  FailureType.ApprovalCanceled,
+];

@@ -15,6 +15,7 @@ import { accountActivities } from './offboard-source-account/activities';
 import { postureActivities } from './posture-report/activities';
 import { queryExportActivities } from './query-export/activities';
 import { recoveryPlanActivities } from './recovery-plan/activities';
+import { planRestoreActivities } from './recovery-plan/restore-runs';
 import { credentialActivities } from './rotate-credentials/activities';
 import { snapshotSlotActivities } from './snapshot-slots/activities';
 
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...notificationActivities(deps),
     ...snapshotSlotActivities(deps),
     ...recoveryPlanActivities(deps),
+    ...planRestoreActivities(),
   });
 }
 

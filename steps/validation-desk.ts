@@ -9,6 +9,12 @@ export interface ValidationAnswer {
 
 const MAX_MESSAGE = 1000;
 
+/** One resource's state at the desk, as a continue-as-new carries it. */
+export interface CarriedVerdict {
+  resourceId: string;
+  state: State;
+}
+
 type State =
   /** `snapshotId`: the point restored, when a verdict must name it (a search judges one point after another). */
   | { kind: 'waiting'; deadline: string; snapshotId?: string }
@@ -38,11 +44,13 @@ export function checkVerdictShape(verdict: unknown): DrillValidationVerdict {
 export class ValidationDesk {
   private readonly states = new Map<string, State>();
 
-  /** `runNoun`: what errors call the run (a drill, a search). */
+  /** `runNoun`: what errors call the run (a drill, a search). `carried`: the states of the run handing over. */
   constructor(
     private readonly workflowId: string,
     private readonly runNoun = 'drill',
+    carried: CarriedVerdict[] = [],
   ) {
+    for (const { resourceId, state } of carried) this.states.set(resourceId, state);
     setHandler(drillValidationUpdate, (verdict) => this.take(verdict), {
       validator: (verdict: DrillValidationVerdict) => this.check(verdict),
     });
@@ -55,6 +63,29 @@ export class ValidationDesk {
   async verdictOn(resourceId: string, deadline: Date, snapshotId?: string): Promise<ValidationAnswer | undefined> {
     const waiting = { kind: 'waiting' as const, deadline: deadline.toISOString() };
     this.states.set(resourceId, snapshotId === undefined ? waiting : { ...waiting, snapshotId });
+    return this.awaitVerdict(resourceId, deadline);
+  }
+
+  /** Whether a verdict on `resourceId` was asked for, by this run or by the one that handed over to it. */
+  asked(resourceId: string): boolean {
+    return this.states.has(resourceId);
+  }
+
+  /** Waits on for a verdict asked for before a continue-as-new, to the same deadline. */
+  async verdictAskedBefore(resourceId: string): Promise<ValidationAnswer | undefined> {
+    const state = this.states.get(resourceId);
+    if (state === undefined) throw new Error(`no verdict on ${resourceId} was asked for`);
+    if (state.kind === 'answered') return state.answer;
+    if (state.kind === 'timedOut') return undefined;
+    return this.awaitVerdict(resourceId, new Date(state.deadline));
+  }
+
+  /** The desk's states, to carry over a continue-as-new (the constructor takes them back). */
+  carried(): CarriedVerdict[] {
+    return [...this.states].map(([resourceId, state]) => ({ resourceId, state }));
+  }
+
+  private async awaitVerdict(resourceId: string, deadline: Date): Promise<ValidationAnswer | undefined> {
     const answered = () => this.states.get(resourceId)?.kind === 'answered';
     await condition(answered, Math.max(1, deadline.getTime() - Date.now()));
     const state = this.states.get(resourceId);

@@ -1,3 +1,4 @@
+import { defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { FilePath } from '../../api/schemas/restore';
 import { defineRunbook } from '../../contracts/runbook';
@@ -17,6 +18,11 @@ export const ApprovalGatedRestoreInput = runbookInput(
       files: z.array(FilePath).optional(),
       /** The requester's reason, shown to the reviewers. */
       comment: z.string().max(1000).optional(),
+      /**
+       * A workflow ID told of this restore's end by signal (restoreEndedSignal): a recovery plan that started it and
+       * may have continued as new since, so that it cannot await the restore's result.
+       */
+      reportEndTo: NonBlank.optional(),
     })
     .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
       message: 'a files restore names at least one file',
@@ -40,6 +46,17 @@ export interface ApprovalGatedRestoreResult {
   possibleLeftoverRequests: number;
   timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
 }
+
+/** A restore's end, told to `reportEndTo`: its result, or why it failed. */
+export interface RestoreEnded {
+  workflowId: string;
+  result?: ApprovalGatedRestoreResult;
+  error?: string;
+  /** The failure's type (APPROVAL_DENIED...), and when it failed. */
+  errorType?: string;
+  failedAt?: string;
+}
+export const restoreEndedSignal = defineSignal<[RestoreEnded]>('restoreEnded');
 
 export const approvalGatedRestoreContract = defineRunbook({
   workflowType: 'approvalGatedRestore',

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { CancellationScope, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
 import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, watchingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
@@ -10,6 +10,8 @@ import {
   ApprovalStatusKey,
   approvalNoticeOf,
   decisionOf,
+  failureMessage,
+  failureTypeOf,
   FailureType,
   type Notified,
   type RunbookApproval,
@@ -19,6 +21,8 @@ import {
   ApprovalGatedRestoreInput,
   type ApprovalGatedRestoreResult,
   approvalGatedRestoreContract,
+  restoreEndedSignal,
+  type RestoreEnded,
   type RestorePhase,
 } from './contract';
 
@@ -65,6 +69,32 @@ interface Gate {
 /** Restores a bucket (or files), asking for and waiting on multi-party approval when a policy protects it. */
 export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Promise<ApprovalGatedRestoreResult> {
   const input = parseInput(ApprovalGatedRestoreInput, raw);
+  const { reportEndTo } = input;
+  if (reportEndTo === undefined) return restoreOnce(input);
+  try {
+    const result = await restoreOnce(input);
+    await tellEnd(reportEndTo, { result });
+    return result;
+  } catch (err) {
+    if (!isCancellation(err)) {
+      const errorType = failureTypeOf(err);
+      const failed = { error: failureMessage(err), failedAt: new Date().toISOString() };
+      await tellEnd(reportEndTo, { ...failed, ...(errorType ? { errorType } : {}) });
+    }
+    throw err;
+  }
+}
+
+/** Tells `to` (a plan that may have continued as new) how the restore ended; one that is gone no longer asks. */
+async function tellEnd(to: string, end: Omit<RestoreEnded, 'workflowId'>): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(to).signal(restoreEndedSignal, { workflowId: workflowInfo().workflowId, ...end });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+  }
+}
+
+async function restoreOnce(input: RestoreInput): Promise<ApprovalGatedRestoreResult> {
   const tracker = new RunbookTracker(approvalGatedRestoreContract, { resource: input.resourceId });
   const startedAt = new Date().toISOString();
   const restore = restoreRequestOf(input);

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
 import { runbookInput } from '../../runtime/input-rules';
 import { planProblems } from './graph';
+import type { CarriedVerdict } from '../../steps/validation-desk';
+import type { RestoreEnded } from '../approval-gated-restore/contract';
+import type { PlanResource } from './activities';
 import { RecoveryPlan, type PlanStepKind } from './plan';
 
 export const PLAN_MODES = ['drill', 'recover'] as const;
@@ -19,6 +22,8 @@ export const RecoveryPlanRunInput = runbookInput(
       mode: z.enum(PLAN_MODES).default('drill'),
       /** With `recover`: exactly `recover <plan name>`. */
       confirm: z.string().optional(),
+      /** A lower history bound before the plan continues as new, for tests that make it hand over. */
+      tuning: z.strictObject({ historyBound: z.number().int().min(50).max(10_000) }).optional(),
     })
     // A plan whose graph is wrong (a cycle, an unknown step) is refused whole before anything starts.
     .superRefine((i, ctx) => {
@@ -223,8 +228,27 @@ export const planConfirmUpdate = defineUpdate<{ stepId: string; confirmedBy: str
   'planConfirm',
 );
 
-/** A step as `runbooks plan status` shows it: its result so far, `waiting` while it runs. */
-export type PlanStepView = Omit<PlanStepResult, 'status'> & { status: StepStatus | 'pending' | 'running' };
+/** A step as `runbooks plan status` shows it: its result so far, `running` while it runs (its restores too). */
+export type PlanStepView = Omit<PlanStepResult, 'status' | 'resources'> & {
+  status: StepStatus | 'pending' | 'running';
+  resources?: (Omit<RestoredResource, 'status'> & { status: RestoredResource['status'] | 'running' })[];
+};
+
+/** What a run of a plan hands over to the next when its history grows long (continue-as-new). */
+export interface PlanHandOver {
+  startedAt: string;
+  /** The first run's ID: drill destinations and the report keep it across runs. */
+  firstRunId: string;
+  chosen?: { resources: PlanResource[]; commonPoint: CommonPoint; serviceNow: string };
+  /** Every step as it stands; running ones go on in the next run where they were. */
+  steps: PlanStepView[];
+  confirmed: (PlanStepConfirmation & { at: string })[];
+  verdicts: CarriedVerdict[];
+  /** Restores' ends taken while handing over, not yet in `steps`. */
+  restoreEnds: RestoreEnded[];
+  /** Runs before the next one. */
+  runs: number;
+}
 
 /** Every step of a running plan, in the plan's order. */
 export const planStepsQuery = defineQuery<PlanStepView[]>('planSteps');

@@ -1,8 +1,29 @@
-import { condition, executeChild, isCancellation, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+// Continue-as-new. A plan of hundreds of steps would grow one history past what Temporal keeps well, so past
+// PLAN_HISTORY_BOUND events a run hands over to a new one (`PlanHandOver`): it starts no more steps, waits until each
+// running step is parked (waiting only on what outlives the run: a restore's end, a verdict, a confirmation, a time),
+// and continues as new with every step as it stands. The new run takes the running steps where they were. Restores are
+// child workflows with the ABANDON parent-close policy that tell their end by signal to the plan's workflow ID, which
+// reaches whichever run is current; a run asks after the restores an earlier run started (one terminated from outside
+// never tells), every ASK_AFTER_INHERITED_MS.
+import {
+  CancellationScope,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { APPROVAL_REFUSALS, failureMessage, failureTypeOf } from '../../contracts';
 import { heartbeatingCalls, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import { ValidationDesk } from '../../steps/validation-desk';
 import type { Activities } from '../activities';
+import { restoreEndedSignal, type RestoreEnded } from '../approval-gated-restore/contract';
 import type { approvalGatedRestore } from '../approval-gated-restore/workflow';
 import type { PlanResource } from './activities';
 import {
@@ -11,6 +32,7 @@ import {
   planStepsQuery,
   recoveryPlanContract,
   type PhaseInterval,
+  type PlanHandOver,
   type PlanStepConfirmation,
   type PlanStepResult,
   type PlanStepView,
@@ -22,14 +44,22 @@ import { isolatedDestination, type PlanStep, type RecoveryPlan } from './plan';
 const service = serviceCalls<Activities>();
 const heartbeating = heartbeatingCalls<Activities>();
 
+/** Past this many events a run hands over to the next (Temporal warns at 10,240; a plan keeps under 2,000). */
+export const PLAN_HISTORY_BOUND = 1_500;
+/** How often a run asks after the restores an earlier run started, whose ends it cannot await. */
+const ASK_AFTER_INHERITED_MS = 5 * 60_000;
+
 type ManualStep = Extract<PlanStep, { kind: 'manual' }>;
 type ValidateStep = Extract<PlanStep, { kind: 'validate' }>;
 type RestoreStep = Extract<PlanStep, { kind: 'restore' }>;
+type Chosen = NonNullable<PlanHandOver['chosen']>;
 
 /** What the steps of one run share. */
 interface Run {
   plan: RecoveryPlan;
   mode: 'drill' | 'recover';
+  /** The first run's ID: destinations and the report keep it across runs. */
+  firstRunId: string;
   views: Map<string, PlanStepView>;
   /** Each restore step's resources and their points (from the common point). */
   points: Map<string, PlanResource[]>;
@@ -37,6 +67,14 @@ interface Run {
   /** Manual steps waiting, and the confirmations taken. */
   waitingManual: Map<string, ManualStep>;
   confirmed: Map<string, PlanStepConfirmation & { at: string }>;
+  /** Restores' ends by their workflow ID, from their results, their signals or a look. */
+  restoreEnds: Map<string, RestoreEnded>;
+  /** Restores this run started: it awaits their results; it asks after the others. */
+  startedHere: Set<string>;
+  /** Running steps that wait only on what outlives a run: a hand-over waits for every running step to be parked. */
+  parked: Set<string>;
+  /** Bumped when a step ends or a restore does: the loop looks again. */
+  version: number;
 }
 
 /**
@@ -44,55 +82,87 @@ interface Run {
  * order, independent ones at once. A failed step skips its dependents and lets independent branches finish. The sealed
  * report gives one RTO with its parts (critical path, by phase, by step) and the common point with its skew.
  */
-export async function recoveryPlan(raw: RecoveryPlanRunInput): Promise<RecoveryPlanResult> {
-  const { plan, mode } = parseInput(RecoveryPlanRunInput, raw);
+export async function recoveryPlan(raw: RecoveryPlanRunInput, handedOver?: PlanHandOver): Promise<RecoveryPlanResult> {
+  const { plan, mode, tuning } = parseInput(RecoveryPlanRunInput, raw);
   const tracker = new RunbookTracker(recoveryPlanContract);
-  const { workflowId, runId } = workflowInfo();
-  const startedAt = new Date();
+  const { workflowId, firstExecutionRunId } = workflowInfo();
+  const startedAt = handedOver?.startedAt ?? new Date().toISOString();
   const run: Run = {
     plan,
     mode,
+    firstRunId: handedOver?.firstRunId ?? firstExecutionRunId,
     views: new Map(plan.steps.map((s) => [s.id, pendingView(s)])),
     points: new Map(),
-    desk: new ValidationDesk(workflowId, 'plan'),
+    desk: new ValidationDesk(workflowId, 'plan', handedOver?.verdicts),
     waitingManual: new Map(),
-    confirmed: new Map(),
+    confirmed: new Map(handedOver?.confirmed.map((c) => [c.stepId, c])),
+    restoreEnds: new Map(handedOver?.restoreEnds.map((e) => [e.workflowId, e])),
+    startedHere: new Set(),
+    parked: new Set(),
+    version: 0,
   };
+  for (const view of handedOver?.steps ?? []) run.views.set(view.id, view);
   setHandler(planStepsQuery, () => plan.steps.map((s) => run.views.get(s.id) ?? pendingView(s)));
   setHandler(planConfirmUpdate, (c) => confirm(run, c), {
     validator: (c: PlanStepConfirmation) => checkConfirmation(run, c),
   });
+  setHandler(restoreEndedSignal, (end) => restoreEnded(run, end));
 
-  tracker.phase('choosing the common point');
-  const restores = plan.steps.filter((s): s is RestoreStep => s.kind === 'restore');
-  const chosen = restores.length
-    ? await service.choosePlanPoints({
-        restores: restores.map((s) => ({ stepId: s.id, resource: s.resource })),
-        ...plan.pointInTime,
-      })
-    : undefined;
+  let chosen = handedOver?.chosen;
+  if (!handedOver) {
+    tracker.phase('choosing the common point');
+    const restores = plan.steps.filter((s): s is RestoreStep => s.kind === 'restore');
+    chosen = restores.length
+      ? await service.choosePlanPoints({
+          restores: restores.map((s) => ({ stepId: s.id, resource: s.resource })),
+          ...plan.pointInTime,
+        })
+      : undefined;
+  }
   for (const r of chosen?.resources ?? []) run.points.set(r.stepId, [...(run.points.get(r.stepId) ?? []), r]);
 
-  tracker.phase('running steps', { progress: { done: 0, total: plan.steps.length, unit: 'steps' } });
-  await runSteps(run, () => {
+  const showProgress = () => {
     const done = [...run.views.values()].filter((v) => v.status !== 'pending' && v.status !== 'running').length;
     tracker.progress(done, plan.steps.length, 'steps');
-  });
+  };
+  tracker.phase('running steps', { progress: { done: 0, total: plan.steps.length, unit: 'steps' } });
+  showProgress();
+  let handingOver: boolean;
+  try {
+    handingOver = await runSteps(run, tuning?.historyBound ?? PLAN_HISTORY_BOUND, showProgress);
+  } catch (err) {
+    // The restores outlive a run (ABANDON): a cancelled plan cancels them, and each withdraws its approval request.
+    if (isCancellation(err)) await cancelRestores(run);
+    throw err;
+  }
+  if (handingOver) return await continueAsNew<typeof recoveryPlan>(raw, handOver(run, startedAt, chosen, handedOver));
 
   tracker.phase('writing report');
   const steps = plan.steps.map((s) => finalResult(run.views.get(s.id) ?? pendingView(s)));
+  const report = await writeReport(run, { startedAt, chosen, steps });
+  tracker.phase('completed', {
+    detail: `${report.verdict}: RTO ${report.rtoSeconds} s of ${plan.rtoTargetMinutes * 60} s`,
+  });
+  return report;
+}
+
+async function writeReport(
+  run: Run,
+  { startedAt, chosen, steps }: { startedAt: string; chosen: Chosen | undefined; steps: PlanStepResult[] },
+): Promise<RecoveryPlanResult> {
+  const { plan, mode } = run;
   const failedSteps = steps.filter((s) => s.status === 'failed').map((s) => s.id);
   const verdict = steps.every((s) => s.status === 'passed') ? ('PASS' as const) : ('FAIL' as const);
-  const rto = planRto({ startedAt: startedAt.toISOString(), steps, targetSeconds: plan.rtoTargetMinutes * 60 });
+  const rto = planRto({ startedAt, steps, targetSeconds: plan.rtoTargetMinutes * 60 });
   const oldest = chosen && Math.min(...chosen.resources.map((r) => Date.parse(r.pointInTime)));
   const report = await service.writePlanReport({
     report: {
       name: plan.name,
       mode,
-      workflowId,
-      runId,
+      workflowId: workflowInfo().workflowId,
+      runId: run.firstRunId,
       planSha256: await service.planDigest({ plan }),
-      startedAt: startedAt.toISOString(),
+      startedAt,
       finishedAt: new Date().toISOString(),
       verdict,
       failedSteps,
@@ -104,64 +174,76 @@ export async function recoveryPlan(raw: RecoveryPlanRunInput): Promise<RecoveryP
       steps,
     },
   });
-  tracker.phase('completed', { detail: `${verdict}: RTO ${rto.seconds} s of ${rto.targetSeconds} s` });
   return { report, verdict, failedSteps, rtoSeconds: rto.seconds };
 }
 
 /**
- * Starts each step once its dependencies have passed, and skips it once one has failed or been skipped; waits for a
- * step to end before looking again. Ends when no step is pending or running.
+ * Starts each step once its dependencies have passed, and skips it once one has failed or been skipped; steps an
+ * earlier run left running go on where they were. Ends when no step is pending or running (false), or when the
+ * history has grown long and every running step is parked (true: hand over).
  */
-async function runSteps(run: Run, onChange: () => void): Promise<void> {
-  let ended = 0;
-  let running = 0;
+async function runSteps(run: Run, historyBound: number, onChange: () => void): Promise<boolean> {
+  const ended = () => {
+    run.version += 1;
+    onChange();
+  };
+  const historyIsLong = () => workflowInfo().historyLength > historyBound || workflowInfo().continueAsNewSuggested;
+  for (const step of run.plan.steps) {
+    if (run.views.get(step.id)?.status === 'running') void runStep(run, step).then(ended, ended);
+  }
   for (;;) {
-    for (const step of run.plan.steps) {
-      const view = run.views.get(step.id);
-      if (view?.status !== 'pending') continue;
-      const deps = dependenciesOf(step).map((id) => ({ id, status: run.views.get(id)?.status }));
-      const blocked = deps.find((d) => d.status === 'failed' || d.status === 'skipped');
-      if (blocked) {
-        run.views.set(step.id, { ...view, status: 'skipped', reason: `skipped: ${blocked.id} ${blocked.status}` });
-        onChange();
-        continue;
-      }
-      if (!deps.every((d) => d.status === 'passed')) continue;
-      running += 1;
-      void runStep(run, step).finally(() => {
-        running -= 1;
-        ended += 1;
-        onChange();
-      });
+    startReady(run, ended);
+    const views = [...run.views.values()];
+    if (!views.some((v) => v.status === 'pending' || v.status === 'running')) return false;
+    if (historyIsLong()) {
+      const parked = () => [...run.views.values()].every((v) => v.status !== 'running' || run.parked.has(v.id));
+      await condition(() => parked() && allHandlersFinished());
+      return true;
     }
-    if (running === 0 && ![...run.views.values()].some((v) => v.status === 'pending')) return;
-    const seen = ended;
-    await condition(() => ended > seen);
+    const seen = run.version;
+    const lookAgain = () => run.version !== seen || historyIsLong();
+    if (inheritedRestores(run).length === 0) await condition(lookAgain);
+    else if (!(await condition(lookAgain, ASK_AFTER_INHERITED_MS))) await askAfterInherited(run);
   }
 }
 
-/** Runs one step, recording its result in the run's views; never throws but for cancellation. */
+/** Starts the pending steps whose dependencies passed; skips those one of whose dependencies did not. */
+function startReady(run: Run, ended: () => void): void {
+  for (const step of run.plan.steps) {
+    const view = run.views.get(step.id);
+    if (view?.status !== 'pending') continue;
+    const deps = dependenciesOf(step).map((id) => ({ id, status: run.views.get(id)?.status }));
+    const blocked = deps.find((d) => d.status === 'failed' || d.status === 'skipped');
+    if (blocked) {
+      run.views.set(step.id, { ...view, status: 'skipped', reason: `skipped: ${blocked.id} ${blocked.status}` });
+      ended();
+    } else if (deps.every((d) => d.status === 'passed')) {
+      run.views.set(step.id, { ...view, status: 'running', startedAt: new Date().toISOString(), phases: [] });
+      void runStep(run, step).then(ended, ended);
+    }
+  }
+}
+
+/** Runs (or goes on with) one running step, recording its result in the run's views; never throws but for cancellation. */
 async function runStep(run: Run, step: PlanStep): Promise<void> {
-  const began = new Date().toISOString();
-  const phases: PhaseInterval[] = [];
-  const update = (patch: Partial<PlanStepView>) => {
-    const view = run.views.get(step.id) ?? pendingView(step);
-    run.views.set(step.id, { ...view, ...patch });
-  };
-  update({ status: 'running', startedAt: began, phases });
+  const view = () => run.views.get(step.id) ?? pendingView(step);
+  const update = (patch: Partial<PlanStepView>) => run.views.set(step.id, { ...view(), ...patch });
+  const began = view().startedAt ?? new Date().toISOString();
   try {
-    const outcome = await stepBody(run, step, phases, update);
+    const outcome = await stepBody(run, step, view().phases, update);
     const endedAt = new Date().toISOString();
     const seconds = (Date.parse(endedAt) - Date.parse(began)) / 1000;
     const target = step.rtoTargetMinutes === undefined ? {} : targetOf(step.rtoTargetMinutes, seconds);
-    update({ ...outcome, status: outcome.reason ? 'failed' : 'passed', endedAt, phases, ...target });
+    update({ ...outcome, status: outcome.reason ? 'failed' : 'passed', endedAt, ...target });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    update({ status: 'failed', endedAt: new Date().toISOString(), phases, reason: messageOf(err) });
+    update({ status: 'failed', endedAt: new Date().toISOString(), reason: failureMessage(err) });
+  } finally {
+    run.parked.delete(step.id);
   }
 }
 
-type Outcome = Partial<PlanStepResult> & { reason?: string };
+type Outcome = Omit<Partial<PlanStepResult>, 'resources'> & { resources?: PlanStepView['resources']; reason?: string };
 
 function stepBody(
   run: Run,
@@ -177,13 +259,14 @@ function stepBody(
     case 'manual':
       return manualStep(run, step, phases);
     case 'wait':
-      return waitStep(step, phases);
+      return waitStep(run, step, phases);
   }
 }
 
 /**
  * Restores each of the step's resources from its common point, at once, each through an approval-gated restore (a
- * child workflow): a restore that needs approval waits for its quorum there, with its windows and nudges.
+ * child workflow): a restore that needs approval waits for its quorum there, with its windows and nudges. Restores an
+ * earlier run started are waited for, not started again.
  */
 async function restoreStep(
   run: Run,
@@ -191,15 +274,20 @@ async function restoreStep(
   phases: PhaseInterval[],
   update: (patch: Partial<PlanStepView>) => void,
 ): Promise<Outcome> {
-  const { workflowId, runId } = workflowInfo();
-  const destination = run.mode === 'drill' ? isolatedDestination(step.destination, runId) : step.destination;
-  const resources = await Promise.all(
-    (run.points.get(step.id) ?? []).map(async (r) => {
-      const childId = `${workflowId}--${step.id}--${r.resourceId}`;
-      const base = { ...r, workflowId: childId };
+  const { workflowId } = workflowInfo();
+  const destination = run.mode === 'drill' ? isolatedDestination(step.destination, run.firstRunId) : step.destination;
+  const before = new Map((run.views.get(step.id)?.resources ?? []).map((r) => [r.resourceId, r]));
+  const resources: NonNullable<PlanStepView['resources']> = (run.points.get(step.id) ?? []).map(
+    (r) =>
+      before.get(r.resourceId) ?? { ...r, workflowId: `${workflowId}--${step.id}--${r.resourceId}`, status: 'running' },
+  );
+  const toStart = resources.filter((r) => r.status === 'running' && !before.has(r.resourceId));
+  await Promise.all(
+    toStart.map(async (r) => {
       try {
-        const restored = await executeChild<typeof approvalGatedRestore>('approvalGatedRestore', {
-          workflowId: childId,
+        const handle = await startChild<typeof approvalGatedRestore>('approvalGatedRestore', {
+          workflowId: r.workflowId,
+          parentClosePolicy: ParentClosePolicy.ABANDON,
           args: [
             {
               resourceId: r.resourceId,
@@ -209,115 +297,251 @@ async function restoreStep(
               destination,
               ...(step.restoreKind === 'files' ? { files: step.files } : {}),
               comment: step.comment ?? `recovery plan ${run.plan.name}, step ${step.id} (${run.mode})`,
+              reportEndTo: workflowId,
             },
           ],
         });
-        const { startedAt, approvedAt, restoreStartedAt, finishedAt } = restored.timings;
-        if (approvedAt) phases.push({ phase: 'approval', startedAt, endedAt: approvedAt });
-        phases.push({ phase: 'restore', startedAt: restoreStartedAt, endedAt: finishedAt });
-        const ok = restored.job.succeeded && restored.job.outcome !== 'PARTIAL';
-        return {
-          ...base,
-          restoreJobId: restored.job.jobId,
-          status: ok ? ('succeeded' as const) : ('failed' as const),
-          ...(ok ? {} : { detail: `restore ${restored.job.status}: ${restored.job.statusMessage ?? ''}` }),
-        };
+        run.startedHere.add(r.workflowId);
+        // A restore tells its end by signal too; one that cannot (it was terminated) ends here.
+        handle.result().then(
+          (result) => restoreEnded(run, { workflowId: r.workflowId, result }),
+          (err: unknown) => restoreEnded(run, failedEnd(r.workflowId, err)),
+        );
       } catch (err) {
         if (isCancellation(err)) throw err;
-        return { ...base, status: 'failed' as const, detail: messageOf(err) };
+        restoreEnded(run, failedEnd(r.workflowId, err));
       }
     }),
   );
   update({ resources });
-  const failed = resources.filter((r) => r.status === 'failed');
+  run.parked.add(step.id);
+  const ends = await Promise.all(
+    resources.map(async (r) => {
+      if (r.status !== 'running') return r;
+      await condition(() => run.restoreEnds.has(r.workflowId));
+      const end = run.restoreEnds.get(r.workflowId) ?? { workflowId: r.workflowId, error: 'no end' };
+      const result = restoredFrom(r, end, phases, startOf(run, step));
+      // Each end as it comes: `plan status` shows it, and a hand-over carries it.
+      update({
+        resources: (run.views.get(step.id)?.resources ?? []).map((x) => (x.resourceId === r.resourceId ? result : x)),
+      });
+      return result;
+    }),
+  );
+  run.parked.delete(step.id);
+  const failed = ends.filter((r) => r.status === 'failed');
   const reason = failed.length
-    ? `${failed.length} of ${resources.length} restores failed: ` +
+    ? `${failed.length} of ${ends.length} restores failed: ` +
       failed.map((r) => `${r.resourceId}: ${r.detail ?? ''}`).join('; ')
     : undefined;
-  return { resources, ...(reason ? { reason } : {}) };
+  return { resources: ends, ...(reason ? { reason } : {}) };
+}
+
+/** A restore's result, from its end, adding its approval and restore phases to the step's. */
+function restoredFrom(
+  r: NonNullable<PlanStepView['resources']>[number],
+  end: RestoreEnded,
+  phases: PhaseInterval[],
+  stepStart: Date,
+): NonNullable<PlanStepResult['resources']>[number] {
+  if (!end.result) {
+    // An approval refused or expired: the reviewers' time, from the restore's start (the step's) to the refusal.
+    if (end.errorType && APPROVAL_REFUSALS.includes(end.errorType)) {
+      const endedAt = end.failedAt ?? new Date().toISOString();
+      phases.push({ phase: 'approval', startedAt: stepStart.toISOString(), endedAt });
+    }
+    return { ...r, status: 'failed', detail: end.error ?? 'ended without a result' };
+  }
+  const { job, timings } = end.result;
+  if (timings.approvedAt) phases.push({ phase: 'approval', startedAt: timings.startedAt, endedAt: timings.approvedAt });
+  phases.push({ phase: 'restore', startedAt: timings.restoreStartedAt, endedAt: timings.finishedAt });
+  const ok = job.succeeded && job.outcome !== 'PARTIAL';
+  return {
+    ...r,
+    restoreJobId: job.jobId,
+    status: ok ? 'succeeded' : 'failed',
+    ...(ok ? {} : { detail: `restore ${job.status}: ${job.statusMessage ?? ''}` }),
+  };
+}
+
+function failedEnd(workflowId: string, err: unknown): RestoreEnded {
+  const errorType = failureTypeOf(err);
+  return { workflowId, error: failureMessage(err), ...(errorType ? { errorType } : {}) };
+}
+
+/** Takes a restore's end once, from whichever way it came first. */
+function restoreEnded(run: Run, end: RestoreEnded): void {
+  if (run.restoreEnds.has(end.workflowId)) return;
+  run.restoreEnds.set(end.workflowId, end);
+  run.version += 1;
+}
+
+/** Restores an earlier run started whose ends have not come. */
+function inheritedRestores(run: Run): string[] {
+  return [...run.views.values()]
+    .flatMap((v) => v.resources ?? [])
+    .filter((r) => r.status === 'running' && !run.startedHere.has(r.workflowId) && !run.restoreEnds.has(r.workflowId))
+    .map((r) => r.workflowId);
+}
+
+/** Asks after inherited restores: one closed without telling its end (terminated, say) ends with how it closed. */
+async function askAfterInherited(run: Run): Promise<void> {
+  const closed = await service.closedPlanRestores({ workflowIds: inheritedRestores(run) });
+  for (const c of closed) {
+    restoreEnded(
+      run,
+      c.result
+        ? { workflowId: c.workflowId, result: c.result }
+        : { workflowId: c.workflowId, error: `restore run closed (${c.status}) without telling its end` },
+    );
+  }
+}
+
+/** Cancels every restore still running, whichever run started it. */
+async function cancelRestores(run: Run): Promise<void> {
+  const running = [...run.views.values()]
+    .flatMap((v) => v.resources ?? [])
+    .filter((r) => r.status === 'running' && !run.restoreEnds.has(r.workflowId));
+  await CancellationScope.nonCancellable(() =>
+    Promise.all(
+      running.map((r) =>
+        getExternalWorkflowHandle(r.workflowId)
+          .cancel()
+          .catch(() => undefined),
+      ),
+    ),
+  );
+}
+
+/** What the next run takes over. */
+function handOver(
+  run: Run,
+  startedAt: string,
+  chosen: Chosen | undefined,
+  before: PlanHandOver | undefined,
+): PlanHandOver {
+  const steps = run.plan.steps.map((s) => run.views.get(s.id) ?? pendingView(s));
+  const runningIn = (v: PlanStepView, workflowId: string) =>
+    v.resources?.some((r) => r.workflowId === workflowId && r.status === 'running') ?? false;
+  return {
+    startedAt,
+    firstRunId: run.firstRunId,
+    ...(chosen ? { chosen } : {}),
+    steps,
+    confirmed: [...run.confirmed.values()],
+    verdicts: run.desk.carried(),
+    restoreEnds: [...run.restoreEnds.values()].filter((e) => steps.some((v) => runningIn(v, e.workflowId))),
+    runs: (before?.runs ?? 0) + 1,
+  };
 }
 
 /** Validates each resource its restore step restored: a query on its point's database, or a verdict from outside. */
 async function validateStep(run: Run, step: ValidateStep, phases: PhaseInterval[]): Promise<Outcome> {
-  const began = new Date().toISOString();
+  const began = startOf(run, step);
   const restored = run.views.get(step.of)?.resources?.filter((r) => r.status === 'succeeded') ?? [];
-  const validations = await Promise.all(
-    restored.map(async (r) => {
-      if (step.sql) {
-        const { databaseName, query, expectation, destination } = step.sql;
-        const checked = await heartbeating.checkRecoveryPoint({
-          snapshotId: r.snapshotId,
-          restoreAccountId: run.plan.restoreAccountId,
-          check: {
-            name: step.id,
-            databaseName,
-            destination,
-            queries: [{ name: step.id, sql: query, expect: expectation }],
-          },
-        });
-        const q = checked.queries[0];
-        const detail = `${query}: ${q?.rows ?? 0} rows, expected ${expectation}`;
-        return { resourceId: r.resourceId, passed: checked.verdict === 'pass', detail };
-      }
-      return externalVerdict(run, step, r);
-    }),
-  );
-  phases.push({ phase: 'validate', startedAt: began, endedAt: new Date().toISOString() });
+  const validations = step.external
+    ? await externalVerdicts(run, step, step.external, restored)
+    : await Promise.all(restored.map((r) => sqlVerdict(run, step, r)));
+  phases.push({ phase: 'validate', startedAt: began.toISOString(), endedAt: new Date().toISOString() });
   const failed = validations.filter((v) => !v.passed);
   const reason = failed.length ? failed.map((v) => `${v.resourceId}: ${v.detail}`).join('; ') : undefined;
   return { validations, ...(reason ? { reason } : {}) };
 }
 
-/** Asks for a verdict on one restored resource (drill.validation.requested) and waits for it, up to the window. */
-async function externalVerdict(
-  run: Run,
-  step: ValidateStep,
-  r: NonNullable<PlanStepResult['resources']>[number],
-): Promise<{ resourceId: string; passed: boolean; detail: string }> {
-  const external = step.external;
-  if (!external) throw new Error('a validate step without sql or external'); // refused by the schema
-  const deadline = new Date(Date.now() + external.windowHours * 3600 * 1000);
-  const { workflowId } = workflowInfo();
-  const sent = await service.requestDrillValidation({
-    notice: {
-      name: `${run.plan.name}: ${step.id}`,
-      resourceId: r.resourceId,
-      resourceName: r.resourceName,
-      resourceType: r.resourceType,
-      restoreJobId: r.restoreJobId ?? '',
-      restoredTo: null,
-      recoveryPoint: { snapshotId: r.snapshotId, pointInTime: r.pointInTime },
-      deadline: deadline.toISOString(),
-      answerWith: `runbooks drill validate ${workflowId} --resource ${r.resourceId} --result pass|fail`,
-    },
-    ...(external.notify ? { target: external.notify } : {}),
+type Restored = NonNullable<PlanStepView['resources']>[number];
+type Validation = NonNullable<PlanStepResult['validations']>[number];
+
+async function sqlVerdict(run: Run, step: ValidateStep, r: Restored): Promise<Validation> {
+  if (!step.sql) throw new Error('a validate step without sql or external'); // refused by the schema
+  const { databaseName, query, expectation, destination } = step.sql;
+  const checked = await heartbeating.checkRecoveryPoint({
+    snapshotId: r.snapshotId,
+    restoreAccountId: run.plan.restoreAccountId,
+    check: { name: step.id, databaseName, destination, queries: [{ name: step.id, sql: query, expect: expectation }] },
   });
-  resend(sent, external.notify);
-  const answer = await run.desk.verdictOn(r.resourceId, deadline);
-  if (!answer)
-    return { resourceId: r.resourceId, passed: false, detail: `no verdict within ${external.windowHours} h` };
-  const said = answer.message ? `: ${answer.message}` : '';
-  return { resourceId: r.resourceId, passed: answer.result === 'pass', detail: `validation ${answer.result}${said}` };
+  const detail = `${query}: ${checked.queries[0]?.rows ?? 0} rows, expected ${expectation}`;
+  return { resourceId: r.resourceId, passed: checked.verdict === 'pass', detail };
 }
 
-/** Waits for a person to confirm the step (`runbooks plan confirm`), up to its timeout. */
+/**
+ * Asks for a verdict on each restored resource (drill.validation.requested) and waits for them, up to the window
+ * from the step's start. A verdict an earlier run asked for is waited for, not asked again.
+ */
+async function externalVerdicts(
+  run: Run,
+  step: ValidateStep,
+  external: NonNullable<ValidateStep['external']>,
+  restored: Restored[],
+): Promise<Validation[]> {
+  const deadline = new Date(startOf(run, step).getTime() + external.windowHours * 3600 * 1000);
+  const { workflowId } = workflowInfo();
+  const allAsked = () => restored.every((r) => run.desk.asked(r.resourceId));
+  const verdictOf = async (r: Restored) => {
+    if (run.desk.asked(r.resourceId)) return run.desk.verdictAskedBefore(r.resourceId);
+    const sent = await service.requestDrillValidation({
+      notice: {
+        name: `${run.plan.name}: ${step.id}`,
+        resourceId: r.resourceId,
+        resourceName: r.resourceName,
+        resourceType: r.resourceType,
+        restoreJobId: r.restoreJobId ?? '',
+        restoredTo: null,
+        recoveryPoint: { snapshotId: r.snapshotId, pointInTime: r.pointInTime },
+        deadline: deadline.toISOString(),
+        answerWith: `runbooks drill validate ${workflowId} --resource ${r.resourceId} --result pass|fail`,
+      },
+      ...(external.notify ? { target: external.notify } : {}),
+    });
+    resend(sent, external.notify);
+    const answer = run.desk.verdictOn(r.resourceId, deadline);
+    if (allAsked()) run.parked.add(step.id);
+    return answer;
+  };
+  const answers = restored.map(verdictOf);
+  if (allAsked()) run.parked.add(step.id);
+  return (await Promise.all(answers)).map((answer, i) => {
+    const resourceId = restored[i]?.resourceId ?? '';
+    if (!answer) return { resourceId, passed: false, detail: `no verdict within ${external.windowHours} h` };
+    const said = answer.message ? `: ${answer.message}` : '';
+    return { resourceId, passed: answer.result === 'pass', detail: `validation ${answer.result}${said}` };
+  });
+}
+
+/** Waits for a person to confirm the step (`runbooks plan confirm`), up to its timeout from the step's start. */
 async function manualStep(run: Run, step: ManualStep, phases: PhaseInterval[]): Promise<Outcome> {
-  const began = new Date().toISOString();
+  const began = startOf(run, step);
   run.waitingManual.set(step.id, step);
-  const confirmedInTime = await condition(() => run.confirmed.has(step.id), `${step.timeoutHours} hours`);
+  run.parked.add(step.id);
+  const left = began.getTime() + step.timeoutHours * 3600 * 1000 - Date.now();
+  const confirmedInTime = await condition(() => run.confirmed.has(step.id), Math.max(1, left));
   run.waitingManual.delete(step.id);
   const confirmation = run.confirmed.get(step.id);
-  phases.push({ phase: 'manual', startedAt: began, endedAt: confirmation?.at ?? new Date().toISOString() });
+  phases.push({
+    phase: 'manual',
+    startedAt: began.toISOString(),
+    endedAt: confirmation?.at ?? new Date().toISOString(),
+  });
   if (!confirmedInTime || !confirmation) return { reason: `not confirmed within ${step.timeoutHours} h` };
   return { confirmedBy: confirmation.by, ...(confirmation.note ? { note: confirmation.note } : {}) };
 }
 
-async function waitStep(step: Extract<PlanStep, { kind: 'wait' }>, phases: PhaseInterval[]): Promise<Outcome> {
-  const began = new Date();
-  const ms = step.seconds !== undefined ? step.seconds * 1000 : Date.parse(step.until ?? '') - began.getTime();
-  if (ms > 0) await sleep(ms);
+async function waitStep(
+  run: Run,
+  step: Extract<PlanStep, { kind: 'wait' }>,
+  phases: PhaseInterval[],
+): Promise<Outcome> {
+  const began = startOf(run, step);
+  const until = step.seconds !== undefined ? began.getTime() + step.seconds * 1000 : Date.parse(step.until ?? '');
+  run.parked.add(step.id);
+  if (until > Date.now()) await sleep(until - Date.now());
   phases.push({ phase: 'wait', startedAt: began.toISOString(), endedAt: new Date().toISOString() });
   return {};
+}
+
+/** When a running step started (in this run or an earlier one). */
+function startOf(run: Run, step: PlanStep): Date {
+  const at = run.views.get(step.id)?.startedAt;
+  return at ? new Date(at) : new Date();
 }
 
 /** Refuses a confirmation the plan cannot take: no such step waiting, or someone not among its approvers. */
@@ -356,18 +580,13 @@ function pendingView(step: PlanStep): PlanStepView {
   };
 }
 
-/** A view as the report keeps it: every step has ended or been skipped by now. */
-function finalResult(view: PlanStepView): PlanStepResult {
+/** A view as the report keeps it: every step (and restore) has ended or been skipped by now. */
+function finalResult({ resources, ...view }: PlanStepView): PlanStepResult {
   const status = view.status === 'pending' || view.status === 'running' ? 'skipped' : view.status;
-  return { ...view, status };
+  const ended = resources?.map((r) => ({ ...r, status: r.status === 'running' ? ('failed' as const) : r.status }));
+  return { ...view, status, ...(ended ? { resources: ended } : {}) };
 }
 
 function targetOf(minutes: number, seconds: number) {
   return { rtoTargetSeconds: minutes * 60, targetMet: seconds <= minutes * 60 };
-}
-
-function messageOf(err: unknown): string {
-  const cause = (err as { cause?: { message?: string } }).cause?.message;
-  const message = err instanceof Error ? err.message : String(err);
-  return cause ? `${message}: ${cause}` : message;
 }

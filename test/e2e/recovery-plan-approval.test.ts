@@ -231,8 +231,11 @@ test('a denied restore fails its step, naming why; its dependent is skipped, the
   expect(bucket?.resources?.map((r) => [r.resourceId, r.workflowId, r.status])).toEqual([
     [ids.bucket, child.workflowId, 'failed'],
   ]);
-  // Nothing was restored.
-  expect(bucket?.phases.map((p) => p.phase)).not.toContain('restore');
+  // Nothing was restored: the step's time went to the reviewers, up to the denial.
+  expect(bucket?.phases.map((p) => p.phase)).toEqual(['approval']);
+  const [waited] = bucket?.phases ?? [];
+  expect(waited?.startedAt).toBe(bucket?.startedAt);
+  expect(Date.parse(waited?.endedAt ?? '')).toBeLessThanOrEqual(Date.parse(bucket?.endedAt ?? ''));
   expect(report.steps.find((s) => s.id === 'switch-over')?.reason).toBe('skipped: bucket failed');
   expect(bucketRestoreJobs()).toEqual(jobsBefore);
   expect((await fx.control.actionRequest(requestId)).actionApprovalRequest.status).toBe('DENIED');

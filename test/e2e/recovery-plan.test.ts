@@ -1,10 +1,12 @@
 // recoveryPlan end to end: an application of a database, a bucket and two VMs, restored in dependency order from one
 // common point, with a manual step; a failed middle step; a cycle and a skew over the bound refused before anything
-// is restored; and the RTO's parts summing to the whole. On the simulator and a real dev server.
+// is restored; the RTO's parts summing to the whole; and a plan that continues as new while its steps wait. On the
+// simulator and a real dev server.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { PlanReport, RecoveryPlanRunInput } from '../../runbooks/recovery-plan/contract';
+import { drillValidationUpdate } from '../../contracts';
 import { planConfirmUpdate, planStepsQuery } from '../../runbooks/recovery-plan/contract';
 import type { RecoveryPlanInput } from '../../runbooks/recovery-plan/plan';
 import { recoveryPlan } from '../../runbooks/workflows';
@@ -220,3 +222,96 @@ test('points further apart than maxSkewMinutes are refused, naming the resources
   expect(failure.message).toContain(ids.database);
   expect(restoresSince(restoredBefore)).toBe(0);
 }, 60_000);
+
+/** Every run of a workflow ID, oldest first, with its history's length. */
+async function runsOf(workflowId: string) {
+  const runs: { runId: string; events: number }[] = [];
+  for await (const run of fx.env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    const { events } = await fx.env.client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+    runs.push({ runId: run.runId, events: events?.length ?? 0 });
+  }
+  return runs.reverse();
+}
+
+/** Restores whose end (the restoreEnded signal) a run took that did not start them. */
+async function restoresEndedInALaterRun(workflowId: string, runs: { runId: string }[]): Promise<string[]> {
+  const crossed: string[] = [];
+  for (const { runId } of runs) {
+    const events = (await fx.env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    const started = new Set(events.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId));
+    for (const e of events) {
+      const signal = e.workflowExecutionSignaledEventAttributes;
+      const data = signal?.signalName === 'restoreEnded' ? signal.input?.payloads?.[0]?.data : undefined;
+      if (!data) continue;
+      const end = JSON.parse(Buffer.from(data).toString('utf8')) as { workflowId: string };
+      if (!started.has(end.workflowId)) crossed.push(end.workflowId);
+    }
+  }
+  return crossed;
+}
+
+test('a plan continues as new while its restores, its verdict and its confirmation wait, and each resource is restored once', async () => {
+  const restoredBefore = restoresSince(0);
+  const base = threeTierPlan(`handover-${randomUUID().slice(0, 8)}`);
+  // An outside verdict on a VM besides the manual step, and a chain of one-second waits that grows the history while
+  // both wait: the kinds of wait a hand-over carries.
+  const vmCheck = { id: 'vm-check', kind: 'validate' as const, of: 'vm-1', external: { windowHours: 1 } };
+  const ticks = Array.from({ length: 8 }, (_, i) => ({
+    id: `tick-${i + 1}`,
+    kind: 'wait' as const,
+    seconds: 1,
+    after: [i === 0 ? 'vm-1' : `tick-${i}`],
+  }));
+  const plan = { ...base, steps: [...base.steps, vmCheck, ...ticks] };
+  // A bound this low hands over every few steps.
+  const handle = await start(plan, { tuning: { historyBound: 50 } });
+  await eventually('the dns step and the VM check to wait', async () => {
+    const steps = await handle.query(planStepsQuery);
+    return ['dns', 'vm-check'].every((id) => steps.find((s) => s.id === id)?.status === 'running');
+  });
+  const runsBefore = (await runsOf(handle.workflowId)).length;
+  await eventually('a hand-over while they wait', async () => (await runsOf(handle.workflowId)).length > runsBefore);
+  // Asked for by an earlier run, both are taken by whichever run is current.
+  await handle.executeUpdate(drillValidationUpdate, { args: [{ resourceId: ids.vm1, result: 'pass' }] });
+  await handle.executeUpdate(planConfirmUpdate, { args: [{ stepId: 'dns', by: 'oncall-lead' }] });
+  const report = await reportOf(handle);
+
+  expect(report.verdict).toBe('PASS');
+  expect(report.steps.every((s) => s.status === 'passed')).toBe(true);
+  expect(report.steps.find((s) => s.id === 'vm-check')?.validations).toEqual([
+    { resourceId: ids.vm1, passed: true, detail: 'validation pass' },
+  ]);
+  const runs = await runsOf(handle.workflowId);
+  const [first] = runs;
+  // Each run's history stays near the bound, and the report is the whole plan's, under its first run.
+  expect(runs.length).toBeGreaterThan(runsBefore);
+  for (const run of runs) expect(run.events).toBeLessThan(150);
+  expect(report.runId).toBe(first?.runId);
+  // Some restore ended in a run that did not start it: its end came by its signal, across a hand-over.
+  expect(await restoresEndedInALaterRun(handle.workflowId, runs)).not.toEqual([]);
+  // One restore per resource, in the first run's folder, whichever run took its end.
+  expect(restoresSince(restoredBefore)).toBe(4);
+  const folder = `plan-drill-${first?.runId.slice(0, 8)}/`;
+  for (const s of report.steps.filter((x) => x.kind === 'restore')) {
+    for (const r of s.resources ?? []) {
+      expect(r.status).toBe('succeeded');
+      expect(JSON.stringify(fx.sim.ctx.state.restoreJobs[r.restoreJobId ?? '']?.destination)).toContain(folder);
+    }
+  }
+  const { rto } = report;
+  expect(Object.values(rto.byPhase).reduce((a, b) => a + b, 0)).toBeCloseTo(rto.seconds, 3);
+}, 180_000);
+
+test('a cancelled plan cancels its running restores, which outlive its runs otherwise', async () => {
+  await fx.control.jobsConfig({ restoreSeconds: 600 });
+  try {
+    const handle = await start(threeTierPlan(`cancelled-${randomUUID().slice(0, 8)}`));
+    const restore = fx.env.client.workflow.getHandle(`${handle.workflowId}--database--${ids.database}`);
+    await eventually('the database restore to run', async () => (await restore.describe()).status.name === 'RUNNING');
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow(/cancel/i);
+    await eventually('the restore to be cancelled', async () => (await restore.describe()).status.name === 'CANCELLED');
+  } finally {
+    await fx.control.jobsConfig({ restoreSeconds: 1 });
+  }
+}, 120_000);
