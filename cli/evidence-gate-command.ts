@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { dataDirOf } from '../runtime/config';
 import { DRILL_REPORTS_FOLDER, DrillReader } from '../history/drill-index';
+import { formatSeconds } from '../history/line-chart';
+import { PLAN_REPORTS_FOLDER, PlanReader } from '../history/plan-index';
 import { CONTROLS, type Control } from '../history/controls';
 import {
   evaluateControls,
@@ -11,7 +13,16 @@ import {
   type ControlEvaluation,
   type GivenPeriod,
 } from '../history/control-evaluation';
-import { evidenceGate, GATE_STATUS_TEXT, type GateReport, type GateResource } from '../history/gate';
+import {
+  evidenceGate,
+  GATE_STATUS_TEXT,
+  PLAN_GATE_STATUS_TEXT,
+  planGate,
+  type GatePlan,
+  type GatePlanRun,
+  type GateReport,
+  type GateResource,
+} from '../history/gate';
 import { parseCommandLine, positionals } from '../operator/args';
 import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
 import { helpFor } from '../operator/help';
@@ -19,6 +30,8 @@ import { outputFormat, printJson, printTable } from '../operator/output';
 import type {
   EvidenceGateOutput,
   GateControlOutput,
+  GatePlanOutput,
+  GatePlanRunOutput,
   GateReportOutput,
   GateResourceOutput,
 } from '../operator/output-shapes';
@@ -26,7 +39,7 @@ import { parseDuration } from './schedule-policies';
 
 const GATE_HELP = helpFor('evidence gate');
 
-/** The gate ran and a resource in scope lacks a verified PASS within the period; the message names each. */
+/** The gate ran and a resource in scope, or a plan named, lacks a verified PASS within the period; the message names each. */
 export class GateFailedError extends CliError {
   constructor(message: string) {
     super(message, EXIT_CODES.failed);
@@ -37,15 +50,18 @@ export class GateFailedError extends CliError {
 const ScopeFile = z.strictObject({ resources: z.array(z.string().trim().min(1)).min(1) });
 
 /**
- * `evidence gate --within <duration> | --control <id>... [--scope <file>] [--dir <output dir>] --public-key
- * <file>... | --trust-folder-keys [-o text|json]`. Every argument is checked before a report is read; nothing is
- * written. With --control, each control is judged by the same rule over its own period (unless --within).
+ * `evidence gate --within <duration> | --control <id>... [--scope <file>] [--plan <name>...] [--dir <output dir>]
+ * --public-key <file>... | --trust-folder-keys [-o text|json]`. Every argument is checked before a report is read;
+ * nothing is written. With --control, each control is judged by the same rule over its own period (unless --within).
+ * With --plan, each recovery plan named must have passed within the period too, its RTO target met; with --plan and no
+ * --scope or --control, the plans alone are checked.
  */
 export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals: given } = parseCommandLine(argv, GATE_HELP);
   positionals(given, [], GATE_HELP);
   const format = outputFormat(values.output, GATE_HELP);
   const controls = values.control === undefined ? undefined : controlsNamed(values.control);
+  const planNames = values.plan === undefined ? undefined : plansNamed(values.plan);
   if (values.within === undefined && controls === undefined) {
     throw new UsageError(`give --within, the period: 30d, 12h (or --control <id>, its period)\n${GATE_HELP.usage}`);
   }
@@ -67,6 +83,8 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
     GATE_HELP,
   );
   const scope = values.scope === undefined ? undefined : await readScope(values.scope);
+  // --plan alone names what is checked: the plans, and no resource.
+  const plansOnly = planNames !== undefined && scope === undefined && controls === undefined;
   const requireTimestamp = values['require-timestamp'] === true;
   if (requireTimestamp && values['tsa-cert'] === undefined) {
     throw new UsageError(
@@ -77,23 +95,33 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
   const timestampCertificates =
     values['tsa-cert'] === undefined ? undefined : await readTsaCertificates(values['tsa-cert'], GATE_HELP);
   const dir = join(outputDir, DRILL_REPORTS_FOLDER);
+  const planDir = join(outputDir, PLAN_REPORTS_FOLDER);
+  const folders = [...(plansOnly ? [] : [dir]), ...(planNames ? [planDir] : [])];
 
   // In JSON mode standard output holds the document alone: the notes go to standard error.
   const note = format === 'json' ? (line: string) => console.error(line) : (line: string) => console.log(line);
-  const { keys, given: keysGiven } = await keysToTrust({ keyFiles, trustFolder: trustFolder === true, dir }, GATE_HELP);
+  const { keys, given: keysGiven } = await keysToTrust(
+    { keyFiles, trustFolder: trustFolder === true, dir: folders },
+    GATE_HELP,
+  );
   note(
-    keysGiven ? 'public keys given:' : `trusting the public keys beside the reports in ${dir} (--trust-folder-keys):`,
+    keysGiven
+      ? 'public keys given:'
+      : `trusting the public keys beside the reports in ${folders.join(' and ')} (--trust-folder-keys):`,
   );
   for (const k of keys) note(`  ${k.line}`);
 
   const now = Date.now();
-  const index = await new DrillReader({
+  const readOptions = {
     outputDir,
     publicKeys: keys.map((k) => k.key),
     ...(timestampCertificates ? { timestampCertificates } : {}),
-  }).read();
+  };
+  const index = plansOnly ? undefined : await new DrillReader(readOptions).read();
+  const planIndex = planNames ? await new PlanReader(readOptions).read() : undefined;
+  const drills = index?.drills ?? [];
   const evaluations = controls
-    ? evaluateControls(controls, index.drills, {
+    ? evaluateControls(controls, drills, {
         nowMs: now,
         ...(givenPeriod ? { within: givenPeriod } : {}),
         ...(scope ? { scope: scope.ids } : {}),
@@ -106,65 +134,135 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
   const withinMs = givenPeriod?.ms ?? shortest?.ms ?? 0;
   const within = givenPeriod?.text ?? `${shortest?.days ?? 0}d`;
   const sinceMs = now - withinMs;
-  const resources = evidenceGate(index.drills, { scope: scope?.ids, sinceMs, requireTimestamp });
+  const resources = index ? evidenceGate(drills, { scope: scope?.ids, sinceMs, requireTimestamp }) : [];
   const failing = resources.filter((r) => r.status !== 'pass');
+  const plans = planIndex && planNames ? planGate(planIndex.plans, planNames, { sinceMs, requireTimestamp }) : [];
+  const failingPlans = plans.filter((p) => p.status !== 'pass');
   const since = new Date(sinceMs).toISOString();
   const unsatisfied = (evaluations ?? []).filter((e) => !e.satisfied);
+  const skipped = [...(index?.skipped ?? []), ...(planIndex?.skipped ?? [])];
+  const resourcesHold = plansOnly || (failing.length === 0 && resources.length > 0);
 
   if (format === 'json') {
     printJson({
-      result: failing.length === 0 && resources.length > 0 && unsatisfied.length === 0 ? 'pass' : 'fail',
+      result: resourcesHold && unsatisfied.length === 0 && failingPlans.length === 0 ? 'pass' : 'fail',
       within,
       since,
       checkedAt: new Date(now).toISOString(),
-      scope: scope ? 'file' : 'reports',
+      scope: scope ? 'file' : plansOnly ? 'plans' : 'reports',
       ...(scope ? { scopeFile: scope.path } : {}),
       dir,
       keySource: keyFiles.length > 0 ? 'given' : 'folder',
-      keyIds: index.keyIds,
+      keyIds: [...new Set([...(index?.keyIds ?? []), ...(planIndex?.keyIds ?? [])])].sort(),
       resources: resources.map(resourceOutput),
-      skipped: index.skipped.map((s) => ({ file: s.file, reason: s.reason })),
+      skipped: skipped.map((s) => ({ file: s.file, reason: s.reason })),
       ...(evaluations ? { controls: evaluations.map((e) => controlOutput(e, givenPeriod?.text)) } : {}),
+      ...(planNames ? { plans: plans.map(planOutput), planDir } : {}),
     } satisfies EvidenceGateOutput);
   } else {
-    const scopeText = scope ? `the ${count(scope.ids.length, 'resource')} of ${scope.path}` : 'every resource named';
-    console.log(`drills within ${within} (since ${since}) in ${dir}, for ${scopeText}:`);
-    if (resources.length > 0) printTable(resources.map(row));
-    for (const s of index.skipped) console.log(`  not read: ${s.file}: ${s.reason}`);
+    if (!plansOnly) {
+      const scopeText = scope ? `the ${count(scope.ids.length, 'resource')} of ${scope.path}` : 'every resource named';
+      console.log(`drills within ${within} (since ${since}) in ${dir}, for ${scopeText}:`);
+      if (resources.length > 0) printTable(resources.map(row));
+    }
+    if (planNames) {
+      console.log(`recovery plans within ${within} (since ${since}) in ${planDir}:`);
+      printTable(plans.map(planRow));
+    }
+    for (const s of skipped) console.log(`  not read: ${s.file}: ${s.reason}`);
     for (const e of evaluations ?? []) console.log(controlLine(e));
   }
 
+  // One line per failure: the resources (or the controls), then each plan that did not pass, naming it.
+  const failures: string[] = [];
   // A gate with nothing to check proves nothing: no scope file, and no report that names a resource.
-  if (resources.length === 0) {
-    throw new GateFailedError(`evidence gate failed: no drill report in ${dir} names a resource; give --scope`);
-  }
-  if (evaluations) {
-    if (unsatisfied.length > 0) {
-      // One line per control not satisfied, each naming the resources that lack a verified PASS, and why.
-      throw new GateFailedError(
-        unsatisfied
-          .map(
-            (e) =>
-              `evidence gate failed: control ${e.control.id} not satisfied: ${e.gaps.length} of ` +
-              `${count(e.resources.length, 'resource')} without a verified PASS within ${e.period.text}: ` +
-              `${gapList(e.gaps)}`,
-          )
-          .join('\n'),
+  if (!plansOnly && resources.length === 0) {
+    failures.push(`evidence gate failed: no drill report in ${dir} names a resource; give --scope`);
+  } else if (evaluations) {
+    // One line per control not satisfied, each naming the resources that lack a verified PASS, and why.
+    for (const e of unsatisfied) {
+      failures.push(
+        `evidence gate failed: control ${e.control.id} not satisfied: ${e.gaps.length} of ` +
+          `${count(e.resources.length, 'resource')} without a verified PASS within ${e.period.text}: ` +
+          `${gapList(e.gaps)}`,
       );
     }
-    note(
-      `evidence gate passed: ${evaluations.map((e) => `control ${e.control.id}`).join(', ')} satisfied: ` +
-        `${count(resources.length, 'resource')}, each with a verified PASS within ${within}`,
-    );
-    return;
-  }
-  if (failing.length > 0) {
-    throw new GateFailedError(
+  } else if (failing.length > 0) {
+    failures.push(
       `evidence gate failed: ${failing.length} of ${count(resources.length, 'resource')} without a verified PASS ` +
         `within ${within}: ${gapList(failing)}`,
     );
   }
-  note(`evidence gate passed: ${count(resources.length, 'resource')}, each with a verified PASS within ${within}`);
+  for (const p of failingPlans) {
+    failures.push(
+      `evidence gate failed: plan ${p.name} without a verified PASS within ${within}: ` +
+        `${PLAN_GATE_STATUS_TEXT[p.status]}: ${p.reason ?? ''}`,
+    );
+  }
+  if (failures.length > 0) throw new GateFailedError(failures.join('\n'));
+
+  const passed: string[] = [];
+  if (evaluations) {
+    passed.push(
+      `${evaluations.map((e) => `control ${e.control.id}`).join(', ')} satisfied: ` +
+        `${count(resources.length, 'resource')}, each with a verified PASS within ${within}`,
+    );
+  } else if (!plansOnly) {
+    passed.push(`${count(resources.length, 'resource')}, each with a verified PASS within ${within}`);
+  }
+  if (planNames) {
+    const named = plans.map((p) => p.name).join(', ');
+    passed.push(
+      `${plans.length === 1 ? 'plan' : 'plans'} ${named}, each passed within ${within} with its RTO target met`,
+    );
+  }
+  note(`evidence gate passed: ${passed.join('; ')}`);
+}
+
+/** A recovery plan's name, as the plan's `name` takes it (runbooks/recovery-plan/plan.ts). */
+const PLAN_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** `--plan`, repeated or comma-separated, in the order given; a name no plan could have is a usage error. */
+function plansNamed(args: readonly string[]): string[] {
+  const names = [...new Set(args.flatMap((a) => a.split(',')).map((n) => n.trim()))];
+  for (const name of names) {
+    if (!PLAN_NAME.test(name)) {
+      const what = name === '' ? 'an empty --plan' : `--plan '${name}' is not a plan's name`;
+      throw new UsageError(`${what}: a plan's name is lowercase letters, digits and dashes\n${GATE_HELP.usage}`);
+    }
+  }
+  return names;
+}
+
+function planRow(p: GatePlan): string[] {
+  const words = [PLAN_GATE_STATUS_TEXT[p.status], p.name];
+  const run = p.decidedBy;
+  if (p.status !== 'pass' || !run) return [...words, p.reason ?? ''];
+  const rto = `RTO ${formatSeconds(run.rto.seconds)} of ${formatSeconds(run.rto.targetSeconds)}`;
+  return [...words, `${run.finishedAt} ${run.file}: ${rto}`];
+}
+
+function planOutput(p: GatePlan): GatePlanOutput {
+  return {
+    name: p.name,
+    status: p.status,
+    ...(p.reason === undefined ? {} : { reason: p.reason }),
+    ...(p.lastVerifiedPass ? { lastVerifiedPass: planRunOutput(p.lastVerifiedPass) } : {}),
+    ...(p.decidedBy ? { decidedBy: planRunOutput(p.decidedBy) } : {}),
+  };
+}
+
+function planRunOutput(r: GatePlanRun): GatePlanRunOutput {
+  return {
+    reportFile: `${r.file}.json`,
+    workflowId: r.workflowId,
+    runId: r.runId,
+    mode: r.mode,
+    finishedAt: r.finishedAt,
+    verdict: r.verdict,
+    rto: r.rto,
+    seal: r.seal,
+  };
 }
 
 const gapList = (gaps: readonly GateResource[]) =>

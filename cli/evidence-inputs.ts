@@ -30,10 +30,15 @@ export async function outputDirOf(arg: string, help: Help): Promise<string> {
   return !nested && basename(dir) === DRILL_REPORTS_FOLDER ? dirname(dir) : dir;
 }
 
-/** The public key files beside the reports in `dir`. */
-export async function folderKeyFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch(() => []);
-  return names.filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem')).map((n) => join(dir, n));
+/** The public key files beside the reports in `dir`, or in each of several folders (drill-reports/, plan-reports/). */
+export async function folderKeyFiles(dir: string | readonly string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const folder of typeof dir === 'string' ? [dir] : dir) {
+    const names = await readdir(folder).catch(() => []);
+    const keys = names.filter((n) => n.startsWith('evidence-public-key') && n.endsWith('.pem'));
+    files.push(...keys.map((n) => join(folder, n)));
+  }
+  return files;
 }
 
 /** Why a check without keys obtained out of band is refused, as `evidence gate` and `evidence oscal` say it. */
@@ -52,7 +57,8 @@ export async function keysToTrust(
   options: {
     keyFiles: readonly string[];
     trustFolder: boolean;
-    dir: string;
+    /** The reports folder whose keys --trust-folder-keys trusts, or several (the gate's drill and plan folders). */
+    dir: string | readonly string[];
     showFolderKeys?: (keys: readonly TrustedKey[]) => void;
   },
   help: Help,
@@ -65,7 +71,10 @@ export async function keysToTrust(
   if (given) return { keys, given };
   showFolderKeys?.(keys);
   refuseUntrusted(keyFiles, trustFolder, help, refusal);
-  if (keys.length === 0) throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${dir}: give --public-key`);
+  if (keys.length === 0) {
+    const where = typeof dir === 'string' ? dir : dir.join(' or ');
+    throw new PublicKeyFileError(`no ${PUBLIC_KEY_FILE} in ${where}: give --public-key`);
+  }
   return { keys, given };
 }
 

@@ -2,7 +2,7 @@
 // reports' are (./drill-index.ts). A file that cannot be read, or is not a plan report of the version read, is left
 // out with the reason. Read incrementally: a report is parsed again only when its file changed, and the folder's seals
 // are verified again only when one of its files or the keys changed.
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import type { PlanStepKind } from '../runbooks/recovery-plan/plan';
 import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
 import { readSeal, renderingOf, SEAL_SUFFIX, type Seal } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult } from '../runtime/evidence-verify';
+import type { StampStatus } from '../runtime/evidence-verify-stamps';
 import type { KeySource, SealCheck } from './drill-index';
 import { readReportJson, type SkippedReport } from './drill-files';
 import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
@@ -121,6 +122,8 @@ export interface PlanEntry {
   /** The run's own HTML report (the Markdown and JSON beside it). */
   htmlPath: string;
   seal: SealCheck;
+  /** Its timestamps (runtime/evidence-verify-stamps.ts); absent without a readable seal in a checked chain. */
+  timestamps?: StampStatus;
   report: PlanReport;
 }
 
@@ -176,6 +179,8 @@ export interface PlanIndexOptions {
   outputDir: string;
   /** Keys obtained out of band; without them, the public keys beside the reports (`keySource: 'folder'`). */
   publicKeys?: KeyObject[];
+  /** The time-stamping authority's certificates (`--tsa-cert`): tokens are checked against them. */
+  timestampCertificates?: readonly X509Certificate[];
 }
 
 const isKeyFile = (n: string) => n.startsWith('evidence-public-key') && n.endsWith('.pem');
@@ -187,7 +192,7 @@ export class PlanReader {
   private readonly seals = new StampCache<Seal | undefined>();
   private readonly keyFiles = new StampCache<KeyObject[]>();
   /** The last verification, with the fingerprint of the folder and keys it was computed from. */
-  private verified?: { fingerprint: string; chains: ChainResult[] };
+  private verified?: { fingerprint: string; chains: ChainResult[]; timestamps: Map<string, StampStatus> };
   /** Whether the last `read` verified the seals (else they came from the cache): for tests. */
   lastVerified = false;
 
@@ -217,19 +222,34 @@ export class PlanReader {
 
     // Plan reports are few: the folder is verified whole whenever any of its files, or the keys, changed.
     const listing = [...files].map(([name, stamp]: [string, FileStamp]) => `${name}=${stampKey(stamp)}`);
-    const fingerprint = `${keyIds.join(',')}|${listing.join('|')}`;
+    const tsa = (this.options.timestampCertificates ?? []).map((c) => c.fingerprint256).join(',');
+    const fingerprint = `${keyIds.join(',')}|${tsa}|${listing.join('|')}`;
     this.lastVerified = this.verified?.fingerprint !== fingerprint;
     if (this.lastVerified) {
-      const chains = files.size === 0 ? [] : (await verifyEvidence(this.dir, keys, { seals: sealsByFile })).chains;
-      this.verified = { fingerprint, chains };
+      const certificates = this.options.timestampCertificates;
+      const verified =
+        files.size === 0
+          ? { chains: [], timestamps: [] }
+          : await verifyEvidence(this.dir, keys, {
+              seals: sealsByFile,
+              ...(certificates ? { timestamps: certificates } : {}),
+            });
+      const timestamps = new Map(verified.timestamps.map((t) => [t.report, t.status]));
+      this.verified = { fingerprint, chains: verified.chains, timestamps };
     }
     const chains = this.verified?.chains ?? [];
+    const stampsOf = this.verified?.timestamps ?? new Map<string, StampStatus>();
 
     const plans: PlanEntry[] = [];
     const skipped: SkippedReport[] = [];
     for (const [file, r] of parsed) {
-      if (r.ok) plans.push(entryOf(file, this.dir, r.report, sealCheck(file, sealsByFile.get(file), chains)));
-      else skipped.push(r.skipped);
+      if (!r.ok) {
+        skipped.push(r.skipped);
+        continue;
+      }
+      const entry = entryOf(file, this.dir, r.report, sealCheck(file, sealsByFile.get(file), chains));
+      const stamps = stampsOf.get(file);
+      plans.push(stamps ? { ...entry, timestamps: stamps } : entry);
     }
     plans.sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));
     return { dir: this.dir, plans, skipped, chains, keySource: source, keyIds };

@@ -46,9 +46,10 @@ export const EVIDENCE_COMMAND = {
     },
     {
       name: 'gate',
-      description: 'Check that every resource in scope has a verified PASS within a period: exit 0 if so, else 1.',
+      description:
+        'Check that every resource in scope, and every recovery plan named, has a verified PASS within a period: exit 0 if so, else 1.',
       usage:
-        'evidence gate --within <duration> | --control <id>... [--scope <file>] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [--require-timestamp --tsa-cert <file>] [-o text|json]',
+        'evidence gate --within <duration> | --control <id>... [--scope <file>] [--plan <name>...] [--dir <output dir>] --public-key <file>... | --trust-folder-keys [--require-timestamp --tsa-cert <file>] [-o text|json]',
       details: [
         'A resource passes when its newest drill within the period has a seal that verifies, in a chain that verifies,',
         'and its result there is PASS. Exit 1 names each other one and why: none, too old, failed, unsigned or chain',
@@ -58,6 +59,10 @@ export const EVIDENCE_COMMAND = {
         'Without --public-key it refuses (exit 2), as verify does. --dir defaults to RUNBOOKS_OUTPUT_DIR.',
         '--require-timestamp counts a PASS only when its seal and attestations have tokens that verify against',
         '--tsa-cert (else: untimestamped).',
+        '--plan <name> (repeatable, or comma-separated) asks that the recovery plan passed within the period too: its',
+        'newest run within it verifies, every step passed and its RTO met its target. Exit 1 names the plan and why:',
+        'none, too old, failed, RTO missed, unsigned or chain broken. With --plan and no --scope or --control, only',
+        'the plans named are checked.',
       ],
       options: [
         text('within', 'duration', 'the period, back from now: 30d, 12h, 1d12h (with --control: instead of its own)'),
@@ -69,6 +74,14 @@ export const EVIDENCE_COMMAND = {
           multiple: true,
         },
         pathOption('scope', 'file', 'file', 'a JSON file {"resources": [...]} of the resource IDs to check'),
+        {
+          name: 'plan',
+          value: 'text',
+          placeholder: 'name',
+          description:
+            'a recovery plan that must have passed, RTO met, within the period; repeatable or comma-separated',
+          multiple: true,
+        },
         pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
         ...TRUSTED_KEYS_OPTIONS,
         flag('require-timestamp', 'a PASS counts only with verified timestamps (needs --tsa-cert)'),
@@ -83,6 +96,7 @@ export const EVIDENCE_COMMAND = {
       examples: [
         'runbooks evidence gate --within 30d --public-key .data/evidence-signing-key.history.json',
         'runbooks evidence gate --within 7d --public-key .data/evidence-signing-key.history.json -o json',
+        'runbooks evidence gate --plan payments --within 30d --public-key .data/evidence-signing-key.history.json',
       ],
     },
     {

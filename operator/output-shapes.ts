@@ -216,17 +216,61 @@ export interface GateResourceOutput {
   decidedBy?: GateReportOutput;
 }
 
+/** A recovery plan run as `evidence gate --plan` names it. */
+export interface GatePlanRunOutput {
+  /** `plan-<name>--<runId>.json`, in the plan-reports/ folder. */
+  reportFile: string;
+  workflowId: string;
+  runId: string;
+  mode: 'drill' | 'recover';
+  finishedAt: string;
+  /** The plan's verdict: PASS when every step passed. */
+  verdict: 'PASS' | 'FAIL';
+  /** The plan's RTO against its target, in seconds. */
+  rto: { seconds: number; targetSeconds: number; met: boolean };
+  seal: 'verified' | 'chainFailed' | 'failed' | 'unsealed';
+}
+
+/** A recovery plan named by `evidence gate --plan`. */
+export interface GatePlanOutput {
+  name: string;
+  /**
+   * `pass` (its newest run within the period verifies, passed and met its RTO target), or why not: `none`, `too-old`,
+   * `failed` (a step failed), `rto-missed` (every step passed, the RTO missed its target), `unsigned`,
+   * `chain-broken`, `key-retired`, `untimestamped`, as for a resource.
+   */
+  status:
+    | 'pass'
+    | 'none'
+    | 'too-old'
+    | 'failed'
+    | 'rto-missed'
+    | 'unsigned'
+    | 'chain-broken'
+    | 'key-retired'
+    | 'untimestamped';
+  /** Why it does not pass, naming the run; absent when it passes. */
+  reason?: string;
+  /** Its newest verified run that passed and met its RTO target, whenever it was. */
+  lastVerifiedPass?: GatePlanRunOutput;
+  /** The run its status comes from: its newest within the period, else its newest at all. */
+  decidedBy?: GatePlanRunOutput;
+}
+
 /** `runbooks evidence gate --within <duration> -o json`. */
 export interface EvidenceGateOutput {
-  /** `pass` when every resource in scope passes (exit 0), else `fail` (exit 1). */
+  /** `pass` when every resource in scope and every plan named passes (exit 0), else `fail` (exit 1). */
   result: 'pass' | 'fail';
   /** The period as given (`30d`). */
   within: string;
   /** Reports that finished at or after this time count. */
   since: string;
   checkedAt: string;
-  /** `reports`: every resource the readable reports name; `file`: the resources of --scope. */
-  scope: 'reports' | 'file';
+  /**
+   * `reports`: every resource the readable reports name; `file`: the resources of --scope; `plans`: --plan alone, no
+   * resource is checked (`resources` is empty).
+   */
+  scope: 'reports' | 'file' | 'plans';
   scopeFile?: string;
   /** The drill-reports/ folder read. */
   dir: string;
@@ -242,6 +286,10 @@ export interface EvidenceGateOutput {
    * `resources` above are those of the shortest period named: a resource that passes it passes every longer one.
    */
   controls?: GateControlOutput[];
+  /** With --plan: each plan named, in the order given, with its status over the same period. */
+  plans?: GatePlanOutput[];
+  /** With --plan: the plan-reports/ folder read. */
+  planDir?: string;
 }
 
 /** A control of the catalogue (docs/evidence-packs.md) as `evidence gate --control` judges it. */

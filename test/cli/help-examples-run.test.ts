@@ -53,6 +53,8 @@ const NOT_HERE: Record<string, string> = {
     "reads the project's own .data: test/cli/evidence-gate.test.ts gates sealed reports",
   'runbooks evidence gate --within 7d --public-key .data/evidence-signing-key.history.json -o json':
     "reads the project's own .data: test/cli/evidence-gate.test.ts checks the JSON document",
+  'runbooks evidence gate --plan payments --within 30d --public-key .data/evidence-signing-key.history.json':
+    "reads the project's own .data: test/cli/evidence-gate-plans.test.ts gates sealed plan reports",
   'runbooks evidence oscal --public-key .data/evidence-signing-key.history.json --out assessment-results.json':
     "reads the project's own .data: test/cli/evidence-oscal.test.ts writes the document, and " +
     'test/cli/evidence-oscal-validate.test.ts validates it',

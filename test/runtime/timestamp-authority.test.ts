@@ -2,7 +2,8 @@
 // .tools/ by scripts/ensure-timestamp-authority.js), checked as an auditor checks it, with `openssl ts -verify` alone:
 // the drill's own report activity writes a token beside the seal and each attestation; openssl accepts each, and
 // refuses once one byte of the file or of the token changes. An authority killed with kill -9 holds nothing up: the
-// report is sealed without tokens, says so, and the tokens come once it is back.
+// report is sealed without tokens, says so, and the tokens come once it is back. A recovery plan's report gets its
+// tokens the same way, from the plan's own report activity.
 import { execFile } from 'node:child_process';
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +21,8 @@ import { verifyEvidence } from '../../runtime/evidence-verify';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import type { EvidenceGateOutput } from '../../operator/output-shapes';
 import { latestPassed, v3Report } from '../helpers/drill-reports';
+import { PLAN_ATTESTATION_FILES } from '../../runbooks/recovery-plan/attestations';
+import { writePlan } from '../history/fixtures';
 import { startTimestampAuthority, type TimestampAuthority } from '../helpers/timestamp-authority';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { ensureOpenssl } = require('../../scripts/ensure-openssl.js') as typeof import('../../scripts/ensure-openssl');
@@ -164,6 +167,42 @@ test('evidence verify --tsa-cert says when each report was dated, and by whom; g
   const refused = await cli('gate', '--require-timestamp');
   expect(refused.status).toBe(2);
   expect(refused.stderr).toContain('--require-timestamp needs --tsa-cert');
+});
+
+test("a recovery plan's report is timestamped as a drill's: openssl accepts its tokens, gate --plan counts them", async () => {
+  const authority = { url: tsa.url, certificatesPem: tsa.chainPem };
+  const plan = await writePlan(
+    join(root, 'output'),
+    key,
+    { runId: randomUUID(), finishedAt: new Date().toISOString() },
+    authority,
+  );
+  const plans = join(root, 'output', 'plan-reports');
+  for (const suffix of [SEAL_SUFFIX, `.${PLAN_ATTESTATION_FILES.plan}`, `.${PLAN_ATTESTATION_FILES.testResult}`]) {
+    const file = join(plans, `${plan}${suffix}`);
+    const result = await opensslVerify(file, `${file}${TIMESTAMP_SUFFIX}`);
+    expect({ suffix, code: result.code }).toEqual({ suffix, code: 0 });
+  }
+  const verification = await verifyEvidence(plans, [key.publicKey], { timestamps: certificatesOf(tsa.chainPem) });
+  expect(verification.first).toBeUndefined();
+  expect(verification.timestamps.find((t) => t.report === plan)?.status).toBe('timestamped');
+  const gate = await runCliInProcess([
+    'evidence',
+    'gate',
+    '--dir',
+    join(root, 'output'),
+    '--plan',
+    'payments',
+    '--within',
+    '1d',
+    '--public-key',
+    keyHistoryPath(join(root, 'evidence-signing-key.pem')),
+    '--require-timestamp',
+    '--tsa-cert',
+    chainFile,
+  ]);
+  expect(gate.stderr).toBe('');
+  expect(gate.status).toBe(0);
 });
 
 test('an authority killed with kill -9 holds nothing up; the tokens come once it is back', async () => {
