@@ -72,7 +72,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher and steps/validation-desk (the workflow side of the job-batch and validation steps) and its own contract, report, expectations, windows, verdicts, slot book, bisection, plan or graph, the snapshot-slot calls and the approval-gated restore contract; import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher and steps/validation-desk (the workflow side of the job-batch and validation steps) and its own contract, report, expectations, windows, verdicts, slot book, bisection, plan or graph, the snapshot-slot calls, the approval-gated restore contract and the retry of missing timestamps (dr-drill/timestamps); import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -116,6 +116,8 @@ export default tseslint.config(
                 String.raw`\.\./snapshot-slots/(?:calls|contract)`,
                 // A recovery plan's restores tell it their end by the approval-gated restore's signal.
                 String.raw`\.\./approval-gated-restore/contract`,
+                // A report's missing timestamps are asked for later by the same run, whichever runbook sealed it.
+                String.raw`\.\./dr-drill/timestamps`,
                 String.raw`\.\./\.\./runtime/(?:calls|tracker|input-rules|metrics|evidence-timestamp-rules)`,
                 String.raw`\.\./\.\./steps/(?:job-watcher|validation-desk)`,
                 String.raw`\.\./\.\./contracts(?:/[\w-]+)?`,

@@ -60,16 +60,12 @@ export function recoveryPlanActivities(
       const attempt = activityInfo().attempt;
       // `latest` looks up to now on the service's clock (the snapshots' times are on it), a second ahead so that a
       // snapshot of this second is in.
+      // A time: the window ends just after it, so that a snapshot of that very moment is in ("at or before").
       const windowEnd = () =>
-        input.target === 'latest' ? new Date(client.serviceNow() + 1000).toISOString() : input.target;
+        new Date(input.target === 'latest' ? client.serviceNow() + 1000 : Date.parse(input.target) + 1).toISOString();
       const chosen: (PlanResource & { newestFirst: { id: string; at: string }[] })[] = [];
       for (const { stepId, resource } of input.restores) {
-        const selection: DrillSelection = 'id' in resource ? { ids: [resource.id] } : resource;
-        const found = await resolveSelection(client, selection);
-        if ('id' in resource && found.length === 0)
-          refuse(`step ${stepId}: no resource ${resource.id} in the inventory`);
-        if (found.length === 0) refuse(`step ${stepId}: its filters match no resource`);
-        for (const r of found) {
+        for (const r of await resourcesOfStep(client, stepId, resource)) {
           const before = windowEnd();
           const snapshots = await calling(attempt, async () => {
             const all = [];
@@ -146,6 +142,20 @@ export function recoveryPlanActivities(
       };
     },
 
+    /**
+     * The resources of these restore steps, as the inventory has them now (what `latest-clean` searches), and the
+     * service's time, a second ahead: the searches' windows end there, on the clock of the snapshots' times.
+     */
+    async planStepResources(
+      input: Pick<PlanPointsInput, 'restores'>,
+    ): Promise<{ resources: { stepId: string; resourceId: string }[]; serviceNow: string }> {
+      const resources = [];
+      for (const { stepId, resource } of input.restores) {
+        for (const r of await resourcesOfStep(client, stepId, resource)) resources.push({ stepId, resourceId: r.id });
+      }
+      return { resources, serviceNow: new Date(client.serviceNow() + 1000).toISOString() };
+    },
+
     /** The sha256 of the plan's canonical JSON (keys sorted): what the report says ran. */
     async planDigest(input: { plan: RecoveryPlan }): Promise<string> {
       return createHash('sha256').update(canonicalCheck(input.plan)).digest('hex');
@@ -194,6 +204,19 @@ export function recoveryPlanActivities(
       return { ...paths, ...(timestamps ? { timestamps } : {}) };
     },
   };
+}
+
+/** A restore step's resources: its one by ID, or its filters' matches; none refuses the plan, naming the step. */
+async function resourcesOfStep(
+  client: ActivityDeps['client'],
+  stepId: string,
+  resource: PlanPointsInput['restores'][number]['resource'],
+) {
+  const selection: DrillSelection = 'id' in resource ? { ids: [resource.id] } : resource;
+  const found = await resolveSelection(client, selection);
+  if ('id' in resource && found.length === 0) refuse(`step ${stepId}: no resource ${resource.id} in the inventory`);
+  if (found.length === 0) refuse(`step ${stepId}: its filters match no resource`);
+  return found;
 }
 
 /** The snapshot nearest to `at`; of two as near, the older. */

@@ -5,6 +5,7 @@ import { runbookInput } from '../../runtime/input-rules';
 import { planProblems } from './graph';
 import type { CarriedVerdict } from '../../steps/validation-desk';
 import type { RestoreEnded } from '../approval-gated-restore/contract';
+import type { DrDrillResult } from '../dr-drill/contract';
 import type { PlanResource } from './activities';
 import { RecoveryPlan, type PlanStepKind } from './plan';
 
@@ -97,6 +98,20 @@ export interface CommonPoint {
   skewSeconds: number;
   maxSkewSeconds: number;
   resources: { resourceId: string; stepId: string; snapshotId: string; pointInTime: string }[];
+  /** With `latest-clean`: each resource searched, its last clean point, and what judged it (the cleanPoint run). */
+  clean?: PlanCleanPoint[];
+}
+
+export interface PlanCleanPoint {
+  stepId: string;
+  resourceId: string;
+  snapshotId: string;
+  pointInTime: string;
+  check: { name: string; sha256: string };
+  /** Points the search examined, and its verdict ("clean as of <check>: ..."). */
+  examined: number;
+  verdict: string;
+  workflowId: string;
 }
 
 /** The plan's RTO and its parts: on the critical path, by step and by phase, summing to the whole. */
@@ -144,6 +159,8 @@ export interface RecoveryPlanResult {
   verdict: 'PASS' | 'FAIL';
   failedSteps: string[];
   rtoSeconds: number;
+  /** With RUNBOOKS_TSA_URL: whether every token is there (`added`), or a run of their own adds them later. */
+  timestamps?: DrDrillResult['timestamps'];
 }
 
 export const recoveryPlanContract = defineRunbook({

@@ -101,6 +101,46 @@ describe('planProblems', () => {
     ]);
   });
 
+  test('latest-clean searches restore steps: a manual step or no step is named, with the closest id', () => {
+    const check = {
+      name: 'no encrypted emails',
+      databaseName: 'payments',
+      destination: DESTINATION,
+      queries: [{ name: 'encrypted', sql: 'SELECT count(*) FROM t', expect: 'value = 0' }],
+    };
+    const plan = RecoveryPlan.parse({
+      name: 'payments',
+      restoreAccountId: 'ra-1',
+      rtoTargetMinutes: 240,
+      steps: [restore('database'), manual('dns')],
+      pointInTime: {
+        target: 'latest-clean',
+        clean: [
+          { step: 'database', check },
+          { step: 'dns', check },
+          { step: 'databse', check },
+        ],
+      },
+    });
+    expect(planProblems(plan)).toEqual([
+      {
+        path: ['pointInTime', 'clean', 1, 'step'],
+        message: "'latest-clean' searches the resources of 'dns', a manual step: it must name a restore step",
+      },
+      {
+        path: ['pointInTime', 'clean', 2, 'step'],
+        message:
+          "'latest-clean' searches the resources of 'databse', no step of the plan (did you mean 'database'?): it " +
+          'must name a restore step',
+      },
+    ]);
+    // The searches come with latest-clean, and only with it.
+    const parsed = (pointInTime: object) =>
+      RecoveryPlan.safeParse({ ...plan, pointInTime }).error?.issues.map((i) => i.path.join('.'));
+    expect(parsed({ target: 'latest-clean' })).toEqual(['pointInTime.clean']);
+    expect(parsed({ target: 'latest', clean: [{ step: 'database', check }] })).toEqual(['pointInTime.clean']);
+  });
+
   test('a cycle is named in run order from its first-listed step, at the dependency that closes it', () => {
     // b after a, c after b, a after c: a → b → c → a.
     const plan = planOf([restore('a', ['x', 'c']), restore('b', ['a']), restore('c', ['b']), restore('x')]);

@@ -91,6 +91,19 @@ export function planProblems(plan: RecoveryPlan): PlanProblem[] {
   if (cycles.length > MAX_CYCLES_REPORTED) {
     problems.push({ path: ['steps'], message: `more cycles than the ${MAX_CYCLES_REPORTED} named` });
   }
+  // `latest-clean` searches the resources of restore steps.
+  plan.pointInTime.clean?.forEach(({ step }, k) => {
+    const target = firstIndex.get(step);
+    const kind = target === undefined ? undefined : plan.steps[target]?.kind;
+    if (kind === 'restore') return;
+    const guess = kind === undefined ? closest(step, ids) : undefined;
+    const what =
+      kind === undefined ? `no step of the plan${guess ? ` (did you mean '${guess}'?)` : ''}` : `a ${kind} step`;
+    problems.push({
+      path: ['pointInTime', 'clean', k, 'step'],
+      message: `'latest-clean' searches the resources of '${step}', ${what}: it must name a restore step`,
+    });
+  });
   return problems;
 }
 

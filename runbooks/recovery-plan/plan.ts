@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { TimestampInput } from '../../api/schemas/common';
 import { FilePath } from '../../api/schemas/restore';
 import { InventoryFilters, NonBlank, QueryTarget, QueryText, RestoreTarget } from '../../runtime/input-rules';
+import { CleanCheck } from '../clean-point/check';
 import { EXPECTATION } from '../dr-drill/expectations';
 
 /** The most steps one plan takes. */
@@ -105,22 +106,35 @@ export const PlanStep = z.union([RestoreStep, ValidateStep, ManualStep, WaitStep
 export type PlanStep = z.output<typeof PlanStep>;
 export type PlanStepKind = PlanStep['kind'];
 
+/** With `latest-clean`: a restore step whose resources are searched for their last clean point, and by what check. */
+export const CleanSearch = z.strictObject({ step: StepId, check: CleanCheck });
+export type CleanSearch = z.output<typeof CleanSearch>;
+
 /**
  * The point every restore comes from. `latest`: the newest point that every restored resource has, each resource
- * taking its newest snapshot at or before it. A time: each resource's newest snapshot at or before that time. The
+ * taking its newest snapshot at or before it. A time: each resource's newest snapshot at or before that time.
+ * `latest-clean`: the oldest of the last clean points that `clean` finds (a cleanPoint search of each resource of its
+ * steps, by its check), then as with a time: every resource comes back from before the first sign of corruption. The
  * skew, between the oldest and the newest point chosen, must stay within `maxSkewMinutes`.
  */
-export const PlanPointInTime = z.strictObject({
-  target: z.union([z.literal('latest'), TimestampInput]).default('latest'),
-  maxSkewMinutes: z
-    .number()
-    .int()
-    .min(0)
-    .max(7 * 24 * 60)
-    .default(60),
-  /** How far back a resource's snapshots are looked for. */
-  windowDays: z.number().int().min(1).max(365).default(30),
-});
+export const PlanPointInTime = z
+  .strictObject({
+    target: z.union([z.literal('latest'), z.literal('latest-clean'), TimestampInput]).default('latest'),
+    /** With `latest-clean`: the searches its point comes from. */
+    clean: z.array(CleanSearch).min(1).max(10).optional(),
+    maxSkewMinutes: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 60)
+      .default(60),
+    /** How far back a resource's snapshots are looked for (and searched, with `latest-clean`). */
+    windowDays: z.number().int().min(1).max(365).default(30),
+  })
+  .refine((p) => (p.target === 'latest-clean') === (p.clean !== undefined), {
+    message: "names the searches 'latest-clean' takes its point from, and only it",
+    path: ['clean'],
+  });
 
 export const RecoveryPlan = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lowercase letters, digits and dashes'),

@@ -19,6 +19,8 @@ import {
   rtoStepParts,
   secondsBetween,
   skewText,
+  targetText,
+  cleanPointTexts,
   skippedSteps,
   STEP_COLUMNS,
   stepCells,
@@ -151,10 +153,11 @@ function commonPointSection(report: PlanReport): string {
   const cp: CommonPoint | undefined = report.commonPoint;
   if (!cp) return '<h2>Common point in time</h2>\n<p>None: the plan restored nothing.</p>';
   const facts: [string, string][] = [
-    ['Target', isolateHtml(cp.target === 'latest' ? 'latest' : isoUtc(cp.target))],
+    ['Target', isolateHtml(targetText(cp))],
     ['Common point', isolateHtml(isoUtc(cp.at))],
     ['Skew', `<span${cp.skewSeconds > cp.maxSkewSeconds ? ' class="missed"' : ''}>${esc(skewText(cp))}</span>`],
     ['RPO', esc(rpoText(report))],
+    ...cleanPointTexts(cp).map((line): [string, string] => ['Clean point', isolateHtml(line)]),
   ];
   const rows = cp.resources.map((r) => {
     const cells = [resourceLabel(report, r.stepId, r.resourceId), r.stepId, r.snapshotId, isoUtc(r.pointInTime)];

@@ -80,6 +80,20 @@ export const RPO_MEANS = "RPO: the common point's age at the plan's start, with 
 export const rpoText = (report: PlanReport) =>
   report.rpoSeconds === undefined ? 'n/a (nothing restored)' : exactDuration(report.rpoSeconds);
 
+/** The target as the plan gave it: `latest`, `latest-clean` or a time. */
+export function targetText(cp: CommonPoint): string {
+  return cp.target === 'latest' || cp.target === 'latest-clean' ? cp.target : isoUtc(cp.target);
+}
+
+/** With `latest-clean`: each resource's last clean point, and the search that found it. */
+export function cleanPointTexts(cp: CommonPoint): string[] {
+  return (cp.clean ?? []).map(
+    (c) =>
+      `Last clean point of ${c.resourceId} (step ${c.stepId}): ${c.snapshotId} at ${isoUtc(c.pointInTime)}, ` +
+      `${c.verdict}; ${c.examined} points examined by ${c.workflowId} (check sha256 ${c.check.sha256.slice(0, 12)})`,
+  );
+}
+
 export function skewText(cp: CommonPoint): string {
   const within = cp.skewSeconds <= cp.maxSkewSeconds ? 'within' : 'OVER';
   return `${humanDuration(cp.skewSeconds)} between the oldest and the newest point chosen, ${within} the bound of ${humanDuration(cp.maxSkewSeconds)}`;
@@ -243,10 +257,11 @@ function commonPointLines(report: PlanReport): string[] {
   return [
     '## Common point in time',
     '',
-    `- Target: ${t(cp.target === 'latest' ? 'latest' : isoUtc(cp.target))}`,
+    `- Target: ${t(targetText(cp))}`,
     `- Common point: ${t(isoUtc(cp.at))}`,
     `- Skew: ${t(skewText(cp))}`,
     `- RPO: ${rpoText(report)}`,
+    ...cleanPointTexts(cp).map((line) => `- ${t(line)}`),
     '',
     ...table(
       ['Resource', 'Step', 'Snapshot', 'Point in time'],

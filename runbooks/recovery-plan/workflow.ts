@@ -6,11 +6,13 @@
 // reaches whichever run is current; a run asks after the restores an earlier run started (one terminated from outside
 // never tells), every ASK_AFTER_INHERITED_MS.
 import {
+  ApplicationFailure,
   CancellationScope,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
   continueAsNew,
+  executeChild,
   getExternalWorkflowHandle,
   isCancellation,
   setHandler,
@@ -18,13 +20,15 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { APPROVAL_REFUSALS, failureMessage, failureTypeOf } from '../../contracts';
+import { APPROVAL_REFUSALS, FailureType, failureMessage, failureTypeOf } from '../../contracts';
 import { heartbeatingCalls, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import { ValidationDesk } from '../../steps/validation-desk';
 import type { Activities } from '../activities';
 import { restoreEndedSignal, type RestoreEnded } from '../approval-gated-restore/contract';
 import type { approvalGatedRestore } from '../approval-gated-restore/workflow';
+import type { cleanPoint } from '../clean-point/workflow';
+import { timestampsLater, timestampsOutcome } from '../dr-drill/timestamps';
 import type { PlanResource } from './activities';
 import {
   RecoveryPlanRunInput,
@@ -32,6 +36,7 @@ import {
   planStepsQuery,
   recoveryPlanContract,
   type PhaseInterval,
+  type PlanCleanPoint,
   type PlanHandOver,
   type PlanStepConfirmation,
   type PlanStepResult,
@@ -39,7 +44,7 @@ import {
   type RecoveryPlanResult,
 } from './contract';
 import { dependenciesOf, planRto } from './graph';
-import { isolatedDestination, type PlanStep, type RecoveryPlan } from './plan';
+import { isolatedDestination, type CleanSearch, type PlanStep, type RecoveryPlan } from './plan';
 
 const service = serviceCalls<Activities>();
 const heartbeating = heartbeatingCalls<Activities>();
@@ -111,13 +116,7 @@ export async function recoveryPlan(raw: RecoveryPlanRunInput, handedOver?: PlanH
   let chosen = handedOver?.chosen;
   if (!handedOver) {
     tracker.phase('choosing the common point');
-    const restores = plan.steps.filter((s): s is RestoreStep => s.kind === 'restore');
-    chosen = restores.length
-      ? await service.choosePlanPoints({
-          restores: restores.map((s) => ({ stepId: s.id, resource: s.resource })),
-          ...plan.pointInTime,
-        })
-      : undefined;
+    chosen = await commonPointOf(plan);
   }
   for (const r of chosen?.resources ?? []) run.points.set(r.stepId, [...(run.points.get(r.stepId) ?? []), r]);
 
@@ -146,6 +145,81 @@ export async function recoveryPlan(raw: RecoveryPlanRunInput, handedOver?: PlanH
   return report;
 }
 
+/**
+ * One point for every restore. With `latest-clean`, the last clean point of each resource searched (a cleanPoint
+ * child per resource) first: the oldest of them is the target, and the report keeps each search's answer.
+ */
+async function commonPointOf(plan: RecoveryPlan): Promise<Chosen | undefined> {
+  const restores = plan.steps
+    .filter((s): s is RestoreStep => s.kind === 'restore')
+    .map((s) => ({ stepId: s.id, resource: s.resource }));
+  if (restores.length === 0) return undefined;
+  const { clean: searches, ...pointInTime } = plan.pointInTime;
+  if (!searches) return service.choosePlanPoints({ restores, ...pointInTime });
+  const clean = await lastCleanPoints(plan, searches, restores);
+  const target = new Date(Math.min(...clean.map((c) => Date.parse(c.pointInTime)))).toISOString();
+  const chosen = await service.choosePlanPoints({ restores, ...pointInTime, target });
+  return { ...chosen, commonPoint: { ...chosen.commonPoint, target: 'latest-clean', clean } };
+}
+
+/** Searches each resource of the `clean` steps for its last clean point; one with none fails the plan, naming it. */
+async function lastCleanPoints(
+  plan: RecoveryPlan,
+  searches: CleanSearch[],
+  restores: { stepId: string; resource: RestoreStep['resource'] }[],
+): Promise<PlanCleanPoint[]> {
+  const { workflowId } = workflowInfo();
+  const searched = await service.planStepResources({
+    restores: restores.filter((r) => searches.some((s) => s.step === r.stepId)),
+  });
+  const found = await Promise.all(
+    searched.resources.map(async ({ stepId, resourceId }) => {
+      const check = searches.find((s) => s.step === stepId)?.check;
+      if (!check) throw new Error(`no check for step ${stepId}`); // searched came from these searches' steps
+      const childId = `${workflowId}--clean--${stepId}--${resourceId}`;
+      const result = await executeChild<typeof cleanPoint>('cleanPoint', {
+        workflowId: childId,
+        args: [
+          {
+            resourceId,
+            check,
+            restoreAccountId: plan.restoreAccountId,
+            windowDays: plan.pointInTime.windowDays,
+            before: searched.serviceNow,
+          },
+        ],
+      });
+      return { stepId, resourceId, childId, result };
+    }),
+  );
+  const none = found.filter((f) => !f.result.clean);
+  if (none.length > 0) {
+    throw ApplicationFailure.create({
+      type: FailureType.NoCommonPoint,
+      nonRetryable: true,
+      message:
+        'no clean point to recover from: ' +
+        none.map((f) => `${f.resourceId} (step ${f.stepId}): ${f.result.verdict}`).join('; '),
+    });
+  }
+  return found.flatMap(({ stepId, resourceId, childId, result }) =>
+    result.clean
+      ? [
+          {
+            stepId,
+            resourceId,
+            snapshotId: result.clean.snapshotId,
+            pointInTime: result.clean.pointInTime,
+            check: { name: result.check.name, sha256: result.check.sha256 },
+            examined: result.examined.length,
+            verdict: result.verdict,
+            workflowId: childId,
+          },
+        ]
+      : [],
+  );
+}
+
 async function writeReport(
   run: Run,
   { startedAt, chosen, steps }: { startedAt: string; chosen: Chosen | undefined; steps: PlanStepResult[] },
@@ -155,7 +229,7 @@ async function writeReport(
   const verdict = steps.every((s) => s.status === 'passed') ? ('PASS' as const) : ('FAIL' as const);
   const rto = planRto({ startedAt, steps, targetSeconds: plan.rtoTargetMinutes * 60 });
   const oldest = chosen && Math.min(...chosen.resources.map((r) => Date.parse(r.pointInTime)));
-  const report = await service.writePlanReport({
+  const { timestamps, ...report } = await service.writePlanReport({
     report: {
       name: plan.name,
       mode,
@@ -174,7 +248,9 @@ async function writeReport(
       steps,
     },
   });
-  return { report, verdict, failedSteps, rtoSeconds: rto.seconds };
+  // Tokens the authority could not give now are asked for by a run of their own: the verdict never waits on them.
+  await timestampsLater(timestamps?.pending);
+  return { report, verdict, failedSteps, rtoSeconds: rto.seconds, ...timestampsOutcome(timestamps) };
 }
 
 /**

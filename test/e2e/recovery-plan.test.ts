@@ -315,3 +315,80 @@ test('a cancelled plan cancels its running restores, which outlive its runs othe
     await fx.control.jobsConfig({ restoreSeconds: 1 });
   }
 }, 120_000);
+
+test('latest-clean: every resource comes back from before the database was corrupted, and the report says by what check', async () => {
+  // Five days of backups, the bucket's a moment before the database's; the database corrupted from day 4.
+  const { vault } = drillVaultAndAccount(fx);
+  await fx.control.advanceClock(86_400);
+  const days: { database: string; bucket: string }[] = [];
+  for (let day = 0; day < 5; day += 1) {
+    const bucketJob = await fx.service.takeSnapshot(ids.bucket, { vaultId: vault.id, retentionDays: 30 });
+    const databaseJob = await fx.service.takeSnapshot(ids.database, { vaultId: vault.id, retentionDays: 30 });
+    await fx.control.advanceClock(86_400);
+    const made = async (job: string) => {
+      await fx.service.getBackupJob(job);
+      return Object.values(fx.sim.ctx.state.snapshots).find((s) => s.jobId === job)?.id ?? '';
+    };
+    days.push({ bucket: await made(bucketJob), database: await made(databaseJob) });
+  }
+  await fx.control.corrupt(ids.database, { from: days[3]?.database, kind: 'rows-changed' });
+  const databaseName = databaseNameOf(fx.sim.ctx.state.seed, ids.database);
+  const check = {
+    name: 'no encrypted emails',
+    databaseName,
+    destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
+    queries: [
+      { name: 'encrypted', sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'", expect: 'value = 0' },
+    ],
+  };
+  const base = threeTierPlan(`clean-${randomUUID().slice(0, 8)}`);
+  const plan: RecoveryPlanInput = {
+    ...base,
+    steps: base.steps.filter((s) => ['database', 'bucket'].includes(s.id)).map((s) => ({ ...s, after: [] })),
+    pointInTime: { target: 'latest-clean', clean: [{ step: 'database', check }], windowDays: 7 },
+  };
+  const handle = await start(plan);
+  const report = await reportOf(handle);
+
+  expect(report.verdict).toBe('PASS');
+  const cp = report.commonPoint;
+  expect(cp?.target).toBe('latest-clean');
+  // Day 3's database is the last clean one; the bucket comes back from the same day, not from after the corruption.
+  const chosen = Object.fromEntries((cp?.resources ?? []).map((r) => [r.resourceId, r.snapshotId]));
+  expect(chosen).toEqual({ [ids.database]: days[2]?.database, [ids.bucket]: days[2]?.bucket });
+  expect(cp?.skewSeconds).toBeLessThan(1);
+  expect(cp?.clean).toEqual([
+    expect.objectContaining({
+      stepId: 'database',
+      resourceId: ids.database,
+      snapshotId: days[2]?.database,
+      check: expect.objectContaining({ name: 'no encrypted emails' }) as unknown,
+    }),
+  ]);
+  expect(cp?.clean?.[0]?.verdict).toMatch(/^clean as of no encrypted emails/);
+  const restored = report.steps.flatMap((s) => s.resources ?? []).map((r) => r.snapshotId);
+  expect(restored.sort()).toEqual([days[2]?.bucket, days[2]?.database].sort());
+  const markdown = await readFile((await handle.result()).report.markdown, 'utf8');
+  expect(markdown).toContain(`Last clean point of ${ids.database} (step database): ${days[2]?.database}`);
+}, 180_000);
+
+test('latest-clean with no clean point in the window fails NO_COMMON_POINT, naming the resource, and restores nothing', async () => {
+  const { vault } = drillVaultAndAccount(fx);
+  const databaseName = databaseNameOf(fx.sim.ctx.state.seed, ids.database);
+  const check = {
+    name: 'impossible',
+    databaseName,
+    destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
+    queries: [{ name: 'none', sql: 'SELECT id FROM customers', expect: 'rows = 0' }],
+  };
+  const base = threeTierPlan(`unclean-${randomUUID().slice(0, 8)}`);
+  const restoredBefore = restoresSince(0);
+  const plan: RecoveryPlanInput = {
+    ...base,
+    pointInTime: { target: 'latest-clean', clean: [{ step: 'database', check }], windowDays: 7 },
+  };
+  const failure = await failureOf(await start(plan));
+  expect(failure.type).toBe('NO_COMMON_POINT');
+  expect(failure.message).toContain(`no clean point to recover from: ${ids.database} (step database)`);
+  expect(restoresSince(restoredBefore)).toBe(0);
+}, 120_000);
