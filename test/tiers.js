@@ -18,7 +18,6 @@ const E2E = [
   'test/e2e/clean-point.test.ts',
   // recoveryPlan
   'test/e2e/recovery-plan.test.ts',
-  'test/e2e/recovery-plan-approval.test.ts',
   // offboardSourceAccount and rotateCredentials
   'test/e2e/accounts.test.ts',
 ];
@@ -59,6 +58,8 @@ const FULL = [
   'test/e2e/clean-point-crash.test.ts',
   'test/e2e/clean-point-throttle.test.ts',
   'test/e2e/clean-point-validation.test.ts',
+  'test/e2e/recovery-plan-approval.test.ts',
+  'test/e2e/recovery-plan-handover.test.ts',
   'test/e2e/drill-validate.test.ts',
   'test/e2e/drill-validation-window.test.ts',
   'test/e2e/drill-timestamps.test.ts',

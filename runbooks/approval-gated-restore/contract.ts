@@ -18,11 +18,6 @@ export const ApprovalGatedRestoreInput = runbookInput(
       files: z.array(FilePath).optional(),
       /** The requester's reason, shown to the reviewers. */
       comment: z.string().max(1000).optional(),
-      /**
-       * A workflow ID told of this restore's end by signal (restoreEndedSignal): a recovery plan that started it and
-       * may have continued as new since, so that it cannot await the restore's result.
-       */
-      reportEndTo: NonBlank.optional(),
     })
     .refine((input) => input.kind === 'bucket' || (input.files?.length ?? 0) > 0, {
       message: 'a files restore names at least one file',
@@ -47,7 +42,13 @@ export interface ApprovalGatedRestoreResult {
   timings: { startedAt: string; approvedAt?: string; restoreStartedAt: string; finishedAt: string };
 }
 
-/** A restore's end, told to `reportEndTo`: its result, or why it failed. */
+/**
+ * Asks the restore to tell its end (restoreEndedSignal) to `to`: a recovery plan that started it and has continued as
+ * new since, so that it cannot await the restore's result.
+ */
+export const reportEndSignal = defineSignal<[{ to: string }]>('reportEnd');
+
+/** A restore's end, told to whoever asked (reportEndSignal): its result, or why it failed. */
 export interface RestoreEnded {
   workflowId: string;
   result?: ApprovalGatedRestoreResult;

@@ -1,6 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { CancellationScope, getExternalWorkflowHandle, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  getExternalWorkflowHandle,
+  isCancellation,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { ApprovalState } from '../../steps/approvals';
 import { leanHistory, notify, peekCalls, quickCalls, resend, serviceCalls, watchingCalls } from '../../runtime/calls';
 import { recordApprovalWait } from '../../runtime/metrics';
@@ -21,6 +27,7 @@ import {
   ApprovalGatedRestoreInput,
   type ApprovalGatedRestoreResult,
   approvalGatedRestoreContract,
+  reportEndSignal,
   restoreEndedSignal,
   type RestoreEnded,
   type RestorePhase,
@@ -69,17 +76,19 @@ interface Gate {
 /** Restores a bucket (or files), asking for and waiting on multi-party approval when a policy protects it. */
 export async function approvalGatedRestore(raw: ApprovalGatedRestoreInput): Promise<ApprovalGatedRestoreResult> {
   const input = parseInput(ApprovalGatedRestoreInput, raw);
-  const { reportEndTo } = input;
-  if (reportEndTo === undefined) return restoreOnce(input);
+  let reportTo: string | undefined;
+  setHandler(reportEndSignal, ({ to }) => {
+    reportTo = to;
+  });
   try {
     const result = await restoreOnce(input);
-    await tellEnd(reportEndTo, { result });
+    if (reportTo !== undefined) await tellEnd(reportTo, { result });
     return result;
   } catch (err) {
-    if (!isCancellation(err)) {
+    if (reportTo !== undefined && !isCancellation(err)) {
       const errorType = failureTypeOf(err);
       const failed = { error: failureMessage(err), failedAt: new Date().toISOString() };
-      await tellEnd(reportEndTo, { ...failed, ...(errorType ? { errorType } : {}) });
+      await tellEnd(reportTo, { ...failed, ...(errorType ? { errorType } : {}) });
     }
     throw err;
   }

@@ -2,9 +2,10 @@
 // PLAN_HISTORY_BOUND events a run hands over to a new one (`PlanHandOver`): it starts no more steps, waits until each
 // running step is parked (waiting only on what outlives the run: a restore's end, a verdict, a confirmation, a time),
 // and continues as new with every step as it stands. The new run takes the running steps where they were. Restores are
-// child workflows with the ABANDON parent-close policy that tell their end by signal to the plan's workflow ID, which
-// reaches whichever run is current; a run asks after the restores an earlier run started (one terminated from outside
-// never tells), every ASK_AFTER_INHERITED_MS.
+// child workflows with the ABANDON parent-close policy: the run that started one awaits its result; a later run asks
+// it (reportEnd) to tell its end by signal to the plan's workflow ID, looks once at those that closed before, and asks
+// after them every ASK_AFTER_INHERITED_MS (one terminated from outside never tells). Only restores that cross a
+// hand-over signal: the others cost their plan no more than an awaited child.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -25,7 +26,7 @@ import { heartbeatingCalls, resend, serviceCalls } from '../../runtime/calls';
 import { RunbookTracker, parseInput } from '../../runtime/tracker';
 import { ValidationDesk } from '../../steps/validation-desk';
 import type { Activities } from '../activities';
-import { restoreEndedSignal, type RestoreEnded } from '../approval-gated-restore/contract';
+import { reportEndSignal, restoreEndedSignal, type RestoreEnded } from '../approval-gated-restore/contract';
 import type { approvalGatedRestore } from '../approval-gated-restore/workflow';
 import type { cleanPoint } from '../clean-point/workflow';
 import { timestampsLater, timestampsOutcome } from '../dr-drill/timestamps';
@@ -267,6 +268,7 @@ async function runSteps(run: Run, historyBound: number, onChange: () => void): P
   for (const step of run.plan.steps) {
     if (run.views.get(step.id)?.status === 'running') void runStep(run, step).then(ended, ended);
   }
+  if (inheritedRestores(run).length > 0) await adoptRestores(run);
   for (;;) {
     startReady(run, ended);
     const views = [...run.views.values()];
@@ -373,12 +375,10 @@ async function restoreStep(
               destination,
               ...(step.restoreKind === 'files' ? { files: step.files } : {}),
               comment: step.comment ?? `recovery plan ${run.plan.name}, step ${step.id} (${run.mode})`,
-              reportEndTo: workflowId,
             },
           ],
         });
         run.startedHere.add(r.workflowId);
-        // A restore tells its end by signal too; one that cannot (it was terminated) ends here.
         handle.result().then(
           (result) => restoreEnded(run, { workflowId: r.workflowId, result }),
           (err: unknown) => restoreEnded(run, failedEnd(r.workflowId, err)),
@@ -458,6 +458,23 @@ function inheritedRestores(run: Run): string[] {
     .flatMap((v) => v.resources ?? [])
     .filter((r) => r.status === 'running' && !run.startedHere.has(r.workflowId) && !run.restoreEnds.has(r.workflowId))
     .map((r) => r.workflowId);
+}
+
+/**
+ * Asks each restore an earlier run started to tell its end to this workflow ID (it cannot be awaited from here), then
+ * looks once at those that closed before they were asked.
+ */
+async function adoptRestores(run: Run): Promise<void> {
+  const to = workflowInfo().workflowId;
+  await Promise.all(
+    inheritedRestores(run).map(
+      (id) =>
+        getExternalWorkflowHandle(id)
+          .signal(reportEndSignal, { to })
+          .catch(() => undefined), // closed already: the look below finds how
+    ),
+  );
+  await askAfterInherited(run);
 }
 
 /** Asks after inherited restores: one closed without telling its end (terminated, say) ends with how it closed. */

@@ -1,18 +1,13 @@
 // recoveryPlan end to end: an application of a database, a bucket and two VMs, restored in dependency order from one
 // common point, with a manual step; a failed middle step; a cycle and a skew over the bound refused before anything
-// is restored; the RTO's parts summing to the whole; and a plan that continues as new while its steps wait. On the
-// simulator and a real dev server.
+// is restored; the RTO's parts summing to the whole; a cancelled plan's restores; latest-clean. On the simulator and a
+// real dev server (recovery-plan-handover.test.ts: a plan that continues as new).
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { WorkflowHandle } from '@temporalio/client';
-import type { PlanReport, RecoveryPlanRunInput } from '../../runbooks/recovery-plan/contract';
-import { drillValidationUpdate } from '../../contracts';
-import { planConfirmUpdate, planStepsQuery } from '../../runbooks/recovery-plan/contract';
+import { planConfirmUpdate, planStepsQuery, type PlanReport } from '../../runbooks/recovery-plan/contract';
 import type { RecoveryPlanInput } from '../../runbooks/recovery-plan/plan';
-import { recoveryPlan } from '../../runbooks/workflows';
 import { databaseNameOf } from '../../simulator/seed-databases';
 import {
-  bucketDestination,
   drillVaultAndAccount,
   eventually,
   expectRefusedInput,
@@ -21,101 +16,29 @@ import {
   teardownE2E,
   type E2E,
 } from './helpers';
+import { backedUpTogether, reportOf, startPlan, threeTierPlan, type Application } from './plan-application';
 
 let fx: E2E;
-let ids: { database: string; bucket: string; vm1: string; vm2: string };
+let ids: Application;
 /** The snapshots of the backups taken together, by resource: the common point's. */
-const backups = new Map<string, string>();
+let backups = new Map<string, string>();
 
 beforeAll(async () => {
   fx = await setupE2E();
   await fx.control.jobsConfig({ restoreSeconds: 1, querySeconds: 0 });
-  const resources = Object.values(fx.sim.ctx.state.resources).map((r) => r.resource);
-  const ofType = (type: string) => resources.filter((r) => r.resourceType === type).map((r) => r.id);
-  const [database] = ofType('PA_RELATIONAL_DB');
-  const [bucket] = ofType('PA_OBJECT_STORE');
-  const [vm1, vm2] = ofType('PA_VM');
-  if (!database || !bucket || !vm1 || !vm2) throw new Error('the seeded simulator lacks a database, a bucket or 2 VMs');
-  ids = { database, bucket, vm1, vm2 };
-  // Out of every window of the seeded snapshots, then one backup of each at the same moment.
-  await fx.control.advanceClock(400 * 86_400);
-  const { vault } = drillVaultAndAccount(fx);
-  const jobs = new Map<string, string>();
-  for (const id of Object.values(ids)) {
-    jobs.set(id, await fx.service.takeSnapshot(id, { vaultId: vault.id, retentionDays: 30 }));
-  }
-  await fx.control.advanceClock(3600);
-  for (const [id, job] of jobs) {
-    await fx.service.getBackupJob(job);
-    const made = Object.values(fx.sim.ctx.state.snapshots).find((s) => s.jobId === job);
-    if (!made) throw new Error(`backup job ${job} made no snapshot`);
-    backups.set(id, made.id);
-  }
+  ({ ids, backups } = await backedUpTogether(fx));
 }, 120_000);
 
 afterAll(() => teardownE2E(fx), 60_000);
 
-const restoreTo = (prefix: string) => bucketDestination('dr-drill-restores', `plans/${prefix}/`);
-
-function threeTierPlan(name: string, overrides: { databaseCheck?: string } = {}): RecoveryPlanInput {
-  const { vault, account } = drillVaultAndAccount(fx);
-  return {
-    name,
-    restoreAccountId: account.id,
-    rtoTargetMinutes: 60,
-    steps: [
-      { id: 'database', kind: 'restore', resource: { id: ids.database }, destination: restoreTo('db') },
-      {
-        id: 'database-check',
-        kind: 'validate',
-        of: 'database',
-        sql: {
-          databaseName: databaseNameOf(fx.sim.ctx.state.seed, ids.database),
-          query: 'SELECT id FROM customers',
-          expectation: overrides.databaseCheck ?? 'rows >= 1',
-          destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
-        },
-      },
-      {
-        id: 'bucket',
-        kind: 'restore',
-        after: ['database-check'],
-        resource: { id: ids.bucket },
-        destination: restoreTo('bucket'),
-      },
-      { id: 'vm-1', kind: 'restore', after: ['bucket'], resource: { id: ids.vm1 }, destination: restoreTo('vm1') },
-      { id: 'vm-2', kind: 'restore', after: ['bucket'], resource: { id: ids.vm2 }, destination: restoreTo('vm2') },
-      {
-        id: 'dns',
-        kind: 'manual',
-        after: ['vm-1', 'vm-2'],
-        instructions: 'Point the application at the restored servers',
-        approvers: ['oncall-lead'],
-      },
-      // Independent of the others: a failure elsewhere lets it finish.
-      { id: 'warm-up', kind: 'wait', seconds: 1 },
-    ],
-  };
-}
-
-function start(plan: RecoveryPlanInput, extra: Partial<RecoveryPlanRunInput> = {}) {
-  return fx.env.client.workflow.start(recoveryPlan, {
-    taskQueue: fx.worker.taskQueue,
-    workflowId: `plan-${plan.name}`,
-    args: [{ plan, ...extra }],
-  });
-}
-
-async function reportOf(handle: WorkflowHandle<typeof recoveryPlan>): Promise<PlanReport> {
-  const result = await handle.result();
-  return JSON.parse(await readFile(result.report.json, 'utf8')) as PlanReport;
-}
+const threeTier = (name: string, overrides: { databaseCheck?: string } = {}) => threeTierPlan(fx, ids, name, overrides);
+const start = (plan: RecoveryPlanInput) => startPlan(fx, plan);
 
 const restoresSince = (before: number) => Object.keys(fx.sim.ctx.state.restoreJobs).length - before;
 
 test('database → bucket → two VMs with a manual step: PASS, in dependency order, from one point', async () => {
   const restoredBefore = restoresSince(0);
-  const handle = await start(threeTierPlan(`three-tier-${randomUUID().slice(0, 8)}`));
+  const handle = await start(threeTier(`three-tier-${randomUUID().slice(0, 8)}`));
   await eventually('the dns step to wait', async () => {
     const steps = await handle.query(planStepsQuery);
     return steps.find((s) => s.id === 'dns')?.status === 'running';
@@ -177,7 +100,7 @@ function gapsOnPath(report: PlanReport): number {
 
 test('a failed middle step: its dependents are skipped, the independent step finishes, the verdict names it', async () => {
   const restoredBefore = restoresSince(0);
-  const handle = await start(threeTierPlan(`failing-${randomUUID().slice(0, 8)}`, { databaseCheck: 'rows >= 999999' }));
+  const handle = await start(threeTier(`failing-${randomUUID().slice(0, 8)}`, { databaseCheck: 'rows >= 999999' }));
   const report = await reportOf(handle);
   expect(report.verdict).toBe('FAIL');
   expect(report.failedSteps).toEqual(['database-check']);
@@ -196,7 +119,7 @@ test('a failed middle step: its dependents are skipped, the independent step fin
 }, 120_000);
 
 test('a cycle is refused before any call, naming the steps', async () => {
-  const plan = threeTierPlan(`cycle-${randomUUID().slice(0, 8)}`);
+  const plan = threeTier(`cycle-${randomUUID().slice(0, 8)}`);
   const steps = plan.steps.map((s) => (s.id === 'database' ? { ...s, after: ['dns'] } : s));
   // Refused by the input's schema: no activity ran (expectRefusedInput checks the history).
   const failure = await expectRefusedInput(await start({ ...plan, steps }), /cycle/);
@@ -213,7 +136,7 @@ test('points further apart than maxSkewMinutes are refused, naming the resources
   const target = (await fx.control.state()).now;
   const restoredBefore = restoresSince(0);
   const plan = {
-    ...threeTierPlan(`skewed-${randomUUID().slice(0, 8)}`),
+    ...threeTier(`skewed-${randomUUID().slice(0, 8)}`),
     pointInTime: { target, maxSkewMinutes: 60 },
   };
   const failure = await failureOf(await start(plan));
@@ -223,89 +146,10 @@ test('points further apart than maxSkewMinutes are refused, naming the resources
   expect(restoresSince(restoredBefore)).toBe(0);
 }, 60_000);
 
-/** Every run of a workflow ID, oldest first, with its history's length. */
-async function runsOf(workflowId: string) {
-  const runs: { runId: string; events: number }[] = [];
-  for await (const run of fx.env.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
-    const { events } = await fx.env.client.workflow.getHandle(workflowId, run.runId).fetchHistory();
-    runs.push({ runId: run.runId, events: events?.length ?? 0 });
-  }
-  return runs.reverse();
-}
-
-/** Restores whose end (the restoreEnded signal) a run took that did not start them. */
-async function restoresEndedInALaterRun(workflowId: string, runs: { runId: string }[]): Promise<string[]> {
-  const crossed: string[] = [];
-  for (const { runId } of runs) {
-    const events = (await fx.env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
-    const started = new Set(events.map((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId));
-    for (const e of events) {
-      const signal = e.workflowExecutionSignaledEventAttributes;
-      const data = signal?.signalName === 'restoreEnded' ? signal.input?.payloads?.[0]?.data : undefined;
-      if (!data) continue;
-      const end = JSON.parse(Buffer.from(data).toString('utf8')) as { workflowId: string };
-      if (!started.has(end.workflowId)) crossed.push(end.workflowId);
-    }
-  }
-  return crossed;
-}
-
-test('a plan continues as new while its restores, its verdict and its confirmation wait, and each resource is restored once', async () => {
-  const restoredBefore = restoresSince(0);
-  const base = threeTierPlan(`handover-${randomUUID().slice(0, 8)}`);
-  // An outside verdict on a VM besides the manual step, and a chain of one-second waits that grows the history while
-  // both wait: the kinds of wait a hand-over carries.
-  const vmCheck = { id: 'vm-check', kind: 'validate' as const, of: 'vm-1', external: { windowHours: 1 } };
-  const ticks = Array.from({ length: 8 }, (_, i) => ({
-    id: `tick-${i + 1}`,
-    kind: 'wait' as const,
-    seconds: 1,
-    after: [i === 0 ? 'vm-1' : `tick-${i}`],
-  }));
-  const plan = { ...base, steps: [...base.steps, vmCheck, ...ticks] };
-  // A bound this low hands over every few steps.
-  const handle = await start(plan, { tuning: { historyBound: 50 } });
-  await eventually('the dns step and the VM check to wait', async () => {
-    const steps = await handle.query(planStepsQuery);
-    return ['dns', 'vm-check'].every((id) => steps.find((s) => s.id === id)?.status === 'running');
-  });
-  const runsBefore = (await runsOf(handle.workflowId)).length;
-  await eventually('a hand-over while they wait', async () => (await runsOf(handle.workflowId)).length > runsBefore);
-  // Asked for by an earlier run, both are taken by whichever run is current.
-  await handle.executeUpdate(drillValidationUpdate, { args: [{ resourceId: ids.vm1, result: 'pass' }] });
-  await handle.executeUpdate(planConfirmUpdate, { args: [{ stepId: 'dns', by: 'oncall-lead' }] });
-  const report = await reportOf(handle);
-
-  expect(report.verdict).toBe('PASS');
-  expect(report.steps.every((s) => s.status === 'passed')).toBe(true);
-  expect(report.steps.find((s) => s.id === 'vm-check')?.validations).toEqual([
-    { resourceId: ids.vm1, passed: true, detail: 'validation pass' },
-  ]);
-  const runs = await runsOf(handle.workflowId);
-  const [first] = runs;
-  // Each run's history stays near the bound, and the report is the whole plan's, under its first run.
-  expect(runs.length).toBeGreaterThan(runsBefore);
-  for (const run of runs) expect(run.events).toBeLessThan(150);
-  expect(report.runId).toBe(first?.runId);
-  // Some restore ended in a run that did not start it: its end came by its signal, across a hand-over.
-  expect(await restoresEndedInALaterRun(handle.workflowId, runs)).not.toEqual([]);
-  // One restore per resource, in the first run's folder, whichever run took its end.
-  expect(restoresSince(restoredBefore)).toBe(4);
-  const folder = `plan-drill-${first?.runId.slice(0, 8)}/`;
-  for (const s of report.steps.filter((x) => x.kind === 'restore')) {
-    for (const r of s.resources ?? []) {
-      expect(r.status).toBe('succeeded');
-      expect(JSON.stringify(fx.sim.ctx.state.restoreJobs[r.restoreJobId ?? '']?.destination)).toContain(folder);
-    }
-  }
-  const { rto } = report;
-  expect(Object.values(rto.byPhase).reduce((a, b) => a + b, 0)).toBeCloseTo(rto.seconds, 3);
-}, 180_000);
-
 test('a cancelled plan cancels its running restores, which outlive its runs otherwise', async () => {
   await fx.control.jobsConfig({ restoreSeconds: 600 });
   try {
-    const handle = await start(threeTierPlan(`cancelled-${randomUUID().slice(0, 8)}`));
+    const handle = await start(threeTier(`cancelled-${randomUUID().slice(0, 8)}`));
     const restore = fx.env.client.workflow.getHandle(`${handle.workflowId}--database--${ids.database}`);
     await eventually('the database restore to run', async () => (await restore.describe()).status.name === 'RUNNING');
     await handle.cancel();
@@ -341,7 +185,7 @@ test('latest-clean: every resource comes back from before the database was corru
       { name: 'encrypted', sql: "SELECT count(*) FROM customers WHERE email LIKE 'ENC:%'", expect: 'value = 0' },
     ],
   };
-  const base = threeTierPlan(`clean-${randomUUID().slice(0, 8)}`);
+  const base = threeTier(`clean-${randomUUID().slice(0, 8)}`);
   const plan: RecoveryPlanInput = {
     ...base,
     steps: base.steps.filter((s) => ['database', 'bucket'].includes(s.id)).map((s) => ({ ...s, after: [] })),
@@ -381,7 +225,7 @@ test('latest-clean with no clean point in the window fails NO_COMMON_POINT, nami
     destination: { bucketA: { bucketName: `query-results-${vault.region}` } },
     queries: [{ name: 'none', sql: 'SELECT id FROM customers', expect: 'rows = 0' }],
   };
-  const base = threeTierPlan(`unclean-${randomUUID().slice(0, 8)}`);
+  const base = threeTier(`unclean-${randomUUID().slice(0, 8)}`);
   const restoredBefore = restoresSince(0);
   const plan: RecoveryPlanInput = {
     ...base,

@@ -47,12 +47,21 @@ function ranAs(history: History): string | undefined {
     const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
     const drill = child?.workflowId ? /^(.*)--[^-]{8}--batch-\d{4}$/.exec(child.workflowId)?.[1] : undefined;
     if (drill) return drill;
-    // A recovery plan names its restores `<plan run>--<step>--<resource>`.
+    // A recovery plan names its restores `<plan run>--<step>--<resource>`, its clean-point searches
+    // `<plan run>--clean--<step>--<resource>`.
     if (started?.workflowType?.name === 'recoveryPlan' && child?.workflowId) {
       const data = child.input?.payloads?.[0]?.data;
-      const restore = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { resourceId?: string }) : {};
-      const stepAndRun = child.workflowId.slice(0, -`--${restore.resourceId ?? ''}`.length);
-      return stepAndRun.slice(0, stepAndRun.lastIndexOf('--'));
+      const { resourceId = '' } = data
+        ? (JSON.parse(Buffer.from(data).toString('utf8')) as { resourceId?: string })
+        : {};
+      const planData = started.input?.payloads?.[0]?.data;
+      const steps = planData
+        ? (JSON.parse(Buffer.from(planData).toString('utf8')) as { plan: { steps: { id: string }[] } }).plan.steps
+        : [];
+      const withStep = child.workflowId.slice(0, -`--${resourceId}`.length);
+      const step = steps.map((s) => s.id).find((id) => withStep.endsWith(`--${id}`)) ?? '';
+      const planRun = withStep.slice(0, -`--${step}`.length);
+      return child.workflowType?.name === 'cleanPoint' ? planRun.slice(0, -'--clean'.length) : planRun;
     }
   }
   return undefined;
