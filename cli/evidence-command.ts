@@ -8,6 +8,7 @@ import { evidenceGateCommand } from './evidence-gate-command';
 import { keysToTrust, readTsaCertificates, refuseBoth, refuseUntrusted, timestampLines } from './evidence-inputs';
 import { evidenceKeyCommand } from './evidence-key-command';
 import { evidenceOscalCommand } from './evidence-oscal-command';
+import { evidenceScoreCommand } from './evidence-score-command';
 import { checkPack, evidencePackCommand, packKeyLines, readPackFile } from './evidence-pack-command';
 import { helpFor } from '../operator/help';
 import { PublicKeyFileError, readPublicKeys, type TrustedKey } from '../operator/public-keys';
@@ -51,6 +52,7 @@ export async function evidenceCommand(argv: string[]): Promise<void> {
   if (sub === 'key') return evidenceKeyCommand(rest);
   if (sub === 'gate') return evidenceGateCommand(rest);
   if (sub === 'oscal') return evidenceOscalCommand(rest);
+  if (sub === 'score') return evidenceScoreCommand(rest);
   if (sub === 'pack') {
     return evidencePackCommand(rest, async (files) =>
       (await Promise.all(files.map(readPublicKeys))).flat().map((k) => k.key),

@@ -24,6 +24,7 @@ const drillCommands = () => requireHere('./drill-command') as typeof import('./d
 const cleanPointCommands = () => requireHere('./clean-point-command') as typeof import('./clean-point-command');
 const planCommands = () => requireHere('./plan-command') as typeof import('./plan-command');
 const inputsCommands = () => requireHere('./inputs-command') as typeof import('./inputs-command');
+const coverageCommands = () => requireHere('./coverage-command') as typeof import('./coverage-command');
 // The console (fastify and its pages) loads only for `runbooks serve`.
 const consoleCommands = () => requireHere('../console/serve-command') as typeof import('../console/serve-command');
 const completionCommands = () => requireHere('./completion-command') as typeof import('./completion-command');
@@ -39,6 +40,7 @@ export const COMMANDS = {
   drill: () => drillCommands().drillCommand,
   'clean-point': () => cleanPointCommands().cleanPointCommand,
   plan: () => planCommands().planCommand,
+  coverage: () => coverageCommands().coverageCommand,
   approvals: () => approvalsCommands().approvalsCommand,
   schedule: () => scheduleCommands().scheduleCommand,
   deployment: () => deploymentCommands().deploymentCommand,

@@ -100,6 +100,44 @@ export const EVIDENCE_COMMAND = {
       ],
     },
     {
+      name: 'score',
+      description:
+        'Compute the readiness score, 0 to 100, of the estate and of each drill, from the drill reports alone.',
+      usage: 'evidence score [--dir <output dir|pack>] [--within <duration>] [--public-key <file>...] [-o text|json]',
+      details: [
+        'Four parts, each from 0 to 1, weighted to 100 (docs/operations/readiness.md publishes the formula): coverage',
+        '(40: resources with a verified PASS within the period), pass share (30: resources whose newest result within',
+        'the period is a verified PASS), RTO margin (20: the 95th percentile of RTO over target, full credit at half the',
+        'target, none at the target) and freshness (10: the age of the newest verified recovery point against the RPO',
+        'target). It prints every input, so that anyone holding the reports recomputes it. Only reports whose seal and',
+        'chain verify count. --dir is an output folder, an evidence pack or its unpacked folder (default',
+        "RUNBOOKS_OUTPUT_DIR); without --public-key the keys beside the reports (a pack's own keys) are used, as the",
+        'console does: give the key history for an audit. --within defaults to 90d.',
+      ],
+      options: [
+        pathOption(
+          'dir',
+          'dir',
+          'output dir|pack',
+          'the output directory or an evidence pack (default RUNBOOKS_OUTPUT_DIR)',
+        ),
+        text('within', 'duration', 'the period, back from now (default 90d): 30d, 12h, 1d12h'),
+        {
+          name: 'public-key',
+          value: 'file',
+          placeholder: 'file',
+          description:
+            'the key history or PEM public key to check the seals with (default: the keys beside the reports)',
+          multiple: true,
+        },
+        output,
+      ],
+      examples: [
+        'runbooks evidence score --dir .data/output',
+        'runbooks evidence score --dir evidence-2026-q1.tar.gz --within 90d -o json',
+      ],
+    },
+    {
       name: 'oscal',
       description: 'Write OSCAL assessment results: the verified drill reports against the control catalogue.',
       usage:

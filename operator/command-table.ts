@@ -207,6 +207,35 @@ const TABLE = [
     examples: ['runbooks plan validate examples/plans/payments.json'],
   },
   {
+    name: 'coverage',
+    description: 'Show when each resource in scope last passed a drill whose report verifies, and when it is next due.',
+    usage:
+      'coverage [--dir <output dir>] [--within <duration>] [--drill <name>] [--public-key <file>...] [-o text|json]',
+    details: [
+      'Overdue resources first: a resource is covered when its last verified PASS is within the period (default 90d),',
+      'overdue when it is older, due now when it never passed. Only reports whose seal and chain verify count. The',
+      "scope: every resource the reports name, or with --drill, the resources of that drill's reports. Without",
+      '--public-key the keys beside the reports are used, as the console does. --dir defaults to RUNBOOKS_OUTPUT_DIR.',
+    ],
+    options: [
+      pathOption('dir', 'dir', 'output dir', 'the output directory (default RUNBOOKS_OUTPUT_DIR)'),
+      text('within', 'duration', 'the period every resource must pass within (default 90d): 30d, 12h, 1d12h'),
+      text('drill', 'name', "only this drill's reports and the resources they name"),
+      {
+        name: 'public-key',
+        value: 'file',
+        placeholder: 'file',
+        description: 'the key history or PEM public key to check the seals with (default: the keys beside the reports)',
+        multiple: true,
+      },
+      output,
+    ],
+    examples: [
+      'runbooks coverage --dir .data/output',
+      'runbooks coverage --dir .data/output --within 30d --drill nightly -o json',
+    ],
+  },
+  {
     name: 'approvals',
     description: 'List the restores waiting for approval, with their age, deadline and approvals so far.',
     usage: 'approvals [--limit <n>] [-o text|json]',

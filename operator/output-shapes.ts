@@ -323,3 +323,115 @@ export interface GateReportBase {
   runId: string;
   finishedAt: string;
 }
+
+/** A resource's drill in one report, as `coverage` names it. */
+export interface CoverageReportOutput {
+  /** `<workflowId>--<runId>.json`, in the drill-reports/ folder. */
+  reportFile: string;
+  drill: string;
+  workflowId: string;
+  runId: string;
+  finishedAt: string;
+  /** The resource's own result in the report. */
+  verdict: 'PASS' | 'PARTIAL' | 'FAIL';
+  seal: 'verified' | 'chainFailed' | 'failed' | 'unsealed';
+  /** Its recovery point's age when the drill started. */
+  rpoSeconds?: number;
+  rtoSeconds?: number;
+  rpoTargetSeconds: number;
+  rtoTargetSeconds: number;
+}
+
+/** One resource in the scope of `coverage`. */
+export interface CoverageResourceOutput {
+  resourceId: string;
+  /** As the newest report naming it says. */
+  resourceName?: string;
+  resourceType?: string;
+  /**
+   * `covered` (a verified PASS within the period), `overdue` (its last verified PASS is older), `never-passed`
+   * (drilled, never with a verified PASS: due now), `never-drilled` (no report in scope names it: due now).
+   */
+  state: 'covered' | 'overdue' | 'never-passed' | 'never-drilled';
+  overdue: boolean;
+  neverDrilled: boolean;
+  /** Its newest result, in any readable report, is not a PASS in a report that verifies. */
+  lastFailed: boolean;
+  /** Its last verified PASS plus the period; the time of the check when it has none. */
+  nextDue: string;
+  /** Its newest PASS in a report whose seal and chain verify. */
+  lastPass?: CoverageReportOutput;
+  /** Seconds from its last verified PASS to the check. */
+  lastPassAgeSeconds?: number;
+  /** The age, at the check, of the recovery point its last verified PASS restored (that drill's start less its RPO). */
+  verifiedPointAgeSeconds?: number;
+  /** Its newest result in any readable report. */
+  lastResult?: CoverageReportOutput;
+}
+
+/** `runbooks coverage -o json`. */
+export interface CoverageOutput {
+  checkedAt: string;
+  /** The period as given (`90d`), and in days. */
+  within: string;
+  withinDays: number;
+  /** A verified PASS finished at or after this time covers. */
+  since: string;
+  /** With --drill. */
+  drill?: string;
+  /** The drill-reports/ folder read. */
+  dir: string;
+  /** `given`: --public-key; `folder`: the keys beside the reports; `pack`: the keys inside the pack. */
+  keySource: 'given' | 'folder' | 'pack';
+  keyIds: string[];
+  counts: {
+    inScope: number;
+    covered: number;
+    overdue: number;
+    neverDrilled: number;
+    neverPassed: number;
+    failedLast: number;
+  };
+  /** Overdue first (longest overdue first), then due now, then by next due date. */
+  resources: CoverageResourceOutput[];
+  /** Files that look like reports and were not read: they count for no resource. */
+  skipped: { file: string; reason: string }[];
+}
+
+/** One readiness score with every input it is computed from (docs/operations/readiness.md). Ratios are 0 to 1. */
+export interface ReadinessScoreOutput {
+  /** `estate`, or a drill's name. */
+  scope: string;
+  /** 0 to 100, one decimal. */
+  score: number;
+  inputs: {
+    inScope: number;
+    covered: number;
+    coverage: number;
+    latestPassed: number;
+    passShare: number;
+    /** Absent when the 95th percentile falls on a resource with no verified PASS within the period. */
+    rtoP95Ratio?: number;
+    withoutRto: number;
+    rtoMargin: number;
+    freshness: number;
+  };
+}
+
+/** `runbooks evidence score -o json`. */
+export interface EvidenceScoreOutput {
+  checkedAt: string;
+  within: string;
+  withinDays: number;
+  since: string;
+  /** The drill-reports/ folder read, or the pack. */
+  dir: string;
+  keySource: 'given' | 'folder' | 'pack';
+  keyIds: string[];
+  /** Points out of 100 of each part. */
+  weights: { coverage: number; passShare: number; rtoMargin: number; freshness: number };
+  estate: ReadinessScoreOutput;
+  /** One per drill name, by name. */
+  drills: ReadinessScoreOutput[];
+  skipped: { file: string; reason: string }[];
+}

@@ -58,6 +58,14 @@ const NOT_HERE: Record<string, string> = {
   'runbooks evidence oscal --public-key .data/evidence-signing-key.history.json --out assessment-results.json':
     "reads the project's own .data: test/cli/evidence-oscal.test.ts writes the document, and " +
     'test/cli/evidence-oscal-validate.test.ts validates it',
+  'runbooks evidence score --dir .data/output':
+    "reads the project's own .data: test/cli/coverage-command.test.ts scores sealed reports",
+  'runbooks evidence score --dir evidence-2026-q1.tar.gz --within 90d -o json':
+    'reads a pack of a past quarter: test/cli/coverage-command.test.ts scores a pack and its unpacked folder',
+  'runbooks coverage --dir .data/output':
+    "reads the project's own .data: test/cli/coverage-command.test.ts lists sealed reports' resources",
+  'runbooks coverage --dir .data/output --within 30d --drill nightly -o json':
+    "reads the project's own .data: test/cli/coverage-command.test.ts checks the JSON document of one drill",
   'runbooks evidence key show': "reads the project's own .data key: test/cli/exit-codes.test.ts shows a missing one",
   'runbooks evidence key rotate': "would rotate the project's own .data key: test/e2e/rotation.test.ts",
   'runbooks demo': 'test/cli/demo-output.test.ts',
