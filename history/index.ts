@@ -19,6 +19,24 @@ export type { PostureCount, PostureEntry } from './posture';
 export type { Coverage, KnownResource, ResourceTrend, TrendPoint } from './trends';
 export { renderPostureChart, renderTrendChart, type PostureDimension } from './charts';
 export { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS } from './trends';
+export {
+  coverageByResource,
+  DEFAULT_COVERAGE_DAYS,
+  type CoverageCounts,
+  type CoverageOptions,
+  type CoverageReport,
+  type CoverageResult,
+  type CoverageState,
+  type ResourceCoverage,
+} from './coverage';
+export {
+  readiness,
+  readinessOf,
+  READINESS_WEIGHTS,
+  type ReadinessInputs,
+  type ReadinessReport,
+  type ReadinessScore,
+} from './readiness';
 
 export interface HistoryOptions {
   outputDir: string;
