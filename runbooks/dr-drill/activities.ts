@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { collect, type ResourceFilters } from '../../api';
+import { collect, type InventoryResource, type ResourceFilters } from '../../api';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { FailureType, type Notified } from '../../contracts';
 import { notifyFromActivity } from '../../steps/notifications';
@@ -18,6 +18,7 @@ import { MAX_DRILL_RESOURCES } from './contract';
 import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
+import { isSelection, selectIds, serverFiltersOf, type Selection } from './selection';
 import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
@@ -39,9 +40,8 @@ export function drillActivities(deps: ActivityDeps) {
   const { client } = deps;
   return {
     /**
-     * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
-     * that matches more than `maxResources` is refused whole, before anything is taken: drilling the first few of a
-     * loose filter would look like a complete drill.
+     * Resolves a drill's selection (IDs, inventory filters, or conditions) to resources, in a stable order; see
+     * `resolveSelection`.
      */
     async resolveResources(selection: DrillSelection): Promise<ResourceRef[]> {
       return resolveSelection(client, selection);
@@ -101,15 +101,17 @@ export function drillActivities(deps: ActivityDeps) {
   };
 }
 
-export type DrillSelection = { ids?: string[]; filters?: ResourceFilters; maxResources?: number };
+export type DrillSelection = { ids?: string[]; filters?: ResourceFilters; maxResources?: number } & Selection;
 
 /**
- * Resolves a drill's selection (IDs, or inventory filters) to resources, in a stable order. A selection by filters
+ * Resolves a drill's selection (IDs, inventory filters, or a selection by conditions: ./selection.ts) to resources, in
+ * a stable order: by name for IDs and filters, as always; by ID for a selection. A selection by filters or conditions
  * that matches more than `maxResources` is refused whole, before anything is taken: drilling the first few of a loose
- * filter would look like a complete drill.
+ * filter would look like a complete drill. Called at each run of a drill, so that a selection follows the inventory.
  */
 export async function resolveSelection(client: ActivityDeps['client'], selection: DrillSelection) {
   const attempt = activityInfo().attempt;
+  if (isSelection(selection)) return refsOf(await resolveConditions(client, selection, attempt));
   const filters: ResourceFilters = selection.ids ? { id: { in: selection.ids } } : (selection.filters ?? {});
   const found = await calling(attempt, () =>
     collect(client.listResources({ filters, sorts: [{ field: 'resourceName', order: 'ASC' }] }, { pageSize: 100 })),
@@ -126,14 +128,56 @@ export async function resolveSelection(client: ActivityDeps['client'], selection
       details: [{ field: 'resources.maxResources', matched: found.length, maxResources: bound }],
     });
   }
-  return found.map((r): ResourceRef => ({
+  return refsOf(found);
+}
+
+/**
+ * A selection by conditions against the inventory as it is now: the resources its conditions take (listed with the
+ * inventory filters that say part of them, `serverFiltersOf`, and decided here by `selectIds`), with its includes
+ * that exist, less its excludes, sorted by ID so that every attempt resolves the same list.
+ */
+async function resolveConditions(
+  client: ActivityDeps['client'],
+  selection: DrillSelection,
+  attempt: number,
+): Promise<InventoryResource[]> {
+  // In the order the other forms list by, for pages that hold still; the result is sorted by ID below.
+  const sorts = [{ field: 'resourceName' as const, order: 'ASC' as const }];
+  const list = (filters: ResourceFilters) =>
+    calling(attempt, () => collect(client.listResources({ filters, sorts }, { pageSize: 100 })));
+  const byCondition = serverFiltersOf(selection);
+  const listed = [
+    ...(byCondition ? await list(byCondition) : []),
+    ...(selection.include ? await list({ id: { in: selection.include } }) : []),
+  ];
+  const found = new Map(listed.map((r) => [r.id, r]));
+  const ids = selectIds([...found.values()], selection);
+  const bound = Math.min(selection.maxResources ?? MAX_DRILL_RESOURCES, MAX_DRILL_RESOURCES);
+  if (ids.length > bound) throw tooMany(ids.length, bound);
+  return ids.map((id) => found.get(id)).filter((r): r is InventoryResource => r !== undefined);
+}
+
+/** The refusal of a selection that takes more than its bound. */
+function tooMany(matched: number, bound: number) {
+  return ApplicationFailure.create({
+    type: FailureType.InvalidInput,
+    nonRetryable: true,
+    message:
+      `invalid input resources.maxResources: the selection takes ${matched} resources, more than ` +
+      `maxResources (${bound}); nothing was taken. Narrow the selection (its conditions, or exclude), or raise ` +
+      `resources.maxResources (at most ${MAX_DRILL_RESOURCES}) to drill them all`,
+    details: [{ field: 'resources.maxResources', matched, maxResources: bound }],
+  });
+}
+
+const refsOf = (found: readonly InventoryResource[]) =>
+  found.map((r): ResourceRef => ({
     id: r.id,
     providerResourceId: r.providerResourceId,
     resourceName: r.resourceName,
     resourceType: r.resourceType,
     region: r.region,
   }));
-}
 
 /**
  * Writes a drill's evidence as JSON (for machines), Markdown and an HTML page (for people), each atomically, and seals

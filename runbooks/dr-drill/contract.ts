@@ -14,16 +14,21 @@ import {
 import { CleanCheck } from '../clean-point/check';
 import { MAX_RESTORES } from '../clean-point/contract';
 import { EXPECTATION } from './expectations';
+import { isSelection, SELECTION_RULES, SELECTION_SHAPE } from './selection';
 import type { DrillReportPaths, DrillSummary } from './report';
 
 /** The most resources one drill takes, whichever way they are selected (fanned out in batches, ./fan-out.ts). */
 export const MAX_DRILL_RESOURCES = 5_000;
 /** The most resources drilled at once, over all of a drill's batches. */
 export const MAX_DRILL_PARALLELISM = 100;
-/** A selection by filters takes at most this many resources unless `maxResources` says otherwise. */
+/** A selection (by filters or conditions) takes at most this many resources unless `maxResources` says otherwise. */
 export const DEFAULT_MAX_RESOURCES = 25;
 
-/** Resource IDs, or inventory filters bounded by `maxResources`: a loose filter must not drill the whole inventory. */
+/**
+ * Resource IDs, inventory filters, or a selection (./selection.ts: tag conditions, types, accounts, regions,
+ * environments, include and exclude, or `all` protected resources); filters and selections are bounded by
+ * `maxResources`: a loose one must not drill the whole inventory.
+ */
 const DrillSelection = z
   .strictObject({
     ids: z
@@ -32,23 +37,44 @@ const DrillSelection = z
       .max(MAX_DRILL_RESOURCES, `at most ${MAX_DRILL_RESOURCES.toLocaleString('en')} resources in one drill`)
       .optional(),
     filters: InventoryFilters.optional(),
-    /** With filters: when more resources match, the drill refuses to start. */
+    ...SELECTION_SHAPE,
+    include: SELECTION_SHAPE.include.refine((ids) => ids === undefined || ids.length <= MAX_DRILL_RESOURCES, {
+      message: `at most ${MAX_DRILL_RESOURCES.toLocaleString('en')} resources in one drill`,
+    }),
+    /** With filters or a selection: when more resources match, the drill refuses to start. */
     maxResources: z.number().int().min(1).max(MAX_DRILL_RESOURCES).optional(),
   })
-  .refine((s) => s.ids !== undefined || s.filters !== undefined, { message: 'give resource ids or inventory filters' })
+  .refine((s) => s.ids !== undefined || s.filters !== undefined || isSelection(s), {
+    message: 'give resource ids, inventory filters or a selection',
+  })
   .refine((s) => s.ids === undefined || s.filters === undefined, {
     message: 'give resource ids or inventory filters, not both',
     path: ['filters'],
   })
+  .refine((s) => (s.ids === undefined && s.filters === undefined) || !isSelection(s), {
+    message: 'a selection (all, tags, resourceTypes, …, include, exclude) stands alone: not with ids or filters',
+    path: ['ids'],
+  })
   .refine((s) => s.ids === undefined || s.maxResources === undefined, {
-    message: 'bounds a selection by filters only (ids name every resource already)',
+    message: 'bounds a selection by filters only, or by conditions (ids name every resource already)',
     path: ['maxResources'],
   })
   .refine((s) => new Set(s.ids).size === (s.ids?.length ?? 0), {
     message: 'names a resource twice',
     path: ['ids'],
   })
-  .transform((s) => (s.filters ? { ...s, maxResources: s.maxResources ?? DEFAULT_MAX_RESOURCES } : s));
+  .refine(SELECTION_RULES.somethingTaken.check, { message: SELECTION_RULES.somethingTaken.message })
+  .refine(SELECTION_RULES.allAlone.check, {
+    message: SELECTION_RULES.allAlone.message,
+    path: SELECTION_RULES.allAlone.path,
+  })
+  .refine(SELECTION_RULES.includeApart.check, {
+    message: SELECTION_RULES.includeApart.message,
+    path: SELECTION_RULES.includeApart.path,
+  })
+  .transform((s) =>
+    s.filters || isSelection(s) ? { ...s, maxResources: s.maxResources ?? DEFAULT_MAX_RESOURCES } : s,
+  );
 
 /** How a drill picks the recovery point it restores; see `RecoveryPointInput`. */
 export const RECOVERY_POINT_SELECTIONS = ['latest', 'random', 'fresh', 'latest-clean'] as const;
@@ -236,6 +262,33 @@ export const drDrillContract = defineRunbook({
       },
       retentionDays: 7,
       parallelism: 3,
+    },
+    // The production estate's tier-1 and tier-2 databases and VMs of one account, as the inventory holds them at each
+    // run: resources tagged or untagged later join or leave the drill without an edit.
+    selection: {
+      name: 'prod-tier-1-2',
+      resources: {
+        tags: [
+          { key: 'tier', anyOf: ['1', '2'] },
+          { key: 'backup', exists: true },
+          { key: 'legacy', not: { equals: 'yes' } },
+        ],
+        environments: ['PROD'],
+        resourceTypes: ['PA_RELATIONAL_DB', 'PA_VM'],
+        accounts: ['123456789012'],
+        regions: ['pa-east-1', 'pa-west-2'],
+        include: ['res-0042'],
+        exclude: ['res-0007'],
+        maxResources: 200,
+      },
+      vaultId: 'vault-1',
+      restoreAccountId: 'restore-acct-1',
+      destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
+      restoreKind: 'files',
+      targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
+      recoveryPoint: { select: 'latest', windowDays: 30 },
+      retentionDays: 7,
+      parallelism: 10,
     },
   },
 });

@@ -212,11 +212,31 @@ describe('runbooks inputs', () => {
     expect(validateRunbookInput('drDrill', example).args).toEqual([example]);
   });
 
+  test('--example selection: a drill whose scope is a selection, resolved against the inventory at each run', () => {
+    const result = runCliFromSource(['inputs', 'drDrill', '--example', 'selection']);
+    expect([result.status, result.stderr]).toEqual([0, '']);
+    const example = namedExample('drDrill', 'selection');
+    expect(JSON.parse(result.stdout)).toEqual(example);
+    expect(example).toMatchObject({
+      resources: {
+        tags: [
+          { key: 'tier', anyOf: ['1', '2'] },
+          { key: 'backup', exists: true },
+          { key: 'legacy', not: { equals: 'yes' } },
+        ],
+        environments: ['PROD'],
+        include: ['res-0042'],
+        exclude: ['res-0007'],
+      },
+    });
+    expect(validateRunbookInput('drDrill', example).args).toEqual([example]);
+  });
+
   test('an unknown example exits 2 naming the known ones, and prints nothing else', () => {
     const cases: [string[], string][] = [
       [
         ['inputs', 'drDrill', '--example', 'latest-clen'],
-        "unknown example 'latest-clen': drDrill's examples are latest-clean, besides the default one (--example alone)",
+        "unknown example 'latest-clen': drDrill's examples are latest-clean, selection, besides the default one (--example alone)",
       ],
       [
         ['inputs', 'costExport', '--example', 'monthly'],
@@ -226,7 +246,7 @@ describe('runbooks inputs', () => {
       // Refused before --discover would reach a service.
       [
         ['inputs', 'drDrill', '--example', 'nope', '--discover'],
-        "unknown example 'nope': drDrill's examples are latest-clean, besides the default one (--example alone)",
+        "unknown example 'nope': drDrill's examples are latest-clean, selection, besides the default one (--example alone)",
       ],
     ];
     for (const [argv, message] of cases) {
