@@ -63,6 +63,7 @@ const FULL = [
   'test/e2e/drill-validate.test.ts',
   'test/e2e/drill-validation-window.test.ts',
   'test/e2e/drill-timestamps.test.ts',
+  'test/e2e/drill-selection.test.ts',
   'test/e2e/encrypted-history.test.ts',
   'test/e2e/evidence.test.ts',
   'test/e2e/focus-export.test.ts',
