@@ -274,7 +274,7 @@ export const drDrillContract = defineRunbook({
           { key: 'legacy', not: { equals: 'yes' } },
         ],
         environments: ['PROD'],
-        resourceTypes: ['PA_RELATIONAL_DB', 'PA_VM'],
+        resourceTypes: ['AWS_RDS', 'AWS_EC2'],
         accounts: ['123456789012'],
         regions: ['pa-east-1', 'pa-west-2'],
         include: ['res-0042'],
