@@ -103,7 +103,7 @@ export function reconnectingData(
       }
     }
     throw new TemporalUnavailable(
-      `Temporal is unreachable at ${address} (${lastError}). The Drills, Plans, Posture and Exports pages read the output ` +
+      `Temporal is unreachable at ${address} (${lastError}). The Drills, Coverage, Plans, Posture and Exports pages read the output ` +
         'folder and work without it.',
     );
   };

@@ -2,6 +2,7 @@ import { DEFAULT_PERIOD_DAYS, DEFAULT_TREND_DRILLS, type History } from '../hist
 import { approvalsBody } from './approvals-page';
 import { BY_CONTROL_QUERY, drillsByControlBody } from './controls-page';
 import type { ConsoleData } from './data';
+import { COVERAGE_PATH, coverageBody } from './coverage-page';
 import { drillsBody, exportsBody, postureBody } from './history-pages';
 import { markup, type Html } from './html';
 import type { NavItem } from './layout';
@@ -69,6 +70,13 @@ export const PAGES: readonly ConsolePage[] = [
       const lastN = whole(query.last, 1, 100) ?? DEFAULT_TREND_DRILLS;
       return drillsBody({ history: await history.read(), periodDays, lastN });
     },
+  },
+  {
+    path: COVERAGE_PATH,
+    label: 'Coverage',
+    title: 'Coverage and readiness',
+    // `?within=90d&drill=&state=&type=&sort=&order=`: values the folder does not hold are ignored (console/coverage-page.ts).
+    body: async ({ history, query }) => coverageBody({ history: await history.read(), query }),
   },
   {
     path: '/plans',

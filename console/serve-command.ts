@@ -187,7 +187,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   if (!temporal.connected) {
     console.error(
       `Temporal is unreachable at ${temporal.address}: the console starts without it; its Runs and Approvals pages ` +
-        'say so until Temporal answers, its Drills, Plans, Posture and Exports pages read the output folder.',
+        'say so until Temporal answers, its Drills, Coverage, Plans, Posture and Exports pages read the output folder.',
     );
   }
   try {

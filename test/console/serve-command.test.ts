@@ -124,7 +124,7 @@ test('consoleTemporal with Temporal unreachable: the Runs and Approvals pages ar
       expect(res.statusCode).toBe(503);
       const body = await res.body.text();
       expect(body).toContain('Temporal is unreachable at 127.0.0.1:1');
-      expect(body).toContain('The Drills, Plans, Posture and Exports pages read the output folder');
+      expect(body).toContain('The Drills, Coverage, Plans, Posture and Exports pages read the output folder');
     }
     for (const path of ['/drills', '/plans', '/posture', '/exports']) {
       const res = await request(`${running.url}${path}`);

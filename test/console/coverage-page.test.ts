@@ -1,0 +1,199 @@
+// The Coverage page over drill reports written and sealed by the drill's own activity code, through the console's
+// routes over real HTTP: the readiness scores equal `runbooks evidence score -o json` for the same folder, every
+// resource with its last verified PASS and state, overdue first and named above the table; filters and sorts by query
+// parameters, values the folder does not hold ignored; a hostile drill and resource name escaped; in the navigation.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { coverageBody, withinOfQuery } from '../../console/coverage-page';
+import { ConsoleGuard } from '../../console/security';
+import { buildConsole } from '../../console/server';
+import { HistoryIndex } from '../../history';
+import type { CoverageOutput, EvidenceScoreOutput } from '../../operator/output-shapes';
+import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
+import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
+import { runCliInProcess } from '../helpers/cli-in-process';
+import { measured, writeDrill } from '../history/fixtures';
+import { listen, type Client } from './listen';
+
+const HOSTILE = 'evil<script>alert(1)</script>\u202e';
+const data = { runs: async () => [], approvals: async () => [], nudge: async () => undefined };
+const DAY_MS = 86_400_000;
+const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
+const failed = (id: string): DrillResourceResult => ({ ...measured(id, 60, 3600), verdict: 'FAIL', reasons: ['no'] });
+
+let root: string;
+let app: FastifyInstance;
+let ask: Client;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'console-coverage-'));
+  const key = await loadOrCreateEvidenceKey(join(root, 'evidence-signing-key.pem'));
+  const output = join(root, 'output');
+  // db-1 covered; db-2 overdue; db-3 never passed; bucket-1 covered by the weekly drill; a hostile drill's resource.
+  await writeDrill(output, key, {
+    name: 'nightly',
+    runId: 'run-1',
+    finishedAt: ago(120),
+    resources: [measured('db-1', 40, 7200), measured('db-2', 50, 7200)],
+  });
+  await writeDrill(output, key, {
+    name: 'nightly',
+    runId: 'run-2',
+    finishedAt: ago(30),
+    resources: [measured('db-1', 30, 3600, 'orders'), failed('db-3')],
+  });
+  await writeDrill(output, key, {
+    name: 'weekly',
+    runId: 'run-3',
+    finishedAt: ago(2),
+    resources: [{ ...measured('bucket-1', 10, 600), resourceType: 'GCP_BUCKET' }],
+  });
+  await writeDrill(output, key, {
+    name: HOSTILE,
+    workflowId: 'drill-hostile',
+    runId: 'run-4',
+    finishedAt: ago(5),
+    resources: [measured('vm-1', 20, 900, HOSTILE)],
+  });
+  app = buildConsole({
+    data,
+    guard: new ConsoleGuard({}),
+    history: new HistoryIndex({ outputDir: output }),
+    namespace: 'default',
+  });
+  ask = await listen(app);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function page(url = '/coverage'): Promise<string> {
+  const res = await ask({ url });
+  expect(res.statusCode).toBe(200);
+  return res.body;
+}
+
+const text = (s: string) =>
+  s
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The scores shown: scope ('' for the estate) to score. */
+const scores = (html: string) =>
+  new Map([...html.matchAll(/data-score-scope="([^"]*)" data-score="([^"]*)"/g)].map(([, s = '', v = '']) => [s, v]));
+
+/** The resource rows, in the page's order: [resource ID, state]. */
+const rows = (html: string) =>
+  [...html.matchAll(/<tr data-resource="([^"]*)" data-state="([^"]*)">/g)].map(([, id, state]) => [id, state]);
+
+test('the scores equal runbooks evidence score -o json for the same folder', async () => {
+  const html = await page();
+  const cli = await runCliInProcess(['evidence', 'score', '--dir', join(root, 'output'), '-o', 'json']);
+  expect(cli.status).toBe(0);
+  const doc = JSON.parse(cli.stdout) as EvidenceScoreOutput;
+  const shown = scores(html);
+  const unescape = (s: string) =>
+    s
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"');
+  expect(new Map([...shown].map(([k, v]) => [unescape(k), v]))).toEqual(
+    new Map([['', doc.estate.score.toFixed(1)], ...doc.drills.map((d) => [d.scope, d.score.toFixed(1)] as const)]),
+  );
+  expect(doc.drills).toHaveLength(3);
+  expect(doc.estate.score).toBeGreaterThan(0);
+});
+
+test('every resource, overdue first as runbooks coverage orders them, the overdue one named above the table', async () => {
+  const html = await page();
+  const cli = await runCliInProcess(['coverage', '--dir', join(root, 'output'), '-o', 'json']);
+  const doc = JSON.parse(cli.stdout) as CoverageOutput;
+  expect(rows(html)).toEqual(doc.resources.map((r) => [r.resourceId, r.state]));
+  expect(rows(html)[0]).toEqual(['db-2', 'overdue']);
+  const notice = /<p class="notice error">([\s\S]*?)<\/p>/.exec(html)?.[1] ?? '';
+  expect(text(notice)).toMatch(
+    /^1 overdue \(no verified PASS since \S+ \S+ \): db-2 \. runbooks coverage lists them too\.$/,
+  );
+  expect(text(html)).toContain('5 in scope (every resource the reports name): 3 covered, 1 overdue');
+  const db1 = /<tr data-resource="db-1"[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
+  const cells = [...db1.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map(([, c = '']) => text(c));
+  expect(cells).toEqual([
+    'db-1 orders',
+    'AWS_RDS',
+    'nightly',
+    expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/),
+    '30.0 d',
+    '60 min / 2.0 d',
+    '30 s / 60 min',
+    expect.stringMatching(/^\d{4}-/),
+    'covered',
+  ]);
+  const db3 = /<tr data-resource="db-3"[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
+  expect(text(db3)).toContain('never');
+  expect(text(db3)).toMatch(/now never-passed$/);
+});
+
+test('filters by drill, state and type; sorts by a column; ignores what the folder does not hold', async () => {
+  expect(rows(await page('/coverage?drill=nightly'))).toEqual([
+    ['db-2', 'overdue'],
+    ['db-3', 'never-passed'],
+    ['db-1', 'covered'],
+  ]);
+  expect(text(await page('/coverage?drill=nightly'))).toContain('runbooks coverage --drill nightly');
+  expect(rows(await page('/coverage?state=covered')).map(([id]) => id)).toEqual(['db-1', 'vm-1', 'bucket-1']);
+  expect(rows(await page('/coverage?type=GCP_BUCKET'))).toEqual([['bucket-1', 'covered']]);
+  expect(rows(await page('/coverage?sort=resource')).map(([id]) => id)).toEqual([
+    'bucket-1',
+    'db-1',
+    'db-2',
+    'db-3',
+    'vm-1',
+  ]);
+  expect(rows(await page('/coverage?sort=rto&order=desc')).map(([id]) => id)).toEqual([
+    'db-3',
+    'db-2',
+    'db-1',
+    'vm-1',
+    'bucket-1',
+  ]);
+  const ignored = await page('/coverage?drill=nope&state=x&type=y&sort=z&within=forever');
+  expect(rows(ignored)).toEqual(rows(await page()));
+  expect(ignored).not.toContain('nope');
+  expect(ignored).not.toContain('forever');
+  // A shorter period: db-1's PASS 30 days ago no longer covers it; the longest overdue first.
+  expect(rows(await page('/coverage?within=10d&drill=nightly'))).toEqual([
+    ['db-2', 'overdue'],
+    ['db-1', 'overdue'],
+    ['db-3', 'never-passed'],
+  ]);
+});
+
+test('a hostile drill and resource name is escaped and isolated; the page is in the navigation', async () => {
+  const html = await page();
+  expect(html).not.toContain('<script>');
+  expect(html).toContain('evil&lt;script&gt;');
+  expect(html).toContain('<a href="/coverage" aria-current="page">Coverage</a>');
+  expect(await page('/drills')).toContain('<a href="/coverage">Coverage</a>');
+});
+
+test('?within= is a duration above 0, else 90 days', () => {
+  expect(withinOfQuery('30d')).toEqual({ text: '30d', days: 30 });
+  expect(withinOfQuery('1d12h')).toEqual({ text: '1d12h', days: 1.5 });
+  expect(withinOfQuery(undefined)).toEqual({ text: '90d', days: 90 });
+  expect(withinOfQuery('0')).toEqual({ text: '90d', days: 90 });
+  expect(withinOfQuery(['30d'])).toEqual({ text: '90d', days: 90 });
+});
+
+test('an empty folder scores 0 and says so', () => {
+  const empty = {
+    drills: { drills: [], skipped: [], chains: [], keySource: 'folder', keyIds: [] },
+  } as unknown as Parameters<typeof coverageBody>[0]['history'];
+  expect(text(coverageBody({ history: empty, query: {} }).text)).toContain(
+    'No drill report in the output folder yet: nothing is proven, and the estate scores 0.',
+  );
+});
