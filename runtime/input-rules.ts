@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { TimestampInput } from '../api/schemas/common';
 import { QueryDestination } from '../api/schemas/queries';
-import { ObjectStorageDestination } from '../api/schemas/restore';
+import { FilePath, ObjectStorageDestination } from '../api/schemas/restore';
 import {
   DESTINATION_KINDS,
   DESTINATIONS,
@@ -301,3 +301,12 @@ export const TimeWindow = z
 function inOrder(w: { startTime: string; endTime: string }): boolean {
   return !(Date.parse(w.endTime) <= Date.parse(w.startTime));
 }
+
+/** What a restore brings back: `files` (never needs approval; the default) or the `bucket` whole, which may. */
+export const RestoreKind = z.enum(['bucket', 'files']).default('files');
+
+/** The files a `files` restore brings back: by default the whole resource. */
+export const RestoredFiles = z
+  .array(FilePath)
+  .min(1)
+  .default([{ path: '/', isDirectory: true }]);

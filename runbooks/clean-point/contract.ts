@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { TimestampInput } from '../../api/schemas/common';
-import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
-import { NonBlank, RestoreTarget, runbookInput } from '../../runtime/input-rules';
+import { NonBlank, RestoreTarget, runbookInput, RestoreKind, RestoredFiles } from '../../runtime/input-rules';
 import { CleanCheck } from './check';
 
 /** The window a search looks back over, in days: a year at most (a daily snapshot a day is 366 candidates). */
@@ -19,12 +18,9 @@ export const MAX_RESTORES = 20;
 export const RestoreValidation = z.strictObject({
   /** What the validator judges; shown in reports as "clean as of <name>". */
   name: NonBlank,
-  restoreKind: z.enum(['bucket', 'files']).default('files'),
+  restoreKind: RestoreKind,
   destination: RestoreTarget,
-  files: z
-    .array(FilePath)
-    .min(1)
-    .default([{ path: '/', isDirectory: true }]),
+  files: RestoredFiles,
   /** How long each verdict is waited for: a point without one stops the search (nothing is guessed). */
   windowHours: z.number().int().min(1).max(168),
   /** The name of a configured webhook target that gets `drill.validation.requested`; unset: every target. */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { resourceTypesOf } from '../../api/dialect';
+import { resourceTypeIn, resourceTypesOf } from '../../api/dialect';
 import type { ResourceType } from '../../api/enums';
-import { FilePath } from '../../api/schemas/restore';
 import { dayOf, defineRunbook } from '../../contracts/runbook';
 import {
   InventoryFilters,
@@ -10,6 +9,8 @@ import {
   QueryText,
   RestoreTarget,
   runbookInput,
+  RestoreKind,
+  RestoredFiles,
 } from '../../runtime/input-rules';
 import { CleanCheck } from '../clean-point/check';
 import { MAX_RESTORES } from '../clean-point/contract';
@@ -121,11 +122,8 @@ export const DrDrillInput = runbookInput(
       vaultId: NonBlank,
       restoreAccountId: NonBlank,
       destination: RestoreTarget,
-      restoreKind: z.enum(['bucket', 'files']).default('files'),
-      files: z
-        .array(FilePath)
-        .min(1)
-        .default([{ path: '/', isDirectory: true }]),
+      restoreKind: RestoreKind,
+      files: RestoredFiles,
       targets: z.strictObject({ rpoSeconds: z.number().int().min(1), rtoSeconds: z.number().int().min(1) }),
       retentionDays: z.number().int().min(1).default(7),
       recoveryPoint: RecoveryPointInput.optional(),
@@ -274,7 +272,7 @@ export const drDrillContract = defineRunbook({
           { key: 'legacy', not: { equals: 'yes' } },
         ],
         environments: ['PROD'],
-        resourceTypes: ['AWS_RDS', 'AWS_EC2'],
+        resourceTypes: ['AWS_RDS', 'AWS_EC2'].map((t) => resourceTypeIn('neutral', t)) as ResourceType[],
         accounts: ['123456789012'],
         regions: ['pa-east-1', 'pa-west-2'],
         include: ['res-0042'],

@@ -2,8 +2,15 @@
 // in time for every restore, and an RTO target for the whole. Pure: the workflow, the CLI and the schema read it.
 import { z } from 'zod';
 import { TimestampInput } from '../../api/schemas/common';
-import { FilePath } from '../../api/schemas/restore';
-import { InventoryFilters, NonBlank, QueryTarget, QueryText, RestoreTarget } from '../../runtime/input-rules';
+import {
+  InventoryFilters,
+  NonBlank,
+  QueryTarget,
+  QueryText,
+  RestoreTarget,
+  RestoreKind,
+  RestoredFiles,
+} from '../../runtime/input-rules';
 import { CleanCheck } from '../clean-point/check';
 import { EXPECTATION } from '../dr-drill/expectations';
 
@@ -40,11 +47,8 @@ export const RestoreStep = z.strictObject({
   /** Where the data goes; in drill mode, under a prefix of the run's own (see `isolatedDestination`). */
   destination: RestoreTarget,
   /** `bucket` may need approval (the approval-gated restore's quorum and windows); `files` never does. */
-  restoreKind: z.enum(['bucket', 'files']).default('files'),
-  files: z
-    .array(FilePath)
-    .min(1)
-    .default([{ path: '/', isDirectory: true }]),
+  restoreKind: RestoreKind,
+  files: RestoredFiles,
   /** Shown to the reviewers of a restore that needs approval. */
   comment: z.string().max(1000).optional(),
 });
