@@ -32,6 +32,17 @@ export const RunbookMetric = {
   /** Gauge {drill}: when the last run finished (Unix seconds); picks the freshest of several workers' values. */
   drillLastRun: 'runbooks_drill_last_run_timestamp_seconds',
   /**
+   * Coverage gauges {drill}, from the output folder's sealed drill reports, read by each worker every 5 minutes
+   * (worker/coverage-gauges.ts): the resources in the drill's scope, those overdue (no verified PASS within 90 days),
+   * never drilled and never passed, and its readiness score (0-100), as `runbooks coverage --drill` and
+   * `runbooks evidence score` compute them. Never a resource ID: the console's Coverage page names them.
+   */
+  coverageResources: 'runbooks_coverage_resources',
+  coverageOverdue: 'runbooks_coverage_overdue',
+  coverageNeverDrilled: 'runbooks_coverage_never_drilled',
+  coverageNeverPassed: 'runbooks_coverage_never_passed',
+  readinessScore: 'runbooks_readiness_score',
+  /**
    * Recovery plan gauges, set by the report's activity (runbooks/recovery-plan/metrics.ts), of each plan's last run.
    * Labels are the plan's name and the verdict, never a step or resource ID: per-step figures are in the report.
    * Gauge {plan, verdict: PASS | FAIL}: 1 for the last run's verdict, 0 for the other.

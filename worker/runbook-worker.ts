@@ -22,6 +22,7 @@ import type { Tracing } from '../runtime/tracing';
 import type { WebhookTarget } from '../runtime/webhooks';
 import { recordApprovalLook } from './approval-gauges';
 import { recordServiceCall } from './metrics';
+import { watchCoverage } from './coverage-gauges';
 import { watchLimiter } from './limiter-gauges';
 import { watchSchedules } from './schedule-gauges';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
@@ -92,7 +93,10 @@ export interface RunbookWorkerOptions {
   maxCachedWorkflows?: number;
   /** How waits look (RUNBOOKS_WAIT_LOOKS): inside one watch (the default), or one look per attempt. */
   waitLooks?: 'watch' | 'attempts';
-  /** How often the schedule gauges are read (worker/schedule-gauges.ts); a minute unless given. */
+  /**
+   * How often the schedule gauges are read (worker/schedule-gauges.ts), a minute unless given; when given, the limiter
+   * and coverage gauges are read as often (a test's short interval).
+   */
   scheduleGaugesIntervalMs?: number;
 }
 
@@ -200,5 +204,12 @@ export async function createRunbookWorker(
       running: () => !stopped.has(worker.getState()),
     });
   }
+  // Each drill's coverage and readiness, from the output folder's reports: a resource falls overdue as time passes,
+  // drill or no drill, so it is read on a timer (worker/coverage-gauges.ts says why not at the report's sealing).
+  watchCoverage({
+    outputDir: options.outputDir,
+    intervalMs: options.scheduleGaugesIntervalMs,
+    running: () => !stopped.has(worker.getState()),
+  });
   return { worker, client };
 }
