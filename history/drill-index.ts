@@ -1,15 +1,13 @@
 // The drill reports of an output folder with each report's seal verified, read incrementally: a report is parsed
 // again only when its file changed, and a chain is verified again only when one of its files changed.
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
-import { readSeal, renderingOf, SEAL_SUFFIX, type Seal } from '../runtime/evidence-seal';
 import { reportFileNames } from '../runtime/evidence-stamps';
 import { verifyEvidence, type ChainResult, type Problem } from '../runtime/evidence-verify';
 import type { ReportStamps, StampStatus } from '../runtime/evidence-verify-stamps';
 import { readDrillReport, type DrillReportEntry, type ReadReport, type SkippedReport } from './drill-files';
-import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
+import { stampKey, type FileStamp } from './file-stamps';
+import { ReportFolder, sealCheck } from './report-folder';
 
 export const DRILL_REPORTS_FOLDER = 'drill-reports';
 
@@ -62,14 +60,10 @@ export interface DrillIndexOptions {
   timestampCertificates?: readonly X509Certificate[];
 }
 
-const isKeyFile = (n: string) => n.startsWith('evidence-public-key') && n.endsWith('.pem');
-
 /** Reads the drill reports of one output folder; keep one per folder and call `read` for each answer. */
 export class DrillReader {
   readonly dir: string;
-  private readonly reports = new StampCache<ReadReport>();
-  private readonly seals = new StampCache<Seal | undefined>();
-  private readonly keyFiles = new StampCache<KeyObject[]>();
+  private readonly folder: ReportFolder<ReadReport>;
   /** Each chain's last result, with the fingerprint of the files it was computed from. */
   private readonly chainResults = new Map<
     string,
@@ -80,27 +74,11 @@ export class DrillReader {
 
   constructor(private readonly options: DrillIndexOptions) {
     this.dir = join(options.outputDir, DRILL_REPORTS_FOLDER);
+    this.folder = new ReportFolder(this.dir, readDrillReport, options.publicKeys);
   }
 
   async read(): Promise<DrillIndex> {
-    const files = await listFiles(this.dir);
-    const { keys, source } = await this.keys(files);
-    const keyIds = keys.map(keyIdOf).sort();
-
-    const parsed = new Map<string, ReadReport>();
-    const sealsByFile = new Map<string, Seal | undefined>();
-    for (const [name, stamp] of files) {
-      const rendering = renderingOf(name);
-      if (name.endsWith(SEAL_SUFFIX)) {
-        const file = name.slice(0, -SEAL_SUFFIX.length);
-        sealsByFile.set(file, await this.seals.get(name, stamp, () => readSeal(join(this.dir, name))));
-      } else if (rendering?.extension === 'json') {
-        const file = rendering.base;
-        parsed.set(file, await this.reports.get(name, stamp, () => readDrillReport(join(this.dir, name), file)));
-      }
-    }
-    this.reports.keepOnly(files);
-    this.seals.keepOnly(files);
+    const { files, parsed, sealsByFile, keys, keySource: source, keyIds } = await this.folder.read();
 
     // The chains each report's files count in: its seal's, and its JSON's drill name (where an unsealed report or
     // an unreadable seal is listed).
@@ -172,37 +150,4 @@ export class DrillReader {
     drills.sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));
     return { drills, skipped, chains, keySource: source, keyIds };
   }
-
-  private async keys(files: Map<string, FileStamp>): Promise<{ keys: KeyObject[]; source: KeySource }> {
-    if (this.options.publicKeys) return { keys: this.options.publicKeys, source: 'given' };
-    const keys: KeyObject[] = [];
-    for (const [name, stamp] of files) {
-      if (!isKeyFile(name)) continue;
-      const path = join(this.dir, name);
-      keys.push(
-        ...(await this.keyFiles.get(name, stamp, async () => {
-          try {
-            return parsePublicKeys(await readFile(path, 'utf8'), path);
-          } catch {
-            return [];
-          }
-        })),
-      );
-    }
-    this.keyFiles.keepOnly(files);
-    return { keys, source: 'folder' };
-  }
-}
-
-function sealCheck(file: string, seal: Seal | undefined, chains: ChainResult[]): SealCheck {
-  const own = chains.flatMap((c) => c.problems.filter((p) => p.report === file));
-  if (own.some((p) => p.kind === 'unsealed')) return { status: 'unsealed', problems: own };
-  if (own.length > 0) return { status: 'failed', problems: own };
-  const chain = seal ? chains.find((c) => c.chain === seal.chain && c.reports.includes(file)) : undefined;
-  if (!chain) {
-    return { status: 'unsealed', problems: [{ kind: 'unsealed', report: file, detail: 'no readable seal' }] };
-  }
-  return chain.problems.length === 0
-    ? { status: 'verified', problems: [] }
-    : { status: 'chainFailed', problems: chain.problems };
 }

@@ -3,18 +3,16 @@
 // out with the reason. Read incrementally: a report is parsed again only when its file changed, and the folder's seals
 // are verified again only when one of its files or the keys changed.
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { PhaseInterval, PlanPhase, PlanReport, PlanStepResult } from '../runbooks/recovery-plan/contract';
 import type { PlanStepKind } from '../runbooks/recovery-plan/plan';
-import { keyIdOf, parsePublicKeys } from '../runtime/evidence-key';
-import { readSeal, renderingOf, SEAL_SUFFIX, type Seal } from '../runtime/evidence-seal';
 import { verifyEvidence, type ChainResult } from '../runtime/evidence-verify';
 import type { StampStatus } from '../runtime/evidence-verify-stamps';
 import type { KeySource, SealCheck } from './drill-index';
 import { readReportJson, type SkippedReport } from './drill-files';
-import { listFiles, stampKey, StampCache, type FileStamp } from './file-stamps';
+import { stampKey, type FileStamp } from './file-stamps';
+import { ReportFolder, sealCheck } from './report-folder';
 
 export const PLAN_REPORTS_FOLDER = 'plan-reports';
 
@@ -183,14 +181,10 @@ export interface PlanIndexOptions {
   timestampCertificates?: readonly X509Certificate[];
 }
 
-const isKeyFile = (n: string) => n.startsWith('evidence-public-key') && n.endsWith('.pem');
-
 /** Reads the plan reports of one output folder; keep one per folder and call `read` for each answer. */
 export class PlanReader {
   readonly dir: string;
-  private readonly reports = new StampCache<ReadPlan>();
-  private readonly seals = new StampCache<Seal | undefined>();
-  private readonly keyFiles = new StampCache<KeyObject[]>();
+  private readonly folder: ReportFolder<ReadPlan>;
   /** The last verification, with the fingerprint of the folder and keys it was computed from. */
   private verified?: { fingerprint: string; chains: ChainResult[]; timestamps: Map<string, StampStatus> };
   /** Whether the last `read` verified the seals (else they came from the cache): for tests. */
@@ -198,27 +192,11 @@ export class PlanReader {
 
   constructor(private readonly options: PlanIndexOptions) {
     this.dir = join(options.outputDir, PLAN_REPORTS_FOLDER);
+    this.folder = new ReportFolder(this.dir, readPlanReport, options.publicKeys);
   }
 
   async read(): Promise<PlanIndex> {
-    const files = await listFiles(this.dir);
-    const { keys, source } = await this.keys(files);
-    const keyIds = keys.map(keyIdOf).sort();
-
-    const parsed = new Map<string, ReadPlan>();
-    const sealsByFile = new Map<string, Seal | undefined>();
-    for (const [name, stamp] of files) {
-      const rendering = renderingOf(name);
-      if (name.endsWith(SEAL_SUFFIX)) {
-        const file = name.slice(0, -SEAL_SUFFIX.length);
-        sealsByFile.set(file, await this.seals.get(name, stamp, () => readSeal(join(this.dir, name))));
-      } else if (rendering?.extension === 'json') {
-        const file = rendering.base;
-        parsed.set(file, await this.reports.get(name, stamp, () => readPlanReport(join(this.dir, name), file)));
-      }
-    }
-    this.reports.keepOnly(files);
-    this.seals.keepOnly(files);
+    const { files, parsed, sealsByFile, keys, keySource: source, keyIds } = await this.folder.read();
 
     // Plan reports are few: the folder is verified whole whenever any of its files, or the keys, changed.
     const listing = [...files].map(([name, stamp]: [string, FileStamp]) => `${name}=${stampKey(stamp)}`);
@@ -254,31 +232,4 @@ export class PlanReader {
     plans.sort((a, b) => b.finishedMs - a.finishedMs || a.file.localeCompare(b.file));
     return { dir: this.dir, plans, skipped, chains, keySource: source, keyIds };
   }
-
-  private async keys(files: Map<string, FileStamp>): Promise<{ keys: KeyObject[]; source: KeySource }> {
-    if (this.options.publicKeys) return { keys: this.options.publicKeys, source: 'given' };
-    const keys: KeyObject[] = [];
-    for (const [name, stamp] of files) {
-      if (!isKeyFile(name)) continue;
-      const path = join(this.dir, name);
-      const read = async () => parsePublicKeys(await readFile(path, 'utf8'), path);
-      keys.push(...(await this.keyFiles.get(name, stamp, () => read().catch(() => []))));
-    }
-    this.keyFiles.keepOnly(files);
-    return { keys, source: 'folder' };
-  }
-}
-
-/** As the drill index judges a report's seal (./drill-index.ts): its own problems first, then its chain's. */
-function sealCheck(file: string, seal: Seal | undefined, chains: ChainResult[]): SealCheck {
-  const own = chains.flatMap((c) => c.problems.filter((p) => p.report === file));
-  if (own.some((p) => p.kind === 'unsealed')) return { status: 'unsealed', problems: own };
-  if (own.length > 0) return { status: 'failed', problems: own };
-  const chain = seal ? chains.find((c) => c.chain === seal.chain && c.reports.includes(file)) : undefined;
-  if (!chain) {
-    return { status: 'unsealed', problems: [{ kind: 'unsealed', report: file, detail: 'no readable seal' }] };
-  }
-  return chain.problems.length === 0
-    ? { status: 'verified', problems: [] }
-    : { status: 'chainFailed', problems: chain.problems };
 }
