@@ -4,23 +4,14 @@
 // the plan records that wait as the step's 'approval' phase, in its RTO too. A denial fails the step and skips its
 // dependents only. On the simulator and a real dev server.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../../contracts';
 import type { PlanReport } from '../../runbooks/recovery-plan/contract';
 import { planConfirmUpdate, planStepsQuery } from '../../runbooks/recovery-plan/contract';
 import type { RecoveryPlanInput } from '../../runbooks/recovery-plan/plan';
 import { approvalGatedRestore, recoveryPlan } from '../../runbooks/workflows';
-import {
-  APPROVAL,
-  bucketDestination,
-  DENIAL,
-  drillVaultAndAccount,
-  e2eSuite,
-  eventually,
-  nudge,
-  waitingRequestId,
-} from './helpers';
+import { APPROVAL, DENIAL, drillVaultAndAccount, e2eSuite, eventually, nudge, waitingRequestId } from './helpers';
+import { reportOf, restoreTo } from './plan-application';
 
 const fx = e2eSuite();
 let ids: { database: string; bucket: string };
@@ -47,8 +38,6 @@ beforeAll(async () => {
   // Bucket restores (restore-bucket) need two approvals; the database's files restore needs none.
   await fx.control.addPolicy({ requiredApprovals: QUORUM, approvalWindowHours: 48, executionWindowHours: 24 });
 }, 120_000);
-
-const restoreTo = (prefix: string) => bucketDestination('dr-drill-restores', `plans/${prefix}/`);
 
 function gatedPlan(name: string): RecoveryPlanInput {
   const { account } = drillVaultAndAccount(fx);
@@ -92,11 +81,6 @@ async function startPlan(prefix: string) {
     `${handle.workflowId}--bucket--${ids.bucket}`,
   );
   return { handle, child };
-}
-
-async function reportOf(handle: WorkflowHandle<typeof recoveryPlan>): Promise<PlanReport> {
-  const result = await handle.result();
-  return JSON.parse(await readFile(result.report.json, 'utf8')) as PlanReport;
 }
 
 /** The bucket restore jobs the simulator has started for the bucket, by ID. */
