@@ -24,8 +24,8 @@ import {
   waitingRequestId,
 } from './helpers';
 
-// Plans last: no plan runs here, so its page is checked empty (axe) and has no screenshot.
-const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports', 'plans'] as const;
+// Plans and Coverage last: checked by axe, no screenshot (no plan runs here).
+const PAGES = ['runs', 'approvals', 'drills', 'posture', 'exports', 'plans', 'coverage'] as const;
 const DRILLS = 2;
 const SCREENSHOT_MAX_HEIGHT = 2_400;
 const AXE = require.resolve('axe-core/axe.min.js');
