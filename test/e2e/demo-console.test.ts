@@ -1,7 +1,11 @@
 // `runbooks demo --serve`: the demo runs its runbooks, then keeps its own dev server, simulator and worker up and
 // serves the console over them. Every run in the demo's summary is on the Runs page, its drill (sealed, verified) on
-// the Drills page, its exports on the Exports page, its posture report on the Posture page; Ctrl-C stops it all, exit 0.
+// the Drills page, its exports on the Exports page, its posture report on the Posture page; the Coverage page's readiness
+// scores are those `runbooks evidence score` computes from the demo's output; Ctrl-C stops it all, exit 0.
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EvidenceScoreOutput } from '../../operator/output-shapes';
+import { runCliInProcess } from '../helpers/cli-in-process';
 import { spawnCliFromSource } from '../helpers/cli-from-source';
 
 const { TEMPORAL_ADDRESS: _ignored, ...env } = process.env;
@@ -97,6 +101,16 @@ test('the demo with --serve serves the console over its own runs and reports unt
     expect(posture).toMatch(
       new RegExp(`1 posture report; the newest, as of .*: ${unprotected} unprotected, ${stale} stale`),
     );
+
+    // The score the console shows is the one anyone recomputes from the demo's output folder.
+    const coverage = await (await fetch(`${url}/coverage`)).text();
+    const shown = [...coverage.matchAll(/data-score-scope="([^"]*)" data-score="([^"]*)"/g)].map(([, s, v]) => [s, v]);
+    const score = await runCliInProcess(['evidence', 'score', '--dir', join(dataDir ?? '', 'output'), '-o', 'json']);
+    expect(score.status).toBe(0);
+    const doc = JSON.parse(score.stdout) as EvidenceScoreOutput;
+    expect(doc.drills.map((d) => d.scope)).toEqual(['demo']);
+    expect(shown).toEqual([['', doc.estate.score.toFixed(1)], ...doc.drills.map((d) => [d.scope, d.score.toFixed(1)])]);
+    expect(doc.estate.score).toBeGreaterThan(0);
 
     demo.kill('SIGINT');
     expect(await exited).toBe(0);
