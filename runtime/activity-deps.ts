@@ -16,6 +16,21 @@ export interface ApprovalLook {
   serviceNowMs: number;
 }
 
+/** Why a resource is in a rotating drill's run (history/rotation.ts). */
+export type RotationReason = 'failed-last' | 'never-drilled' | 'never-passed' | 'oldest-pass';
+
+/**
+ * A drill's rotation as its evidence says: the next `perRun` resources of `scope` to drill, each with why. The worker
+ * reads the sealed reports (history/ sits above runbooks/, which may not import it) and hands this to the activities.
+ */
+export type NextToDrill = (input: {
+  drill: string;
+  scope: readonly string[];
+  withinDays: number;
+  perRun: number;
+  now: Date;
+}) => Promise<{ resourceId: string; reason: RotationReason; lastPassAt?: string }[]>;
+
 /** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
 export interface ActivityDeps {
   client: BackupServiceClient;
@@ -37,4 +52,6 @@ export interface ActivityDeps {
   waitLooks?: 'watch' | 'attempts';
   /** Told of every look at an action request (the worker's approval gauges); none: nobody is told. */
   onApprovalLook?: (look: ApprovalLook) => void;
+  /** A rotating drill's next resources, from the output folder's reports; none: a rotating drill is refused. */
+  nextToDrill?: NextToDrill;
 }
