@@ -60,6 +60,7 @@ const FULL = [
   'test/e2e/clean-point-validation.test.ts',
   'test/e2e/recovery-plan-approval.test.ts',
   'test/e2e/recovery-plan-handover.test.ts',
+  'test/e2e/drill-rotation.test.ts',
   'test/e2e/drill-validate.test.ts',
   'test/e2e/drill-validation-window.test.ts',
   'test/e2e/drill-timestamps.test.ts',

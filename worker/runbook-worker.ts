@@ -23,6 +23,7 @@ import type { WebhookTarget } from '../runtime/webhooks';
 import { recordApprovalLook } from './approval-gauges';
 import { recordServiceCall } from './metrics';
 import { watchCoverage } from './coverage-gauges';
+import { drillRotation } from './drill-rotation';
 import { watchLimiter } from './limiter-gauges';
 import { watchSchedules } from './schedule-gauges';
 import { tracingActivityInterceptors, workflowTraceSinks } from './tracing';
@@ -145,6 +146,7 @@ export async function createRunbookWorker(
     webhooks: options.webhooks,
     waitLooks: options.waitLooks,
     onApprovalLook: recordApprovalLook,
+    nextToDrill: drillRotation(options.outputDir),
   });
   boundHeapGrowth();
   const worker = await Worker.create({

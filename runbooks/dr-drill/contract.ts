@@ -127,6 +127,17 @@ export const DrDrillInput = runbookInput(
       targets: z.strictObject({ rpoSeconds: z.number().int().min(1), rtoSeconds: z.number().int().min(1) }),
       retentionDays: z.number().int().min(1).default(7),
       recoveryPoint: RecoveryPointInput.optional(),
+      /**
+       * Rotation: each run drills at most `perRun` resources of the scope, those the evidence says are most due
+       * (failed last, never drilled, then oldest verified PASS), so that a schedule of runs covers every resource
+       * within `withinDays`. The state comes from the sealed reports in the output folder.
+       */
+      coverage: z
+        .strictObject({
+          withinDays: z.number().int().min(1).max(366),
+          perRun: z.number().int().min(1).max(5_000),
+        })
+        .optional(),
       /** With `fresh` (which it implies): use the newest snapshot inside the RPO target instead of taking one. */
       reuseRecentSnapshot: z.boolean().default(false),
       sqlCheck: z

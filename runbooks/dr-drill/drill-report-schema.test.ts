@@ -101,6 +101,12 @@ const full: Required<DrillReport> = {
   targets: { rpoSeconds: 60, rtoSeconds: 60 },
   resources: [resource],
   summary,
+  rotation: {
+    scope: 3,
+    withinDays: 90,
+    perRun: 1,
+    picked: [{ resourceId: resource.resourceId, reason: 'oldest-pass', lastPassAt: AT }],
+  },
 };
 
 interface Node {

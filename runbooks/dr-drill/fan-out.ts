@@ -51,6 +51,7 @@ import {
   type DrillSettings,
 } from './fan-out-contract';
 import type { BatchOutcome } from './parts';
+import type { DrillRotation } from './report';
 import { LANES_SHARED_PATCH } from './patches';
 import { checkVerdictShape } from '../../steps/validation-desk';
 import { timestampsLater, timestampsOutcome } from './timestamps';
@@ -131,6 +132,8 @@ export interface FanOutState {
   firstRunId: string;
   total: number;
   resources: DrillFile;
+  /** With `coverage`: the scope, and whom this run took and why. */
+  rotation?: DrillRotation;
   /** Resources per batch (`batchSizeFor`), fixed when the drill began. */
   batchSize: number;
   /** Its batches share lanes with it (LANES_SHARED_PATCH): fixed when the drill began, as their size counts on it. */
@@ -220,7 +223,13 @@ async function selectResources(
   const startedAt = new Date().toISOString();
   const { firstExecutionRunId: firstRunId } = workflowInfo();
   tracker.phase('selecting resources');
-  const selected = await service.selectDrillResources({ selection: input.resources, workflowId, runId: firstRunId });
+  const rotate = input.coverage ? { rotate: { drill: input.name, ...input.coverage } } : {};
+  const selected = await service.selectDrillResources({
+    selection: input.resources,
+    workflowId,
+    runId: firstRunId,
+    ...rotate,
+  });
   const sharesLanes = patched(LANES_SHARED_PATCH) && lanesWorthSharing(input);
   const batchSize = batchSizeFor(input, sharesLanes);
   const shared = sharesLanes ? { sharesLanes } : {};
@@ -544,6 +553,7 @@ function reportFromParts(run: DrillRun): ReportFromParts {
     resources: state.resources,
     batches: state.ended.map(({ summary: _summary, ...outcome }) => outcome),
     drillInput: input,
+    ...(state.rotation ? { rotation: state.rotation } : {}),
   };
 }
 

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../../runtime/activity-deps';
-import type { Notified } from '../../contracts';
+import { FailureType, type Notified } from '../../contracts';
 import { writeFileAtomic } from '../../runtime/atomic-file';
 import { runStatus } from '../../runtime/run-status';
 import { exportPath } from '../../runtime/export-file';
 import { reportBaseName, resolveSelection, writeReport, type DrillSelection, type ResourceRef } from './activities';
 import type { DrillFile } from './fan-out-contract';
-import type { DrillReport, DrillReportPaths, DrillResourceResult, DrillSummary } from './report';
+import type { DrillReport, DrillReportPaths, DrillResourceResult, DrillRotation, DrillSummary } from './report';
 import type { ReportTimestamps } from './timestamp-activities';
 import { summarize } from './verdicts';
 
@@ -83,14 +83,37 @@ export function drillPartActivities(deps: ActivityDeps) {
       return closed.filter((c) => c !== undefined);
     },
 
-    /** Resolves the drill's selection (see `resolveSelection`) and keeps the list in a file; returns its size. */
+    /**
+     * Resolves the drill's selection (see `resolveSelection`) and keeps the list in a file; returns its size. With
+     * `coverage`, the list is the next `perRun` of the scope the evidence says are most due, and `rotation` says why.
+     */
     async selectDrillResources(input: {
       selection: DrillSelection;
       workflowId: string;
       runId: string;
-    }): Promise<{ total: number; resources: DrillFile }> {
-      const resources = await resolveSelection(client, input.selection);
-      return { total: resources.length, resources: await fileOf(input, 'resources', resources) };
+      rotate?: { drill: string; withinDays: number; perRun: number };
+    }): Promise<{ total: number; resources: DrillFile; rotation?: DrillRotation }> {
+      const scope = await resolveSelection(client, input.selection);
+      if (!input.rotate) return { total: scope.length, resources: await fileOf(input, 'resources', scope) };
+      if (!deps.nextToDrill) {
+        throw ApplicationFailure.create({
+          type: FailureType.InvalidInput,
+          nonRetryable: true,
+          message: "coverage (rotation) needs a worker that reads the output folder's drill reports",
+        });
+      }
+      const { drill, withinDays, perRun } = input.rotate;
+      const picks = await deps.nextToDrill({
+        drill,
+        scope: scope.map((r) => r.id),
+        withinDays,
+        perRun,
+        now: new Date(),
+      });
+      const byId = new Map(scope.map((r) => [r.id, r]));
+      const resources = picks.flatMap((p) => byId.get(p.resourceId) ?? []);
+      const rotation: DrillRotation = { scope: scope.length, withinDays, perRun, picked: picks };
+      return { total: resources.length, resources: await fileOf(input, 'resources', resources), rotation };
     },
 
     /** The resources of one batch, from the drill's list. */
@@ -119,6 +142,7 @@ export function drillPartActivities(deps: ActivityDeps) {
       batches: BatchOutcome[];
       /** The drill's input, for its attestation's configuration digest (runs before it passed none). */
       drillInput?: unknown;
+      rotation?: DrillRotation;
     }): Promise<DrillReportPaths & Notified & { summary: DrillSummary; timestamps?: ReportTimestamps }> {
       const results: DrillResourceResult[] = [];
       let selected: ResourceRef[] | undefined;
@@ -140,7 +164,8 @@ export function drillPartActivities(deps: ActivityDeps) {
         }
       }
       const summary = summarize(results);
-      const report: DrillReport = { ...input.header, resources: results, summary };
+      const rotation = input.rotation ? { rotation: input.rotation } : {};
+      const report: DrillReport = { ...input.header, resources: results, summary, ...rotation };
       const written = await writeReport(deps, report, true, input.drillInput);
       return { ...written, summary };
     },

@@ -12,6 +12,7 @@ import {
   pointText,
   readingOrder,
   restoreJobText,
+  rotationText,
   rpoText,
   rtoText,
   seconds,
@@ -61,6 +62,7 @@ export function renderHtml(report: DrillReport): string {
     ['Targets', esc(`RPO ${seconds(report.targets.rpoSeconds)}, RTO ${seconds(report.targets.rtoSeconds)}`)],
     ['Worst RPO', esc(seconds(s.worstRpoSeconds))],
     ['Worst RTO', esc(seconds(s.worstRtoSeconds))],
+    ...(report.rotation ? [['Rotation', isolateHtml(rotationText(report.rotation))] as [string, string]] : []),
     ['Report schema', esc(report.schemaVersion === undefined ? 'n/a' : `version ${report.schemaVersion}`)],
   ];
   const shownTotals = totals.filter(([, n]) => n !== undefined);

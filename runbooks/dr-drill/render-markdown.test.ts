@@ -1,5 +1,6 @@
 import { v2Report, v3Report } from '../../test/helpers/drill-reports';
 import { markdownText, renderMarkdown } from './render-markdown';
+import { renderHtml } from './render-html';
 import type { DrillReport, DrillResourceResult } from './report';
 
 const failed: DrillResourceResult = {
@@ -130,4 +131,21 @@ test('a version 2 report still renders, its RPO labelled as measured on the newe
     'snap-prior at 2026-11-18T14:00:00.000Z, 35.0 h (126000 s) old',
     '9 s (restore only), target met',
   ]);
+});
+
+test('a rotating drill says how many of its scope it took and why; the HTML says the same', () => {
+  const rotation = {
+    scope: 1_200,
+    withinDays: 90,
+    perRun: 20,
+    picked: [
+      { resourceId: 'a', reason: 'failed-last' as const },
+      ...Array.from({ length: 19 }, (_, i) => ({ resourceId: `n${i}`, reason: 'never-drilled' as const })),
+    ],
+  };
+  const line =
+    '20 of a scope of 1,200 (at most 20 a run, every resource within 90 days): 1 failed last, 19 never drilled';
+  expect(renderMarkdown({ ...v3Report(), rotation })).toContain(`- Rotation: ${line}`);
+  expect(renderHtml({ ...v3Report(), rotation })).toContain(line);
+  expect(renderMarkdown(v3Report())).not.toContain('Rotation');
 });

@@ -3,7 +3,15 @@
  * thing the same way. Reports of schema version 2 (runs before recovery-point selection) read here too: they name the
  * restored snapshot in `snapshotId` / `snapshotPointInTime`, and measured RPO on `rpoPoint`, not on what they restored.
  */
-import type { DrillReport, DrillResourceResult, DrillSummary, DrillVerdict, RecoveryPoint } from './report';
+import type { RotationReason } from '../../runtime/activity-deps';
+import type {
+  DrillReport,
+  DrillResourceResult,
+  DrillRotation,
+  DrillSummary,
+  DrillVerdict,
+  RecoveryPoint,
+} from './report';
 
 /** What the RPO, RTO and newest-before figures mean, for the legend of every rendering. */
 export const RPO_MEANS =
@@ -178,4 +186,24 @@ export function countsText(s: DrillSummary): string {
 /** The verdict line that heads each rendering. */
 export function verdictLine(report: DrillReport): string {
   return `${report.summary.verdict}: ${countsText(report.summary)}`;
+}
+
+const ROTATION_REASONS: [RotationReason, string][] = [
+  ['failed-last', 'failed last'],
+  ['never-drilled', 'never drilled'],
+  ['never-passed', 'never passed'],
+  ['oldest-pass', 'oldest verified PASS'],
+];
+
+/** A rotating drill's run in one line: how many of its scope it took, by the rule, and why each group. */
+export function rotationText(rotation: DrillRotation): string {
+  const { scope, perRun, withinDays, picked } = rotation;
+  const why = ROTATION_REASONS.map(([reason, words]) => {
+    const n = picked.filter((p) => p.reason === reason).length;
+    return n > 0 ? `${n} ${words}` : undefined;
+  }).filter((x) => x !== undefined);
+  return (
+    `${picked.length} of a scope of ${scope.toLocaleString('en')} (at most ${perRun} a run, every resource within ` +
+    `${withinDays} days)${why.length > 0 ? `: ${why.join(', ')}` : ''}`
+  );
 }

@@ -1,3 +1,4 @@
+import type { RotationReason } from '../../runtime/activity-deps';
 import type { DrillCounts } from '../../contracts';
 
 /** The drill's evidence: built by the workflow, written to files by an activity. */
@@ -135,6 +136,8 @@ export interface DrillReport {
   targets: { rpoSeconds: number; rtoSeconds: number };
   resources: DrillResourceResult[];
   summary: DrillSummary;
+  /** A rotating drill's run (`coverage`): its scope, and whom it took and why. */
+  rotation?: DrillRotation;
 }
 
 /** Where the evidence was written: JSON for machines, Markdown and a self-contained HTML page for people. */
@@ -143,4 +146,13 @@ export interface DrillReportPaths {
   markdown: string;
   /** Absent in results of runs that ended before the page existed. */
   html?: string;
+}
+
+/** A rotating drill's run (`coverage`): its scope, the period, how many a run drills, and whom it took and why. */
+export interface DrillRotation {
+  /** Resources the selection resolved to at this run. */
+  scope: number;
+  withinDays: number;
+  perRun: number;
+  picked: { resourceId: string; reason: RotationReason; lastPassAt?: string }[];
 }
