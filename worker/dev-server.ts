@@ -51,11 +51,34 @@ const CLI_TYPES: Record<string, string> = {
   KEYWORD_LIST: 'KeywordList',
 };
 
+/** Starts before the dev server exits on its own are tried again, each on fresh ports. */
+export const DEV_SERVER_ATTEMPTS = 3;
+
+/** The dev server's process ended before it answered: a port it chose was taken, a file was locked, or it crashed. */
+class ExitedBeforeReady extends Error {}
+
 /**
  * Starts the Temporal CLI's dev server on 127.0.0.1 with the runbooks' search attributes registered, and resolves
  * once it answers for the namespace. The process is stopped by `stop()`, and killed if this process exits first.
+ *
+ * The CLI picks its internal services' ports by asking for a free one and then binding it later, so two servers
+ * starting at once can race for a port; the loser panics at start. Such a start is tried again on fresh ports.
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if (!(err instanceof ExitedBeforeReady) || attempt >= DEV_SERVER_ATTEMPTS) throw err;
+      options.log.warn(
+        { attempt, err: err.message.split('\n')[0] },
+        'the Temporal dev server exited at start; starting it again',
+      );
+    }
+  }
+}
+
+async function startOnce(options: DevServerOptions): Promise<DevServer> {
   const cli = ensureTemporal();
   const port = await freePort(options.preferredPort);
   const uiPort = options.preferredUiPort === false ? undefined : await freePort(options.preferredUiPort, [port]);
@@ -117,7 +140,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   } catch (err) {
     await stop();
     const output = tail.length > 0 ? `\n${tail.slice(-10).join('\n')}` : '';
-    throw new Error(`${(err as Error).message} (${cli} ${args.join(' ')})${output}`);
+    const message = `${(err as Error).message} (${cli} ${args.join(' ')})${output}`;
+    throw err instanceof ExitedBeforeReady ? new ExitedBeforeReady(message) : new Error(message);
   }
   const uiUrl = uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`;
   log.info({ address, uiUrl, dbFilename: options.dbFilename }, 'Temporal dev server started');
@@ -135,7 +159,7 @@ async function waitUntilServing(
   void exited.then(() => (gone = true));
   let lastError = 'no answer';
   while (Date.now() < deadline) {
-    if (gone) throw new Error('the Temporal dev server exited before it was ready');
+    if (gone) throw new ExitedBeforeReady('the Temporal dev server exited before it was ready');
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
