@@ -24,7 +24,7 @@ import {
   type GateResource,
 } from '../history/gate';
 import { parseCommandLine, positionals } from '../operator/args';
-import { CliError, EXIT_CODES, NotFoundError, UsageError } from '../operator/errors';
+import { CliError, EXIT_CODES, NotConnectedError, NotFoundError, UsageError } from '../operator/errors';
 import { helpFor } from '../operator/help';
 import { outputFormat, printJson, printTable } from '../operator/output';
 import type {
@@ -36,6 +36,16 @@ import type {
   GateResourceOutput,
 } from '../operator/output-shapes';
 import { parseDuration } from './schedule-policies';
+import { configuredService } from './discover-inputs';
+import { BackupServiceError, collect, type BackupServiceClient, type ResourceFilters } from '../api';
+import {
+  isSelection,
+  SELECTION_RULES,
+  SELECTION_SHAPE,
+  selectIds,
+  serverFiltersOf,
+  type Selection,
+} from '../runbooks/dr-drill/selection';
 
 const GATE_HELP = helpFor('evidence gate');
 
@@ -46,15 +56,45 @@ export class GateFailedError extends CliError {
   }
 }
 
-/** `{"resources": ["<id>", ...]}`: an object, so that fields can be added to it later. */
-const ScopeFile = z.strictObject({ resources: z.array(z.string().trim().min(1)).min(1) });
+/** A drill's selection by conditions (runbooks/dr-drill/selection.ts), checked by the rules a drill's input is. */
+const GateSelection = Object.values(SELECTION_RULES).reduce(
+  (schema, rule) => schema.refine(rule.check, { message: rule.message, path: rule.path }),
+  z.strictObject(SELECTION_SHAPE).refine(isSelection, { message: SELECTION_RULES.somethingTaken.message }),
+);
+
+/** `{"resources": ["<id>", ...]}` or `{"selection": {...}}`, exactly one. */
+const ScopeFile = z
+  .strictObject({
+    resources: z.array(z.string().trim().min(1)).min(1).optional(),
+    selection: GateSelection.optional(),
+  })
+  .refine((f) => f.resources !== undefined || f.selection !== undefined, {
+    message: 'give resources (resource IDs) or selection (a drill selection)',
+  })
+  .refine((f) => f.resources === undefined || f.selection === undefined, {
+    message: 'give resources or selection, not both',
+    path: ['selection'],
+  });
+
+const SCOPE_FORMAT = `{"resources": ["<resource id>", ...]} or {"selection": {<a drill's selection>}}`;
+
+/** What a --scope file holds: resource IDs, or a selection to resolve against the service's inventory. */
+type ScopeFileContent = { path: string } & ({ ids: string[] } | { selection: Selection });
+
+/** The resources in scope; with a selection, the service whose inventory it was resolved against. */
+interface Scope {
+  path: string;
+  ids: string[];
+  serviceUrl?: string;
+}
 
 /**
  * `evidence gate --within <duration> | --control <id>... [--scope <file>] [--plan <name>...] [--dir <output dir>]
  * --public-key <file>... | --trust-folder-keys [-o text|json]`. Every argument is checked before a report is read;
  * nothing is written. With --control, each control is judged by the same rule over its own period (unless --within).
  * With --plan, each recovery plan named must have passed within the period too, its RTO target met; with --plan and no
- * --scope or --control, the plans alone are checked.
+ * --scope or --control, the plans alone are checked. A --scope selection is resolved against the configured service's
+ * inventory once the arguments and keys are checked.
  */
 export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, positionals: given } = parseCommandLine(argv, GATE_HELP);
@@ -82,9 +122,9 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
     values.dir ?? (env.RUNBOOKS_OUTPUT_DIR?.trim() || join(dataDirOf(env), 'output')),
     GATE_HELP,
   );
-  const scope = values.scope === undefined ? undefined : await readScope(values.scope);
+  const scopeFile = values.scope === undefined ? undefined : await readScope(values.scope);
   // --plan alone names what is checked: the plans, and no resource.
-  const plansOnly = planNames !== undefined && scope === undefined && controls === undefined;
+  const plansOnly = planNames !== undefined && scopeFile === undefined && controls === undefined;
   const requireTimestamp = values['require-timestamp'] === true;
   if (requireTimestamp && values['tsa-cert'] === undefined) {
     throw new UsageError(
@@ -111,6 +151,7 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
   );
   for (const k of keys) note(`  ${k.line}`);
 
+  const scope = scopeFile && (await resolveScope(scopeFile, env));
   const now = Date.now();
   const readOptions = {
     outputDir,
@@ -149,8 +190,9 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
       within,
       since,
       checkedAt: new Date(now).toISOString(),
-      scope: scope ? 'file' : plansOnly ? 'plans' : 'reports',
+      scope: scope?.serviceUrl ? 'selection' : scope ? 'file' : plansOnly ? 'plans' : 'reports',
       ...(scope ? { scopeFile: scope.path } : {}),
+      ...(scope?.serviceUrl ? { selection: { serviceUrl: scope.serviceUrl, resolved: scope.ids.length } } : {}),
       dir,
       keySource: keyFiles.length > 0 ? 'given' : 'folder',
       keyIds: [...new Set([...(index?.keyIds ?? []), ...(planIndex?.keyIds ?? [])])].sort(),
@@ -161,8 +203,7 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
     } satisfies EvidenceGateOutput);
   } else {
     if (!plansOnly) {
-      const scopeText = scope ? `the ${count(scope.ids.length, 'resource')} of ${scope.path}` : 'every resource named';
-      console.log(`drills within ${within} (since ${since}) in ${dir}, for ${scopeText}:`);
+      console.log(`drills within ${within} (since ${since}) in ${dir}, for ${scopeText(scope)}:`);
       if (resources.length > 0) printTable(resources.map(row));
     }
     if (planNames) {
@@ -175,9 +216,15 @@ export async function evidenceGateCommand(argv: string[], env: NodeJS.ProcessEnv
 
   // One line per failure: the resources (or the controls), then each plan that did not pass, naming it.
   const failures: string[] = [];
-  // A gate with nothing to check proves nothing: no scope file, and no report that names a resource.
+  // A gate with nothing to check proves nothing: a selection that takes no resource, or no scope file and no report
+  // that names a resource.
   if (!plansOnly && resources.length === 0) {
-    failures.push(`evidence gate failed: no drill report in ${dir} names a resource; give --scope`);
+    failures.push(
+      scope?.serviceUrl
+        ? `evidence gate failed: the selection of ${scope.path} matched no resource in the inventory of ` +
+            `${scope.serviceUrl}: an empty scope proves nothing`
+        : `evidence gate failed: no drill report in ${dir} names a resource; give --scope`,
+    );
   } else if (evaluations) {
     // One line per control not satisfied, each naming the resources that lack a verified PASS, and why.
     for (const e of unsatisfied) {
@@ -344,8 +391,8 @@ function reportOutput(r: GateReport): GateReportOutput {
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
-/** The resource IDs of a --scope file; a file that is not one is a usage error naming what is wrong. */
-async function readScope(arg: string): Promise<{ path: string; ids: string[] }> {
+/** What a --scope file holds; a file that is not a scope file is a usage error naming the field and what is wrong. */
+async function readScope(arg: string): Promise<ScopeFileContent> {
   const path = resolve(arg);
   let text: string;
   try {
@@ -355,18 +402,62 @@ async function readScope(arg: string): Promise<{ path: string; ids: string[] }> 
     const message = `--scope ${path} cannot be read (${code})`;
     throw code === 'ENOENT' ? new NotFoundError(message) : new UsageError(message);
   }
-  const expected = `expected {"resources": ["<resource id>", ...]}`;
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`--scope ${path} is not valid JSON (${(err as Error).message}): ${expected}`);
+    throw new UsageError(`--scope ${path} is not valid JSON (${(err as Error).message}): expected ${SCOPE_FORMAT}`);
   }
   const parsed = ScopeFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'unknown';
-    throw new UsageError(`--scope ${path} is not a scope file (${where}): ${expected}`);
+    throw new UsageError(`--scope ${path} is not a scope file (${where}): expected ${SCOPE_FORMAT}`);
   }
-  return { path, ids: [...new Set(parsed.data.resources)] };
+  const { resources, selection } = parsed.data;
+  return selection ? { path, selection } : { path, ids: [...new Set(resources ?? [])] };
+}
+
+/**
+ * The resources in scope: a selection is resolved against the configured service's inventory as it is now. Any
+ * failure to do so exits 3 (unreachable), not 1: the gate did not judge the evidence, it could not know the scope.
+ */
+async function resolveScope(file: ScopeFileContent, env: NodeJS.ProcessEnv): Promise<Scope> {
+  if (!('selection' in file)) return file;
+  const { client, baseUrl, close } = await configuredService(`--scope ${file.path} (a selection)`, env);
+  try {
+    return { path: file.path, ids: await selectedIds(client, file.selection), serviceUrl: baseUrl };
+  } catch (err) {
+    if (!(err instanceof BackupServiceError)) throw err;
+    throw new NotConnectedError(
+      `--scope ${file.path}: the selection could not be resolved against ${baseUrl}: ${err.message}`,
+    );
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * The IDs a selection takes, as a drill's run resolves it: listed with the inventory filters that say part of it,
+ * decided by `selectIds`. Not the drill's `resolveSelection` itself: it reads the attempt of the activity it runs in,
+ * and bounds the count to what one drill takes.
+ */
+async function selectedIds(client: BackupServiceClient, selection: Selection): Promise<string[]> {
+  // Sorted, so that the pages hold still while they are read.
+  const sorts = [{ field: 'resourceName' as const, order: 'ASC' as const }];
+  const list = (filters: ResourceFilters) => collect(client.listResources({ filters, sorts }, { pageSize: 100 }));
+  const byConditions = serverFiltersOf(selection);
+  const listed = [
+    ...(byConditions ? await list(byConditions) : []),
+    ...(selection.include ? await list({ id: { in: selection.include } }) : []),
+  ];
+  return selectIds(listed, selection);
+}
+
+function scopeText(scope: Scope | undefined): string {
+  if (!scope) return 'every resource named';
+  const resources = count(scope.ids.length, 'resource');
+  return scope.serviceUrl
+    ? `the ${resources} the selection of ${scope.path} takes in the inventory of ${scope.serviceUrl}`
+    : `the ${resources} of ${scope.path}`;
 }

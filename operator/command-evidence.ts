@@ -53,7 +53,11 @@ export const EVIDENCE_COMMAND = {
       details: [
         'A resource passes when its newest drill within the period has a seal that verifies, in a chain that verifies,',
         'and its result there is PASS. Exit 1 names each other one and why: none, too old, failed, unsigned or chain',
-        'broken. The scope: every resource the reports name, or --scope, a JSON file {"resources": ["<id>", ...]}.',
+        'broken. The scope: every resource the reports name, or --scope, a JSON file {"resources": ["<id>", ...]},',
+        'or {"selection": {...}} with a drill\'s selection (tags, resourceTypes, accounts, regions, environments,',
+        'include, exclude or all: true), resolved against the inventory of the configured service (BACKUP_SERVICE_URL,',
+        'as the worker reads it) when the gate runs: a selection that takes no resource fails, and one that cannot be',
+        'resolved (the service unreachable, its credentials refused) exits 3.',
         '--control judges a control of the catalogue (docs/evidence-packs.md) over its own period, unless --within:',
         'exit 1 names each control not satisfied, with the resources that lack a verified PASS and why.',
         'Without --public-key it refuses (exit 2), as verify does. --dir defaults to RUNBOOKS_OUTPUT_DIR.',
@@ -73,7 +77,12 @@ export const EVIDENCE_COMMAND = {
           description: 'a control ID of the catalogue, repeatable or comma-separated: iso27001-2022-a.8.13',
           multiple: true,
         },
-        pathOption('scope', 'file', 'file', 'a JSON file {"resources": [...]} of the resource IDs to check'),
+        pathOption(
+          'scope',
+          'file',
+          'file',
+          'a JSON file of the resources to check: {"resources": [<id>...]} or {"selection": {<a drill\'s selection>}}',
+        ),
         {
           name: 'plan',
           value: 'text',

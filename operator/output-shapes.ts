@@ -267,11 +267,14 @@ export interface EvidenceGateOutput {
   since: string;
   checkedAt: string;
   /**
-   * `reports`: every resource the readable reports name; `file`: the resources of --scope; `plans`: --plan alone, no
-   * resource is checked (`resources` is empty).
+   * `reports`: every resource the readable reports name; `file`: the resources of --scope; `selection`: those the
+   * selection of --scope takes in the service's inventory; `plans`: --plan alone, no resource is checked (`resources`
+   * is empty).
    */
-  scope: 'reports' | 'file' | 'plans';
+  scope: 'reports' | 'file' | 'selection' | 'plans';
   scopeFile?: string;
+  /** With a selection: the service whose inventory it was resolved against, and how many resources it took. */
+  selection?: { serviceUrl: string; resolved: number };
   /** The drill-reports/ folder read. */
   dir: string;
   /** `given`: --public-key; `folder`: the keys beside the reports (--trust-folder-keys). */
