@@ -18,6 +18,7 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   console: () => import('./console/benchmark.js').then((m) => m.consoleBenchmark),
   'clean-point': () => import('./clean-point/benchmark.js').then((m) => m.cleanPointBenchmark),
   plan: () => import('./plan/benchmark.js').then((m) => m.planBenchmark),
+  coverage: () => import('./coverage/benchmark.js').then((m) => m.coverageBenchmark),
 };
 
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n.toFixed(digits));
