@@ -72,7 +72,7 @@ const zones = [
 // import-x zones cannot tell a type import from a value one, typescript-eslint's rule can (allowTypeImports), so the
 // allowlist is a pattern over relative specifiers, read from the workflow file's own folder.
 const workflowMessage =
-  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher and steps/validation-desk (the workflow side of the job-batch and validation steps) and its own contract, report, expectations, windows, verdicts, slot book, bisection, plan or graph, the snapshot-slot calls, the approval-gated restore contract and the retry of missing timestamps (dr-drill/timestamps); import anything else as a type.';
+  'Workflow code value-imports only contracts/, api/dialect (the pure dialect tables), runtime/{calls,tracker,input-rules,metrics,evidence-timestamp-rules}, steps/job-watcher and steps/validation-desk (the workflow side of the job-batch and validation steps) and its own contract, report, expectations, windows, verdicts, slot book, bisection, plan, graph or rotation cadence, the snapshot-slot calls, the approval-gated restore contract and the retry of missing timestamps (dr-drill/timestamps); import anything else as a type.';
 const relativeExcept = (allowed) => String.raw`^(?!(?:${allowed.join('|')})$)\.{1,2}/`;
 
 export default tseslint.config(
@@ -110,7 +110,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: relativeExcept([
-                String.raw`\./(?:contract|report|expectations|windows|verdicts|slot-book|bisect|plan|graph)`,
+                String.raw`\./(?:contract|report|expectations|windows|verdicts|slot-book|bisect|plan|graph|rotation-cadence)`,
                 String.raw`\./(?:batch|drill-one|fan-out|fan-out-contract|patches|timestamps)`,
                 // Runbooks that take snapshots do so in slots of the shared limiter.
                 String.raw`\.\./snapshot-slots/(?:calls|contract)`,

@@ -31,6 +31,8 @@ export interface RunbookStatus {
   approval?: RunbookApproval;
   /** A drill's resources over all its batches. */
   drill?: DrillProgress;
+  /** For people: what the run found wrong with how it is set up, kept through its phases (a rotation too short). */
+  warning?: string;
   updatedAt: string;
 }
 

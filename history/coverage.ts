@@ -88,9 +88,21 @@ export interface CoverageOptions {
   drill?: string;
   /**
    * The resources in scope (a selection resolved against the inventory): those no report names are `never-drilled`.
-   * Default: every resource the reports in scope name.
+   * Default: with `drill`, the scope its newest rotating run recorded; otherwise every resource the reports name.
    */
   scope?: readonly string[];
+}
+
+/**
+ * A rotating drill's period and scope as its newest report that records them says (`rotation`): the scope its
+ * selection resolved to then, those never drilled included. Undefined for a drill that does not rotate.
+ */
+export function rotationOf(drills: readonly DrillEntry[], drill: string): DrillEntry['rotation'] {
+  let newest: DrillEntry | undefined;
+  for (const d of drills) {
+    if (d.name === drill && d.rotation && (!newest || d.finishedMs > newest.finishedMs)) newest = d;
+  }
+  return newest?.rotation;
 }
 
 /** A PASS counts as evidence only when its report's seal and chain verify: anyone could have written the file. */
@@ -144,7 +156,9 @@ export function coverageByResource(drills: readonly DrillEntry[], options: Cover
   const periodMs = withinDays * DAY_MS;
   const sinceMs = nowMs - periodMs;
   const byResource = resultsByResource(drillsInScope(drills, options.drill));
-  const ids = options.scope ? [...new Set(options.scope)] : [...byResource.keys()];
+  const scope =
+    options.scope ?? (options.drill === undefined ? undefined : rotationOf(drills, options.drill)?.scopeIds);
+  const ids = scope ? [...new Set(scope)] : [...byResource.keys()];
 
   const resources = ids.map((resourceId): ResourceCoverage & { dueMs: number } => {
     const entry = byResource.get(resourceId);

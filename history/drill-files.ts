@@ -51,6 +51,11 @@ const ReportFields = z.object({
     worstRpoSeconds: seconds,
     worstRtoSeconds: seconds,
   }),
+  // A rotating drill's period and scope, for its coverage; a report whose rotation is unreadable is read without it.
+  rotation: z
+    .object({ withinDays: z.number().int().positive(), scopeIds: z.array(z.string()).optional() })
+    .optional()
+    .catch(undefined),
 });
 
 /**
@@ -91,6 +96,8 @@ export interface DrillReportEntry extends DrillCounts {
   partial: number;
   targets: { rpoSeconds: number; rtoSeconds: number };
   resources: DrillResourceEntry[];
+  /** A rotating drill's period, and every resource its scope held at that run. */
+  rotation?: { withinDays: number; scopeIds?: string[] };
 }
 
 /** A file in drill-reports/ that looks like a report and is not listed, and why. */
@@ -177,6 +184,7 @@ export async function readDrillReport(path: string, file: string): Promise<ReadR
         rtoMet: x.rtoMet,
         ...cleanOf(x.recoveryPoint, x.cleanSearch),
       })),
+      ...(r.rotation ? { rotation: r.rotation } : {}),
     },
   };
 }

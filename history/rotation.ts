@@ -1,6 +1,6 @@
 // Which resources of a drill's scope the next run drills, when it drills at most `perRun` of them (`coverage:
-// {withinDays, perRun}`), and whether a schedule of such runs covers the scope within the period. Pure: from the
-// coverage of each resource (./coverage.ts), itself from the sealed reports alone.
+// {withinDays, perRun}`). Pure: from the coverage of each resource (./coverage.ts), itself from the sealed reports
+// alone. Whether such runs cover the scope in the period is runbooks/dr-drill/rotation-cadence.ts.
 //
 // The order, and why:
 // 1. Resources whose last result failed: a failure is re-checked at the next run, not after the whole estate.
@@ -47,13 +47,4 @@ export function nextToDrill(coverage: readonly ResourceCoverage[], perRun: numbe
     reason,
     ...(reason === 'oldest-pass' && r.lastPass ? { lastPassAt: r.lastPass.finishedAt } : {}),
   }));
-}
-
-/**
- * Whether `runs` runs of `perRun` in the period cover a scope of `scope` resources, and the `perRun` that would: a
- * resource failing again and again takes a place at every run, so the figure assumes none does.
- */
-export function rotationCovers(scope: number, perRun: number, runs: number): { covers: boolean; perRunNeeded: number } {
-  const perRunNeeded = runs > 0 ? Math.ceil(scope / runs) : scope;
-  return { covers: perRun * Math.max(0, runs) >= scope, perRunNeeded };
 }

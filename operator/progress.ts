@@ -29,6 +29,7 @@ export function statusBlock(status: RunbookStatus): string[] {
     lines.push(`resources:   ${drillCounts(status.drill)}`, `batches:     ${batchCounts(status.drill)}`);
   if (status.waitingFor) lines.push(`waiting for: ${status.waitingFor}`);
   if (status.detail) lines.push(`detail:      ${status.detail}`);
+  if (status.warning) lines.push(`warning:     ${status.warning}`);
   lines.push(...idLines(status), `updated:     ${status.updatedAt}`);
   return lines;
 }

@@ -20,8 +20,9 @@ export interface ApprovalLook {
 export type RotationReason = 'failed-last' | 'never-drilled' | 'never-passed' | 'oldest-pass';
 
 /**
- * A drill's rotation as its evidence says: the next `perRun` resources of `scope` to drill, each with why. The worker
- * reads the sealed reports (history/ sits above runbooks/, which may not import it) and hands this to the activities.
+ * A drill's rotation as its evidence says: the next `perRun` resources of `scope` to drill, each with why, and the
+ * median gap between the drill's last runs (how often it runs, when no schedule says). The worker reads the sealed
+ * reports (history/ sits above runbooks/, which may not import it) and hands this to the activities.
  */
 export type NextToDrill = (input: {
   drill: string;
@@ -29,7 +30,10 @@ export type NextToDrill = (input: {
   withinDays: number;
   perRun: number;
   now: Date;
-}) => Promise<{ resourceId: string; reason: RotationReason; lastPassAt?: string }[]>;
+}) => Promise<{
+  picked: { resourceId: string; reason: RotationReason; lastPassAt?: string }[];
+  recentRunGapMs?: number;
+}>;
 
 /** What activities need from the worker: a client, and where to put files. Credentials stay in here, never in history. */
 export interface ActivityDeps {

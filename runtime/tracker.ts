@@ -81,7 +81,20 @@ export class RunbookTracker<P extends string> {
   /** Enters a phase: its progress and texts replace the last phase's; IDs add to those already known. */
   phase(phase: P | CommonPhase, extra: Partial<Omit<RunbookStatus, 'runbook' | 'phase' | 'updatedAt'>> = {}): void {
     const ids: RunbookIds = { ...this.status.ids, ...extra.ids };
-    this.status = { runbook: this.status.runbook, phase, ...extra, ids, updatedAt: this.now().toISOString() };
+    const { runbook, warning } = this.status;
+    this.status = {
+      runbook,
+      phase,
+      ...extra,
+      ids,
+      ...(warning ? { warning } : {}),
+      updatedAt: this.now().toISOString(),
+    };
+  }
+
+  /** A warning the status keeps from now on, whatever the phase. */
+  warn(warning: string): void {
+    this.status = { ...this.status, warning, updatedAt: this.now().toISOString() };
   }
 
   /** Shows a drill's progress over its batches, besides `progress` in resources. */

@@ -10,6 +10,7 @@ const E2E = [
   'test/e2e/restore.test.ts',
   // drDrill
   'test/e2e/drill.test.ts',
+  'test/e2e/drill-rotation-cadence.test.ts',
   // queryExport and costExport
   'test/e2e/exports.test.ts',
   // postureReport

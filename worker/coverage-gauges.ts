@@ -16,7 +16,7 @@
 import { Runtime } from '@temporalio/worker';
 import type { MetricGauge, MetricMeter } from '@temporalio/common';
 import { RunbookMetric } from '../contracts';
-import { coverageByResource, DEFAULT_COVERAGE_DAYS } from '../history/coverage';
+import { coverageByResource, DEFAULT_COVERAGE_DAYS, rotationOf } from '../history/coverage';
 import { DrillReader, type DrillEntry } from '../history/drill-index';
 import { readinessOf } from '../history/readiness';
 
@@ -32,10 +32,14 @@ export interface DrillCoverageFigures {
   readinessScore: number;
 }
 
-/** Per drill name (sorted), its coverage counts and readiness score at `now`, as `runbooks coverage --drill` says. */
-export function coverageFigures(drills: readonly DrillEntry[], now: Date, withinDays: number): DrillCoverageFigures[] {
+/**
+ * Per drill name (sorted), its coverage counts and readiness score at `now`, as `runbooks coverage --drill` says: over
+ * a rotating drill's own period and recorded scope (those never drilled included), `withinDays` for the others.
+ */
+export function coverageFigures(drills: readonly DrillEntry[], now: Date, defaultDays: number): DrillCoverageFigures[] {
   const names = [...new Set(drills.map((d) => d.name))].sort();
   return names.map((drill) => {
+    const withinDays = rotationOf(drills, drill)?.withinDays ?? defaultDays;
     const { counts } = coverageByResource(drills, { now, withinDays, drill });
     const score = readinessOf(
       drills.filter((d) => d.name === drill),

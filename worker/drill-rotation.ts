@@ -3,7 +3,11 @@
 import { coverageByResource } from '../history/coverage';
 import { DrillReader } from '../history/drill-index';
 import { nextToDrill } from '../history/rotation';
+import { medianGapMs } from '../runbooks/dr-drill/rotation-cadence';
 import type { NextToDrill } from '../runtime/activity-deps';
+
+/** How many of a drill's last runs give its cadence: enough that a run started by hand does not change it. */
+const CADENCE_RUNS = 10;
 
 /** Reads the drill's reports (one reader per folder: its cache re-checks only the chains whose files changed). */
 export function drillRotation(outputDir: string): NextToDrill {
@@ -11,6 +15,15 @@ export function drillRotation(outputDir: string): NextToDrill {
   return async ({ drill, scope, withinDays, perRun, now }) => {
     const { drills } = await reader.read();
     const coverage = coverageByResource(drills, { now, withinDays, drill, scope });
-    return nextToDrill(coverage.resources, perRun);
+    // Newest first: the starts of the last runs, the cadence the drill keeps now.
+    const starts = drills
+      .filter((d) => d.name === drill)
+      .slice(0, CADENCE_RUNS)
+      .map((d) => Date.parse(d.startedAt));
+    const recentRunGapMs = medianGapMs(starts);
+    return {
+      picked: nextToDrill(coverage.resources, perRun),
+      ...(recentRunGapMs === undefined ? {} : { recentRunGapMs }),
+    };
   };
 }

@@ -27,6 +27,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
+  log,
   patched,
   setHandler,
   startChild,
@@ -53,6 +54,7 @@ import {
 import type { BatchOutcome } from './parts';
 import type { DrillRotation } from './report';
 import { LANES_SHARED_PATCH } from './patches';
+import { feasibilityWarning } from './rotation-cadence';
 import { checkVerdictShape } from '../../steps/validation-desk';
 import { timestampsLater, timestampsOutcome } from './timestamps';
 import type { drDrill } from './workflow';
@@ -223,13 +225,18 @@ async function selectResources(
   const startedAt = new Date().toISOString();
   const { firstExecutionRunId: firstRunId } = workflowInfo();
   tracker.phase('selecting resources');
-  const rotate = input.coverage ? { rotate: { drill: input.name, ...input.coverage } } : {};
+  const rotate = input.coverage ? { rotate: { drill: input.name, ...input.coverage, at: startedAt } } : {};
   const selected = await service.selectDrillResources({
     selection: input.resources,
     workflowId,
     runId: firstRunId,
     ...rotate,
   });
+  const warning = selected.rotation ? feasibilityWarning(selected.rotation) : undefined;
+  if (warning) {
+    log.warn(`drill ${input.name}: ${warning}`);
+    tracker.warn(warning);
+  }
   const sharesLanes = patched(LANES_SHARED_PATCH) && lanesWorthSharing(input);
   const batchSize = batchSizeFor(input, sharesLanes);
   const shared = sharesLanes ? { sharesLanes } : {};

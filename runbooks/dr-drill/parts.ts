@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
+import { ScheduleNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityDeps } from '../../runtime/activity-deps';
 import { FailureType, type Notified } from '../../contracts';
@@ -15,6 +16,7 @@ import { reportBaseName, resolveSelection, writeReport, type DrillSelection, typ
 import type { DrillFile } from './fan-out-contract';
 import type { DrillReport, DrillReportPaths, DrillResourceResult, DrillRotation, DrillSummary } from './report';
 import type { ReportTimestamps } from './timestamp-activities';
+import { medianGapMs, rotationFeasibility } from './rotation-cadence';
 import { summarize } from './verdicts';
 
 /** Under drill-reports/, apart from the sealed reports (evidence verification reads the folder's own files). */
@@ -41,6 +43,24 @@ export interface ReportHeader {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const jsonLines = (rows: readonly unknown[]) => rows.map((row) => JSON.stringify(row) + '\n').join('');
+
+/**
+ * How often the schedule that started this run starts it (the median gap of its next action times); undefined when no
+ * schedule started it, or its schedule is gone or paused.
+ */
+export async function scheduleCadenceMs(workflowId: string): Promise<number | undefined> {
+  const temporal = Context.current().client;
+  const described = await temporal.workflow.getHandle(workflowId).describe();
+  const scheduleId = described.searchAttributes.TemporalScheduledById?.[0];
+  if (typeof scheduleId !== 'string') return undefined;
+  try {
+    const schedule = await temporal.schedule.getHandle(scheduleId).describe();
+    return medianGapMs(schedule.info.nextActionTimes.map((t) => t.getTime()));
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) return undefined;
+    throw err;
+  }
+}
 
 /** Reads a file another activity wrote, refusing it when it is not what that activity said it wrote. */
 async function readChecked<T>(file: DrillFile): Promise<T[]> {
@@ -85,13 +105,14 @@ export function drillPartActivities(deps: ActivityDeps) {
 
     /**
      * Resolves the drill's selection (see `resolveSelection`) and keeps the list in a file; returns its size. With
-     * `coverage`, the list is the next `perRun` of the scope the evidence says are most due, and `rotation` says why.
+     * `coverage`, the list is the next `perRun` of the scope the evidence says are most due as of the run's start
+     * (`at`), and `rotation` says why, the whole scope, and whether the drill runs often enough to cover it.
      */
     async selectDrillResources(input: {
       selection: DrillSelection;
       workflowId: string;
       runId: string;
-      rotate?: { drill: string; withinDays: number; perRun: number };
+      rotate?: { drill: string; withinDays: number; perRun: number; at?: string };
     }): Promise<{ total: number; resources: DrillFile; rotation?: DrillRotation }> {
       const scope = await resolveSelection(client, input.selection);
       if (!input.rotate) return { total: scope.length, resources: await fileOf(input, 'resources', scope) };
@@ -102,17 +123,38 @@ export function drillPartActivities(deps: ActivityDeps) {
           message: "coverage (rotation) needs a worker that reads the output folder's drill reports",
         });
       }
-      const { drill, withinDays, perRun } = input.rotate;
-      const picks = await deps.nextToDrill({
+      const { drill, withinDays, perRun, at } = input.rotate;
+      const scopeIds = scope.map((r) => r.id).sort();
+      const { picked, recentRunGapMs } = await deps.nextToDrill({
         drill,
-        scope: scope.map((r) => r.id),
+        scope: scopeIds,
         withinDays,
         perRun,
-        now: new Date(),
+        now: at === undefined ? new Date() : new Date(at),
+      });
+      const scheduleGapMs = await scheduleCadenceMs(input.workflowId);
+      const cadence =
+        scheduleGapMs !== undefined
+          ? { gapMs: scheduleGapMs, basis: 'schedule' as const }
+          : recentRunGapMs !== undefined
+            ? { gapMs: recentRunGapMs, basis: 'recent-runs' as const }
+            : undefined;
+      const feasibility = rotationFeasibility({
+        scope: scope.length,
+        perRun,
+        withinDays,
+        ...(cadence ? { cadence } : {}),
       });
       const byId = new Map(scope.map((r) => [r.id, r]));
-      const resources = picks.flatMap((p) => byId.get(p.resourceId) ?? []);
-      const rotation: DrillRotation = { scope: scope.length, withinDays, perRun, picked: picks };
+      const resources = picked.flatMap((p) => byId.get(p.resourceId) ?? []);
+      const rotation: DrillRotation = {
+        scope: scope.length,
+        withinDays,
+        perRun,
+        picked,
+        scopeIds,
+        ...(feasibility ? { feasibility } : {}),
+      };
       return { total: resources.length, resources: await fileOf(input, 'resources', resources), rotation };
     },
 

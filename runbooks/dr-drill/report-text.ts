@@ -3,6 +3,7 @@
  * thing the same way. Reports of schema version 2 (runs before recovery-point selection) read here too: they name the
  * restored snapshot in `snapshotId` / `snapshotPointInTime`, and measured RPO on `rpoPoint`, not on what they restored.
  */
+import { feasibilityWarning } from './rotation-cadence';
 import type { RotationReason } from '../../runtime/activity-deps';
 import type {
   DrillReport,
@@ -195,15 +196,22 @@ const ROTATION_REASONS: [RotationReason, string][] = [
   ['oldest-pass', 'oldest verified PASS'],
 ];
 
-/** A rotating drill's run in one line: how many of its scope it took, by the rule, and why each group. */
+/** A rotating drill's run in one line: how many of its scope it took, by the rule, and why each group; then whether it
+ * runs often enough to cover its scope in the period. */
 export function rotationText(rotation: DrillRotation): string {
-  const { scope, perRun, withinDays, picked } = rotation;
+  const { scope, perRun, withinDays, picked, feasibility } = rotation;
   const why = ROTATION_REASONS.map(([reason, words]) => {
     const n = picked.filter((p) => p.reason === reason).length;
     return n > 0 ? `${n} ${words}` : undefined;
   }).filter((x) => x !== undefined);
+  const warning = feasibilityWarning(rotation);
+  const cadence = warning
+    ? `WARNING: ${warning}`
+    : feasibility
+      ? `${feasibility.runsInPeriod} runs in the period (by its ${feasibility.basis === 'schedule' ? 'schedule' : 'last runs'}) cover it`
+      : 'how often it runs is not known yet (no schedule started it, and it has run once or never)';
   return (
     `${picked.length} of a scope of ${scope.toLocaleString('en')} (at most ${perRun} a run, every resource within ` +
-    `${withinDays} days)${why.length > 0 ? `: ${why.join(', ')}` : ''}`
+    `${withinDays} days)${why.length > 0 ? `: ${why.join(', ')}` : ''}; ${cadence}`
   );
 }

@@ -155,4 +155,22 @@ export interface DrillRotation {
   withinDays: number;
   perRun: number;
   picked: { resourceId: string; reason: RotationReason; lastPassAt?: string }[];
+  /**
+   * Every resource of the scope, sorted: those no report has drilled yet count as never drilled in `runbooks
+   * coverage` and the gauges, which otherwise know only the resources reports name.
+   */
+  scopeIds?: string[];
+  /** Whether the drill, run as often as it runs, covers its scope within the period; absent when that is not known. */
+  feasibility?: RotationFeasibility;
+}
+
+/** How often a rotating drill runs, and whether perRun × its runs in the period reach its scope. */
+export interface RotationFeasibility {
+  /** Where the cadence comes from: the schedule that started the run, or the spacing of the drill's last runs. */
+  basis: 'schedule' | 'recent-runs';
+  everySeconds: number;
+  runsInPeriod: number;
+  covers: boolean;
+  /** The perRun that would cover the scope at this cadence. */
+  perRunNeeded: number;
 }

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { coverageByResource } from '../../history/coverage';
+import { coverageFigures } from '../../worker/coverage-gauges';
 import { DrillReader } from '../../history/drill-index';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { daysBefore, entry } from './entries';
@@ -182,4 +183,28 @@ describe('on reports written and sealed by the drill', () => {
     });
     expect(coverageByResource(await read(), { now, drill: 'weekly' }).counts).toMatchObject({ covered: 0 });
   });
+});
+
+test("a rotating drill's scope is its newest run's, those no run reached counted never drilled, over its own period", () => {
+  const rotating = (runId: string, days: number, ids: string[], scopeIds: string[]) => ({
+    ...entry({ name: 'estate', runId, finishedAt: daysBefore(NOW, days), resources: ids.map((id) => ({ id })) }),
+    rotation: { withinDays: 30, scopeIds },
+  });
+  const drills = [
+    rotating('e1', 40, ['p'], ['p', 'q', 'r', 's']),
+    // The newest run's scope no longer holds s, and now holds t.
+    rotating('e2', 2, ['q'], ['p', 'q', 'r', 't']),
+  ];
+  const report = coverageByResource(drills, { now: NOW, withinDays: 30, drill: 'estate' });
+  expect(report.resources.map((r) => [r.resourceId, r.state])).toEqual([
+    ['p', 'overdue'],
+    ['r', 'never-drilled'],
+    ['t', 'never-drilled'],
+    ['q', 'covered'],
+  ]);
+  // The gauges judge each rotating drill over its own withinDays, whatever the worker's default.
+  const [figures] = coverageFigures(drills, NOW, 90);
+  expect(figures).toMatchObject({ drill: 'estate', inScope: 4, overdue: 1, neverDrilled: 2 });
+  // An explicit scope still wins.
+  expect(coverageByResource(drills, { now: NOW, drill: 'estate', scope: ['q'] }).counts.inScope).toBe(1);
 });

@@ -2,7 +2,7 @@
 // day: every resource of the scope drilled once before any twice, a failure drilled again at the next run.
 import { coverageByResource, type ResourceCoverage } from '../../history/coverage';
 import type { DrillEntry } from '../../history/drill-index';
-import { nextToDrill, rotationCovers } from '../../history/rotation';
+import { nextToDrill } from '../../history/rotation';
 import { entry } from './entries';
 
 const DAY_MS = 86_400_000;
@@ -80,10 +80,4 @@ test('once all are drilled, the oldest verified PASS goes first', () => {
     'res-00000',
     'res-00001',
   ]);
-});
-
-test('whether a schedule covers its scope in the period, and the perRun that would', () => {
-  expect(rotationCovers(1_200, 20, 90)).toEqual({ covers: true, perRunNeeded: 14 });
-  expect(rotationCovers(1_200, 10, 90)).toEqual({ covers: false, perRunNeeded: 14 });
-  expect(rotationCovers(1_200, 10, 0)).toEqual({ covers: false, perRunNeeded: 1_200 });
 });
