@@ -14,7 +14,7 @@ import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import { startSimulator, type RunningSimulator } from '../../simulator/server';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import { serviceEnv } from '../helpers/service-env';
-import { measured, writeDrill } from '../history/fixtures';
+import { ago, failed, passed, writeDrill } from '../history/fixtures';
 
 const EXAMPLE = resolve(__dirname, '..', '..', 'examples', 'gate-scopes', 'checkout.json');
 /** Nothing listens on port 1: a connection there is refused at once. */
@@ -53,10 +53,6 @@ function useService(vars: Record<string, string>): void {
 }
 
 const output = () => join(root, 'output');
-const DAY_MS = 86_400_000;
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
-const passed = (id: string) => measured(id, 60, 3600);
-const failed = (id: string): DrillResourceResult => ({ ...passed(id), verdict: 'FAIL', reasons: ['restore failed'] });
 
 let runs = 0;
 function drill(days: number, resources: DrillResourceResult[]): Promise<string> {

@@ -9,7 +9,7 @@ import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import type { EvidenceGateOutput } from '../../operator/output-shapes';
 import { CONTROLS } from '../../history/controls';
 import { runCliInProcess } from '../helpers/cli-in-process';
-import { measured, writeDrill } from '../history/fixtures';
+import { ago, failed, passed, writeDrill } from '../history/fixtures';
 
 let root: string;
 let key: EvidenceKey;
@@ -26,9 +26,6 @@ const output = () => join(root, 'output');
 const reports = () => join(output(), 'drill-reports');
 const DAY_MS = 86_400_000;
 /** A time `days` ago: the gate counts back from now. */
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
-const passed = (id: string) => measured(id, 60, 3600);
-const failed = (id: string): DrillResourceResult => ({ ...passed(id), verdict: 'FAIL', reasons: ['restore failed'] });
 
 let runs = 0;
 /** One drill report of `name`, finished `days` ago, sealed with `signer` (the test's key by default). */

@@ -16,7 +16,7 @@ import {
   type OscalAssessmentResults,
 } from '../../history/oscal';
 import { runCliInProcess } from '../helpers/cli-in-process';
-import { measured, writeDrill } from '../history/fixtures';
+import { ago, failed, passed, writeDrill } from '../history/fixtures';
 
 let root: string;
 let key: EvidenceKey;
@@ -30,10 +30,6 @@ beforeEach(async () => {
 afterEach(() => rm(root, { recursive: true, force: true }));
 
 const output = () => join(root, 'output');
-const DAY_MS = 86_400_000;
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
-const passed = (id: string) => measured(id, 60, 3600);
-const failed = (id: string): DrillResourceResult => ({ ...passed(id), verdict: 'FAIL', reasons: ['restore failed'] });
 
 let runs = 0;
 function drill(days: number, resources: DrillResourceResult[], signer = key): Promise<string> {

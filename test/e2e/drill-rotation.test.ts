@@ -7,17 +7,9 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
 import { drDrill } from '../../runbooks/workflows';
-import { bucketDestination, drillTargets, nudgedResult, setupE2E, teardownE2E, type E2E } from './helpers';
+import { bucketDestination, drillTargets, nudgedResult, e2eSuite } from './helpers';
 
-let fx: E2E;
-
-beforeAll(async () => {
-  fx = await setupE2E();
-}, 120_000);
-
-afterAll(async () => {
-  await teardownE2E(fx);
-}, 60_000);
+const fx = e2eSuite();
 
 async function run(input: DrDrillInput, n: number): Promise<DrillReport> {
   const handle: WorkflowHandle<typeof drDrill> = await fx.env.client.workflow.start(drDrill, {

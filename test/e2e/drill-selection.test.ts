@@ -9,17 +9,9 @@ import { FailureType } from '../../contracts';
 import { drDrill } from '../../runbooks/workflows';
 import type { DrDrillInput, DrDrillResult } from '../../runbooks/dr-drill/contract';
 import type { DrillReport } from '../../runbooks/dr-drill/report';
-import { bucketDestination, drillTargets, failureOf, nudgedResult, setupE2E, teardownE2E, type E2E } from './helpers';
+import { bucketDestination, drillTargets, failureOf, nudgedResult, e2eSuite } from './helpers';
 
-let fx: E2E;
-
-beforeAll(async () => {
-  fx = await setupE2E();
-}, 120_000);
-
-afterAll(async () => {
-  await teardownE2E(fx);
-}, 60_000);
+const fx = e2eSuite();
 
 /** Tags a resource in the simulator's inventory, as a team would in its cloud account. */
 function tag(resource: InventoryResource, key: string, value: string) {

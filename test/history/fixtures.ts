@@ -34,6 +34,19 @@ export function measured(resourceId: string, rtoSeconds: number, rpoSeconds: num
   return { ...latestPassed, resourceId, resourceName: name, rtoSeconds, rpoSeconds } satisfies DrillResourceResult;
 }
 
+/** `days` days before now, as an ISO time. */
+export const ago = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString();
+
+/** A resource that passed with an RTO of a minute and an RPO of an hour. */
+export const passed = (id: string) => measured(id, 60, 3600);
+
+/** A resource whose restore failed. */
+export const failed = (id: string): DrillResourceResult => ({
+  ...passed(id),
+  verdict: 'FAIL',
+  reasons: ['restore failed'],
+});
+
 /** Writes and seals one drill report as the drill's activity does; returns its files' base name. */
 export async function writeDrill(outputDir: string, key: EvidenceKey, spec: DrillSpec): Promise<string> {
   const name = spec.name ?? 'nightly';
