@@ -37,15 +37,9 @@ import type {
 } from '../operator/output-shapes';
 import { parseDuration } from './schedule-policies';
 import { configuredService } from './discover-inputs';
-import { BackupServiceError, collect, type BackupServiceClient, type ResourceFilters } from '../api';
-import {
-  isSelection,
-  SELECTION_RULES,
-  SELECTION_SHAPE,
-  selectIds,
-  serverFiltersOf,
-  type Selection,
-} from '../runbooks/dr-drill/selection';
+import { BackupServiceError } from '../api';
+import { isSelection, SELECTION_RULES, SELECTION_SHAPE, type Selection } from '../runbooks/dr-drill/selection';
+import { listSelected } from '../runbooks/dr-drill/selection-listing';
 
 const GATE_HELP = helpFor('evidence gate');
 
@@ -426,7 +420,9 @@ async function resolveScope(file: ScopeFileContent, env: NodeJS.ProcessEnv): Pro
   if (!('selection' in file)) return file;
   const { client, baseUrl, close } = await configuredService(`--scope ${file.path} (a selection)`, env);
   try {
-    return { path: file.path, ids: await selectedIds(client, file.selection), serviceUrl: baseUrl };
+    // As a drill's run lists it, without the drill's bound: the gate judges the whole selection.
+    const selected = await listSelected(client, file.selection);
+    return { path: file.path, ids: selected.map((r) => r.id), serviceUrl: baseUrl };
   } catch (err) {
     if (!(err instanceof BackupServiceError)) throw err;
     throw new NotConnectedError(
@@ -435,23 +431,6 @@ async function resolveScope(file: ScopeFileContent, env: NodeJS.ProcessEnv): Pro
   } finally {
     await close();
   }
-}
-
-/**
- * The IDs a selection takes, as a drill's run resolves it: listed with the inventory filters that say part of it,
- * decided by `selectIds`. Not the drill's `resolveSelection` itself: it reads the attempt of the activity it runs in,
- * and bounds the count to what one drill takes.
- */
-async function selectedIds(client: BackupServiceClient, selection: Selection): Promise<string[]> {
-  // Sorted, so that the pages hold still while they are read.
-  const sorts = [{ field: 'resourceName' as const, order: 'ASC' as const }];
-  const list = (filters: ResourceFilters) => collect(client.listResources({ filters, sorts }, { pageSize: 100 }));
-  const byConditions = serverFiltersOf(selection);
-  const listed = [
-    ...(byConditions ? await list(byConditions) : []),
-    ...(selection.include ? await list({ id: { in: selection.include } }) : []),
-  ];
-  return selectIds(listed, selection);
 }
 
 function scopeText(scope: Scope | undefined): string {

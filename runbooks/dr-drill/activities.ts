@@ -18,7 +18,8 @@ import { MAX_DRILL_RESOURCES } from './contract';
 import { recordDrill } from './metrics';
 import { renderHtml } from './render-html';
 import { renderMarkdown } from './render-markdown';
-import { isSelection, selectIds, serverFiltersOf, type Selection } from './selection';
+import { isSelection, type Selection } from './selection';
+import { listSelected } from './selection-listing';
 import { DRILL_REPORT_SCHEMA_VERSION, type DrillReport, type DrillReportPaths } from './report';
 
 /** The little a runbook needs to know of a resource; whole records stay out of history. */
@@ -141,20 +142,10 @@ async function resolveConditions(
   selection: DrillSelection,
   attempt: number,
 ): Promise<InventoryResource[]> {
-  // In the order the other forms list by, for pages that hold still; the result is sorted by ID below.
-  const sorts = [{ field: 'resourceName' as const, order: 'ASC' as const }];
-  const list = (filters: ResourceFilters) =>
-    calling(attempt, () => collect(client.listResources({ filters, sorts }, { pageSize: 100 })));
-  const byCondition = serverFiltersOf(selection);
-  const listed = [
-    ...(byCondition ? await list(byCondition) : []),
-    ...(selection.include ? await list({ id: { in: selection.include } }) : []),
-  ];
-  const found = new Map(listed.map((r) => [r.id, r]));
-  const ids = selectIds([...found.values()], selection);
+  const selected = await listSelected(client, selection, (list) => calling(attempt, list));
   const bound = Math.min(selection.maxResources ?? MAX_DRILL_RESOURCES, MAX_DRILL_RESOURCES);
-  if (ids.length > bound) throw tooMany(ids.length, bound);
-  return ids.map((id) => found.get(id)).filter((r): r is InventoryResource => r !== undefined);
+  if (selected.length > bound) throw tooMany(selected.length, bound);
+  return selected;
 }
 
 /** The refusal of a selection that takes more than its bound. */
