@@ -16,10 +16,23 @@ import { time } from './layout';
 // verified PASS, its recovery point's age, RPO, RTO, next due date and state, overdue first. The figures are those of
 // `runbooks evidence score` and `runbooks coverage` for the same folder: the same functions (history/readiness.ts,
 // history/coverage.ts) over the same reports, read by the console's DrillReader (its cache). Server-rendered: sorting
-// and filtering are query parameters, no script (the console's CSP allows none). Values the folder does not hold are
-// ignored, and nothing of the URL is shown but what matched one of them.
+// and filtering are query parameters, no script (the console's CSP allows none), and so is paging. Values the folder
+// does not hold are ignored, and nothing of the URL is shown but what matched one of them.
 
 export const COVERAGE_PATH = '/coverage';
+
+/**
+ * Rows on a page: a screenful an operator still reads and sorts by eye, and a page that renders at once when the estate
+ * holds thousands of resources; the filters narrow further.
+ */
+export const PAGE_SIZE = 100;
+
+/**
+ * Overdue resources named above the table. Every one is, while the list is short enough to read: they are what the
+ * operator acts on, whatever page is shown. Past that a paragraph of IDs is skimmed, not read: the longest overdue
+ * (coverageByResource's order) are named and all of them are one link away, the table filtered to `state=overdue`.
+ */
+export const OVERDUE_NAMED = 20;
 
 const STATES: readonly CoverageState[] = ['overdue', 'never-drilled', 'never-passed', 'covered'];
 
@@ -55,7 +68,7 @@ const drillOf = (r: ResourceCoverage) => (r.lastPass ?? r.lastResult)?.drill;
 
 export interface CoverageView {
   history: History;
-  /** The query string: `within`, `drill`, `state`, `type`, `sort`, `order`. */
+  /** The query string: `within`, `drill`, `state`, `type`, `sort`, `order`, `page`. */
   query: Readonly<Record<string, unknown>>;
   now?: Date;
 }
@@ -72,6 +85,38 @@ export function withinOfQuery(value: unknown): { text: string; days: number } {
   let ms = 0;
   for (const [, n, unit] of value.matchAll(/(\d+)([dhms])/g)) ms += Number(n) * UNIT_MS[unit as keyof typeof UNIT_MS];
   return ms > 0 ? { text: value, days: ms / DAY_MS } : fallback;
+}
+
+/** `?page=`: 1-based; what is not a whole number is page 1 and what is past the last page is the last, no error. */
+export function pageOfQuery(value: unknown, pageCount: number): number {
+  const page = typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : 1;
+  return Math.min(Math.max(page, 1), pageCount);
+}
+
+/** The pages to link: the first, the last and two either side of the current one, `…` for two or more left out. */
+function pagesAround(current: number, pageCount: number): (number | '…')[] {
+  const pages: (number | '…')[] = [];
+  let last = 0;
+  for (let page = 1; page <= pageCount; page++) {
+    if (page !== 1 && page !== pageCount && Math.abs(page - current) > 2) continue;
+    if (page - last === 2) pages.push(page - 1);
+    else if (page - last > 2) pages.push('…');
+    pages.push((last = page));
+  }
+  return pages;
+}
+
+/** Previous, the pages around the current one, next, and which rows of how many are shown. */
+function pageNav(current: number, pageCount: number, rowCount: number, link: (page: number) => string): Html {
+  const pages = pagesAround(current, pageCount).map((page) =>
+    page === '…'
+      ? markup`<span class="muted">… </span>`
+      : markup`<a href="${link(page)}" aria-label="Page ${page}"${page === current ? trusted(' aria-current="page"') : ''}>${page}</a>`,
+  );
+  const from = (current - 1) * PAGE_SIZE + 1;
+  const to = Math.min(current * PAGE_SIZE, rowCount);
+  return markup`<nav aria-label="Pages"><p>Rows ${from}–${to} of ${rowCount}</p>
+${current > 1 ? markup`<a href="${link(current - 1)}" rel="prev">Previous</a>` : ''}${pages}${current < pageCount ? markup`<a href="${link(current + 1)}" rel="next">Next</a>` : ''}</nav>`;
 }
 
 const share = (x: number) => x.toFixed(3);
@@ -147,7 +192,12 @@ export function coverageBody({ history, query, now = new Date() }: CoverageView)
     });
   }
   if (descending) shown.reverse();
+  const pageCount = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  const page = pageOfQuery(query.page, pageCount);
+  const pageRows = shown.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
 
+  // Every link keeps the other parameters; only the page links keep the page, so that a new sort or filter (the form
+  // has no `page` field) starts at page 1.
   const params = (changes: Record<string, string | undefined>) => {
     const current: Record<string, string | undefined> = {
       within: within.text === `${DEFAULT_COVERAGE_DAYS}d` ? undefined : within.text,
@@ -189,6 +239,11 @@ ${sort === 'state' ? '' : markup`<input type="hidden" name="sort" value="${sort}
 
   const c = report.counts;
   const overdue = report.resources.filter((r) => r.state === 'overdue');
+  // The link lifts the type filter as well: the count is of every type.
+  const unnamed =
+    overdue.length > OVERDUE_NAMED
+      ? markup` and ${overdue.length - OVERDUE_NAMED} more: <a href="${params({ state: 'overdue', type: undefined })}">all ${overdue.length} overdue</a>`
+      : '';
   const scope = drill === undefined ? 'every resource the reports name' : markup`the resources of drill ${drill}`;
   const command = drill === undefined ? 'runbooks coverage' : `runbooks coverage --drill ${drill}`;
   const intro = markup`<p class="muted">Readiness and coverage within ${within.text} (since ${time(score.since)}), from the ${drills.length} drill report${drills.length === 1 ? '' : 's'} of the output folder: the figures of <code>runbooks evidence score</code> and <code>runbooks coverage</code> for this folder. Only a PASS in a report whose seal and chain verify counts. ${keys}</p>
@@ -209,7 +264,7 @@ ${score.drills.map((s) => scoreRow(s, false))}
 <h2>Resources</h2>
 ${
   overdue.length > 0
-    ? markup`<p class="notice error">${overdue.length} overdue (no verified PASS since ${time(report.since)}): ${overdue.map((r, i) => markup`${i ? ', ' : ''}<code>${r.resourceId}</code>`)}. <code>${command}</code> lists them too.</p>`
+    ? markup`<p class="notice error">${overdue.length} overdue (no verified PASS since ${time(report.since)}): ${overdue.slice(0, OVERDUE_NAMED).map((r, i) => markup`${i ? ', ' : ''}<code>${r.resourceId}</code>`)}${unnamed}. <code>${command}</code> lists them too.</p>`
     : ''
 }
 <p>${c.inScope} in scope (${scope}): ${c.covered} covered, ${c.overdue} overdue, ${c.neverDrilled} never drilled, ${c.neverPassed} never passed; ${c.failedLast} failed last.</p>
@@ -220,8 +275,9 @@ ${
     : markup`<table class="coverage">
 <thead><tr>${header}</tr></thead>
 <tbody>
-${shown.map(resourceRow)}
+${pageRows.map(resourceRow)}
 </tbody>
-</table>`
+</table>
+${pageCount === 1 ? '' : pageNav(page, pageCount, shown.length, (n) => params({ page: n === 1 ? undefined : String(n) }))}`
 }`;
 }

@@ -2,6 +2,8 @@
 // routes over real HTTP: the readiness scores equal `runbooks evidence score -o json` for the same folder, every
 // resource with its last verified PASS and state, overdue first and named above the table; filters and sorts by query
 // parameters, values the folder does not hold ignored; a hostile drill and resource name escaped; in the navigation.
+// Over 5,000 resources: 100 rows a page, out-of-range pages falling back, links keeping the other parameters, and the
+// overdue ones named whatever page is shown.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,4 +198,154 @@ test('an empty folder scores 0 and says so', () => {
   expect(text(coverageBody({ history: empty, query: {} }).text)).toContain(
     'No drill report in the output folder yet: nothing is proven, and the estate scores 0.',
   );
+});
+
+describe('paging over an estate of 5,000 resources', () => {
+  const ESTATE = 5000;
+  const ids = Array.from({ length: ESTATE }, (_, i) => `res-${String(i + 1).padStart(4, '0')}`);
+  // Every 400th resource has no PASS since the first drill, 120 days ago: 12 overdue, fewer than are named.
+  const late = ids.filter((_, i) => (i + 1) % 400 === 0);
+  let bigRoot: string;
+  let bigOutput: string;
+  let bigApp: FastifyInstance;
+  let bigAsk: Client;
+  /** `runbooks coverage -o json` for the folder: the resources in the page's default order. */
+  let expected: string[][];
+
+  beforeAll(async () => {
+    bigRoot = await mkdtemp(join(tmpdir(), 'console-coverage-paging-'));
+    const key = await loadOrCreateEvidenceKey(join(bigRoot, 'evidence-signing-key.pem'));
+    bigOutput = join(bigRoot, 'output');
+    const all = ids.map((id) => measured(id, 60, 3600));
+    await writeDrill(bigOutput, key, { name: 'estate', runId: 'run-1', finishedAt: ago(120), resources: all });
+    const recent = all.filter((r) => !late.includes(r.resourceId));
+    await writeDrill(bigOutput, key, { name: 'estate', runId: 'run-2', finishedAt: ago(5), resources: recent });
+    bigApp = buildConsole({
+      data,
+      guard: new ConsoleGuard({}),
+      history: new HistoryIndex({ outputDir: bigOutput }),
+      namespace: 'default',
+    });
+    bigAsk = await listen(bigApp);
+    const cli = await runCliInProcess(['coverage', '--dir', bigOutput, '-o', 'json']);
+    expect(cli.status).toBe(0);
+    expected = (JSON.parse(cli.stdout) as CoverageOutput).resources.map((r) => [r.resourceId, r.state]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await bigApp?.close();
+    await rm(bigRoot, { recursive: true, force: true });
+  });
+
+  async function bigPage(url: string): Promise<string> {
+    const res = await bigAsk({ url });
+    expect(res.statusCode).toBe(200);
+    return res.body;
+  }
+
+  const nav = (html: string) => /<nav aria-label="Pages">[\s\S]*?<\/nav>/.exec(html)?.[0] ?? '';
+  /** The links of a block, `&amp;` read back as `&`. */
+  const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map(([, h = '']) => h.replace(/&amp;/g, '&'));
+  const current = (html: string) => /<a [^>]*aria-current="page">(\d+)<\/a>/.exec(nav(html))?.[1];
+  const notice = (html: string) => text(/<p class="notice error">([\s\S]*?)<\/p>/.exec(html)?.[1] ?? '');
+
+  test('page 1 shows the first 100 rows and the navigation; page 50 the last; the scores are those of every page', async () => {
+    expect(expected).toHaveLength(ESTATE);
+    const first = await bigPage('/coverage');
+    expect(rows(first)).toHaveLength(100);
+    expect(rows(first)).toEqual(expected.slice(0, 100));
+    expect(text(nav(first))).toBe('Rows 1–100 of 5000 1 2 3 … 50 Next');
+    expect(current(first)).toBe('1');
+    expect(hrefs(nav(first))).toEqual([
+      '/coverage',
+      '/coverage?page=2',
+      '/coverage?page=3',
+      '/coverage?page=50',
+      '/coverage?page=2',
+    ]);
+    expect(nav(first)).toContain('<a href="/coverage?page=2" rel="next">Next</a>');
+
+    const last = await bigPage('/coverage?page=50');
+    expect(rows(last)).toEqual(expected.slice(4900));
+    expect(current(last)).toBe('50');
+    expect(text(nav(last))).toBe('Rows 4901–5000 of 5000 Previous 1 … 48 49 50');
+    expect(nav(last)).toContain('<a href="/coverage?page=49" rel="prev">Previous</a>');
+
+    const middle = await bigPage('/coverage?page=5');
+    expect(rows(middle)).toEqual(expected.slice(400, 500));
+    expect(text(nav(middle))).toBe('Rows 401–500 of 5000 Previous 1 2 3 4 5 6 7 … 50 Next');
+
+    const cli = await runCliInProcess(['evidence', 'score', '--dir', bigOutput, '-o', 'json']);
+    const doc = JSON.parse(cli.stdout) as EvidenceScoreOutput;
+    const estateScores = new Map([
+      ['', doc.estate.score.toFixed(1)],
+      ...doc.drills.map((d) => [d.scope, d.score.toFixed(1)] as const),
+    ]);
+    expect(scores(first)).toEqual(estateScores);
+    expect(scores(last)).toEqual(estateScores);
+  });
+
+  test('a page past the last shows the last, a page that is not a number the first', async () => {
+    const last = rows(await bigPage('/coverage?page=50'));
+    expect(rows(await bigPage('/coverage?page=999'))).toEqual(last);
+    expect(current(await bigPage('/coverage?page=999'))).toBe('50');
+    const first = rows(await bigPage('/coverage'));
+    for (const page of ['abc', '0', '-3', '2.5', ''])
+      expect(rows(await bigPage(`/coverage?page=${page}`))).toEqual(first);
+    expect(current(await bigPage('/coverage?page=abc'))).toBe('1');
+    expect(await bigPage('/coverage?page=abc')).not.toContain('abc');
+  });
+
+  test('every link keeps sort and state; a sort or a filter starts again at page 1', async () => {
+    const html = await bigPage('/coverage?state=covered&sort=resource&order=desc&page=3');
+    const covered = expected.filter(([, state]) => state === 'covered').map(([id]) => id);
+    expect(covered).toHaveLength(ESTATE - late.length);
+    expect(rows(html).map(([id]) => id)).toEqual([...covered].sort().reverse().slice(200, 300));
+    expect(text(nav(html))).toContain(`Rows 201–300 of ${covered.length}`);
+    const pageLinks = hrefs(nav(html));
+    expect(pageLinks).toContain('/coverage?state=covered&sort=resource&order=desc&page=4');
+    expect(pageLinks).toContain('/coverage?state=covered&sort=resource&order=desc');
+    for (const link of pageLinks)
+      expect(link).toMatch(/^\/coverage\?state=covered&sort=resource&order=desc(&page=\d+)?$/);
+
+    const head = /<table class="coverage">\s*<thead>[\s\S]*?<\/thead>/.exec(html)?.[0] ?? '';
+    expect(hrefs(head)).toContain('/coverage?state=covered&sort=resource');
+    expect(hrefs(head)).toContain('/coverage?state=covered&sort=due');
+    for (const link of hrefs(head)) expect(link).not.toContain('page=');
+
+    const form = /<form method="get"[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
+    expect(form).toContain('<input type="hidden" name="sort" value="resource">');
+    expect(form).toContain('<input type="hidden" name="order" value="desc">');
+    expect(form).not.toContain('name="page"');
+  });
+
+  test('the overdue resources are named whatever page is shown; past 20, the first 20 and a link to all', async () => {
+    const overdue = expected.filter(([, state]) => state === 'overdue').map(([id]) => id);
+    expect(overdue).toEqual(expect.arrayContaining(late));
+    expect(overdue).toHaveLength(late.length);
+    // Sorted by resource, page 2 holds res-0101 to res-0200: none of the overdue ones.
+    for (const url of ['/coverage?page=50', '/coverage?sort=resource&page=2']) {
+      const html = await bigPage(url);
+      expect(rows(html).filter(([id]) => overdue.includes(id ?? ''))).toEqual([]);
+      expect(notice(html)).toMatch(
+        new RegExp(`^12 overdue \\(no verified PASS since \\S+ \\S+ \\): ${overdue.join(' , ')} \\. runbooks coverage`),
+      );
+    }
+
+    // Within 4 days the drill of 5 days ago proves nothing: all 5,000 are overdue.
+    const html = await bigPage('/coverage?within=4d&sort=resource&page=7');
+    const all = (
+      JSON.parse(
+        (await runCliInProcess(['coverage', '--dir', bigOutput, '--within', '4d', '-o', 'json'])).stdout,
+      ) as CoverageOutput
+    ).resources.map((r) => r.resourceId);
+    expect(all).toHaveLength(ESTATE);
+    const overdueNotice = /<p class="notice error">[\s\S]*?<\/p>/.exec(html)?.[0] ?? '';
+    expect(notice(html)).toMatch(
+      new RegExp(
+        `^5000 overdue \\(no verified PASS since \\S+ \\S+ \\): ${all.slice(0, 20).join(' , ')} and 4980 more: all 5000 overdue \\. runbooks coverage lists them too\\.$`,
+      ),
+    );
+    expect(hrefs(overdueNotice)).toEqual(['/coverage?within=4d&state=overdue&sort=resource']);
+  });
 });
