@@ -17,7 +17,7 @@ import { Runtime } from '@temporalio/worker';
 import type { MetricGauge, MetricMeter } from '@temporalio/common';
 import { RunbookMetric } from '../contracts';
 import { coverageByResource, DEFAULT_COVERAGE_DAYS, rotationOf } from '../history/coverage';
-import { DrillReader, type DrillEntry } from '../history/drill-index';
+import type { DrillEntry, DrillReader } from '../history/drill-index';
 import { readinessOf } from '../history/readiness';
 
 /** Read this often: a period runs out by the day, and a look is cheap when no report changed. */
@@ -111,7 +111,8 @@ export class CoverageGauges {
 }
 
 export interface CoverageGaugesOptions {
-  outputDir: string;
+  /** The worker's one reader of the output folder: its cache is what makes a look cheap. */
+  reader: DrillReader;
   /** The period a resource must pass within (90 days, as `runbooks coverage`). */
   withinDays?: number;
   intervalMs?: number;
@@ -123,13 +124,11 @@ export interface CoverageGaugesOptions {
 
 /** Reads the drill reports now and every interval while `running()`; a failed read waits for the next. */
 export function watchCoverage(options: CoverageGaugesOptions): { look: () => Promise<void> } {
-  // One reader for the worker's life: its cache is what makes a look cheap.
-  const reader = new DrillReader({ outputDir: options.outputDir });
   const gauges = options.gauges ?? new CoverageGauges();
   const now = options.now ?? (() => new Date());
   const look = async () => {
     try {
-      const index = await reader.read();
+      const index = await options.reader.read();
       gauges.set(coverageFigures(index.drills, now(), options.withinDays ?? DEFAULT_COVERAGE_DAYS));
     } catch (err) {
       Runtime.instance().logger.debug('could not read the drill reports for the coverage gauges', {

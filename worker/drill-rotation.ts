@@ -1,7 +1,7 @@
 // A rotating drill's next resources (`coverage: {withinDays, perRun}`), from the output folder's sealed drill reports:
 // the activity that resolves the drill's selection asks this, since runbooks/ may not read history/ itself.
 import { coverageByResource } from '../history/coverage';
-import { DrillReader } from '../history/drill-index';
+import type { DrillReader } from '../history/drill-index';
 import { nextToDrill } from '../history/rotation';
 import { medianGapMs } from '../runbooks/dr-drill/rotation-cadence';
 import type { NextToDrill } from '../runtime/activity-deps';
@@ -9,9 +9,8 @@ import type { NextToDrill } from '../runtime/activity-deps';
 /** How many of a drill's last runs give its cadence: enough that a run started by hand does not change it. */
 const CADENCE_RUNS = 10;
 
-/** Reads the drill's reports (one reader per folder: its cache re-checks only the chains whose files changed). */
-export function drillRotation(outputDir: string): NextToDrill {
-  const reader = new DrillReader({ outputDir });
+/** Reads the drill's reports through the worker's one reader of its folder, which the coverage gauges share. */
+export function drillRotation(reader: DrillReader): NextToDrill {
   return async ({ drill, scope, withinDays, perRun, now }) => {
     const { drills } = await reader.read();
     const coverage = coverageByResource(drills, { now, withinDays, drill, scope });

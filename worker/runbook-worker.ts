@@ -5,6 +5,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BackupServiceClient, HttpTransport, type ClientOptions } from '../api';
+import { DrillReader } from '../history/drill-index';
 import { createActivities } from '../runbooks/activities';
 import { runbookTuner } from './slots';
 import { CredentialsFile, type CredentialsFileOptions } from '../runtime/credentials-file';
@@ -137,6 +138,8 @@ export async function createRunbookWorker(
     : undefined;
   // With a file, every new token is asked for with the file's secret, so a rotation by any worker reaches this one.
   const client = new BackupServiceClient({ ...service, credentialsSource: credentials });
+  // One reader of the drill reports for the rotation and the coverage gauges: each chain is verified once, cached once.
+  const drillReports = new DrillReader({ outputDir: options.outputDir });
   const activities = createActivities({
     client,
     outputDir: options.outputDir,
@@ -146,7 +149,7 @@ export async function createRunbookWorker(
     webhooks: options.webhooks,
     waitLooks: options.waitLooks,
     onApprovalLook: recordApprovalLook,
-    nextToDrill: drillRotation(options.outputDir),
+    nextToDrill: drillRotation(drillReports),
   });
   boundHeapGrowth();
   const worker = await Worker.create({
@@ -209,7 +212,7 @@ export async function createRunbookWorker(
   // Each drill's coverage and readiness, from the output folder's reports: a resource falls overdue as time passes,
   // drill or no drill, so it is read on a timer (worker/coverage-gauges.ts says why not at the report's sealing).
   watchCoverage({
-    outputDir: options.outputDir,
+    reader: drillReports,
     intervalMs: options.scheduleGaugesIntervalMs,
     running: () => !stopped.has(worker.getState()),
   });

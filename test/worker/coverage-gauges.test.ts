@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { RunbookMetric } from '../../contracts';
 import type { CoverageOutput, EvidenceScoreOutput } from '../../operator/output-shapes';
 import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
+import { DrillReader } from '../../history/drill-index';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { CoverageGauges, watchCoverage } from '../../worker/coverage-gauges';
 import { runCliInProcess } from '../helpers/cli-in-process';
@@ -49,7 +50,7 @@ function setup(now?: () => Date) {
   const m = gaugeMeter('coverage');
   const gauges = new CoverageGauges(() => m.meter);
   const { look } = watchCoverage({
-    outputDir: output(),
+    reader: new DrillReader({ outputDir: output() }),
     running: () => false,
     intervalMs: 3_600_000,
     gauges,
