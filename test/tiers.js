@@ -103,12 +103,14 @@ const FULL = [
 
 /**
  * `npm run test:full`: kill -9 of separate processes (the reliability harness's short run, and a worker killed in an
- * approval watch, which waits out the watch's 2-minute heartbeat timeout), and the cluster.
+ * approval watch, which waits out the watch's 2-minute heartbeat timeout), the cluster, and a rotating drill over 90
+ * simulated days (a time-skipping server of its own each day, about 3 minutes).
  */
 const RELIABILITY = [
   'test/reliability/short.test.ts',
   'test/reliability/cluster.test.ts',
   'test/e2e/approval-watch.test.ts',
+  'test/e2e/drill-rotation-90-days.test.ts',
 ];
 
 /** The jest projects (jest.config.js) each npm script runs (scripts/test-tier.js). */
