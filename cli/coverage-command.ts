@@ -5,7 +5,14 @@ import { NotFoundError } from '../operator/errors';
 import { helpFor } from '../operator/help';
 import { outputFormat, printJson, printTable } from '../operator/output';
 import type { CoverageOutput, CoverageReportOutput, CoverageResourceOutput } from '../operator/output-shapes';
-import { dirArgOf, readDrillEvidence, withinOf, type DrillEvidence } from './drill-evidence';
+import {
+  dirArgOf,
+  evidenceReadOutput,
+  readDrillEvidence,
+  skippedOutput,
+  withinOf,
+  type DrillEvidence,
+} from './drill-evidence';
 
 const HELP = helpFor('coverage');
 
@@ -34,17 +41,11 @@ export async function coverageCommand(argv: string[], env: NodeJS.ProcessEnv = p
 
   if (format === 'json') {
     printJson({
-      checkedAt: report.now,
-      within: within.text,
-      withinDays: report.withinDays,
-      since: report.since,
+      ...evidenceReadOutput(evidence, within, report),
       ...(drill === undefined ? {} : { drill }),
-      dir: evidence.dir,
-      keySource: evidence.keySource,
-      keyIds: evidence.keyIds,
       counts: report.counts,
       resources,
-      skipped: evidence.skipped.map((s) => ({ file: s.file, reason: s.reason })),
+      skipped: skippedOutput(evidence),
     } satisfies CoverageOutput);
     return;
   }

@@ -14,6 +14,7 @@ import { PACK_KEYS, PACK_REPORTS } from '../history/pack';
 import { packKeys } from '../history/pack-verify';
 import { UsageError } from '../operator/errors';
 import type { Help } from '../operator/help';
+import type { EvidenceReadOutput } from '../operator/output-shapes';
 import { readPublicKeys } from '../operator/public-keys';
 import { outputDirOf } from './evidence-inputs';
 import { readPackFile } from './evidence-pack-command';
@@ -41,6 +42,27 @@ export function withinOf(value: string | undefined, help: Help): { text: string;
   }
   return { text, days: ms / DAY_MS };
 }
+
+/** The JSON fields every reading of the evidence starts with, from the period the report was computed over. */
+export function evidenceReadOutput(
+  evidence: DrillEvidence,
+  within: { text: string },
+  period: { now: string; withinDays: number; since: string },
+): EvidenceReadOutput {
+  return {
+    checkedAt: period.now,
+    within: within.text,
+    withinDays: period.withinDays,
+    since: period.since,
+    dir: evidence.dir,
+    keySource: evidence.keySource,
+    keyIds: evidence.keyIds,
+  };
+}
+
+/** The reports that could not be read, and why: last in the JSON, and a line each in the text. */
+export const skippedOutput = (evidence: DrillEvidence) =>
+  evidence.skipped.map((s) => ({ file: s.file, reason: s.reason }));
 
 /** `--dir`, else RUNBOOKS_OUTPUT_DIR, else <data dir>/output. */
 export const dirArgOf = (dir: string | undefined, env: NodeJS.ProcessEnv): string =>

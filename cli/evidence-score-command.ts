@@ -4,7 +4,7 @@ import { helpFor } from '../operator/help';
 import { outputFormat, printJson, printTable } from '../operator/output';
 import type { EvidenceScoreOutput, ReadinessScoreOutput } from '../operator/output-shapes';
 import { keyNote } from './coverage-command';
-import { dirArgOf, readDrillEvidence, withinOf } from './drill-evidence';
+import { dirArgOf, evidenceReadOutput, readDrillEvidence, skippedOutput, withinOf } from './drill-evidence';
 
 const HELP = helpFor('evidence score');
 
@@ -22,17 +22,11 @@ export async function evidenceScoreCommand(argv: string[], env: NodeJS.ProcessEn
 
   if (format === 'json') {
     printJson({
-      checkedAt: report.now,
-      within: within.text,
-      withinDays: report.withinDays,
-      since: report.since,
-      dir: evidence.dir,
-      keySource: evidence.keySource,
-      keyIds: evidence.keyIds,
+      ...evidenceReadOutput(evidence, within, report),
       weights: { ...report.weights },
       estate: scoreOutput(report.estate),
       drills: report.drills.map(scoreOutput),
-      skipped: evidence.skipped.map((s) => ({ file: s.file, reason: s.reason })),
+      skipped: skippedOutput(evidence),
     } satisfies EvidenceScoreOutput);
     return;
   }

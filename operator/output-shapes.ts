@@ -372,21 +372,25 @@ export interface CoverageResourceOutput {
   lastResult?: CoverageReportOutput;
 }
 
-/** `runbooks coverage -o json`. */
-export interface CoverageOutput {
+/** What `coverage` and `evidence score` say first: when, over which period, from which reports, with which keys. */
+export interface EvidenceReadOutput {
   checkedAt: string;
   /** The period as given (`90d`), and in days. */
   within: string;
   withinDays: number;
   /** A verified PASS finished at or after this time covers. */
   since: string;
-  /** With --drill. */
-  drill?: string;
-  /** The drill-reports/ folder read. */
+  /** The drill-reports/ folder read, or the pack. */
   dir: string;
   /** `given`: --public-key; `folder`: the keys beside the reports; `pack`: the keys inside the pack. */
   keySource: 'given' | 'folder' | 'pack';
   keyIds: string[];
+}
+
+/** `runbooks coverage -o json`. */
+export interface CoverageOutput extends EvidenceReadOutput {
+  /** With --drill. */
+  drill?: string;
   counts: {
     inScope: number;
     covered: number;
@@ -422,15 +426,7 @@ export interface ReadinessScoreOutput {
 }
 
 /** `runbooks evidence score -o json`. */
-export interface EvidenceScoreOutput {
-  checkedAt: string;
-  within: string;
-  withinDays: number;
-  since: string;
-  /** The drill-reports/ folder read, or the pack. */
-  dir: string;
-  keySource: 'given' | 'folder' | 'pack';
-  keyIds: string[];
+export interface EvidenceScoreOutput extends EvidenceReadOutput {
   /** Points out of 100 of each part. */
   weights: { coverage: number; passShare: number; rtoMargin: number; freshness: number };
   estate: ReadinessScoreOutput;
