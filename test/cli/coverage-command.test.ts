@@ -9,7 +9,7 @@ import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import { runCliInProcess } from '../helpers/cli-in-process';
-import { measured, writeDrill } from '../history/fixtures';
+import { ago, failed, measured, writeDrill } from '../history/fixtures';
 
 let root: string;
 let key: EvidenceKey;
@@ -23,9 +23,6 @@ beforeEach(async () => {
 afterEach(() => rm(root, { recursive: true, force: true }));
 
 const output = () => join(root, 'output');
-const DAY_MS = 86_400_000;
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
-const failed = (id: string): DrillResourceResult => ({ ...measured(id, 60, 3600), verdict: 'FAIL', reasons: ['no'] });
 
 let runs = 0;
 function drill(name: string, days: number, resources: DrillResourceResult[]): Promise<string> {
@@ -36,7 +33,7 @@ function drill(name: string, days: number, resources: DrillResourceResult[]): Pr
 /** db-1 covered; db-2 overdue; db-3 never passed; bucket-1 covered by the weekly drill. */
 async function history(): Promise<void> {
   await drill('nightly', 120, [measured('db-1', 40, 7200), measured('db-2', 50, 7200)]);
-  await drill('nightly', 30, [measured('db-1', 30, 3600, 'orders'), failed('db-3')]);
+  await drill('nightly', 30, [measured('db-1', 30, 3600, 'orders'), { ...failed('db-3'), reasons: ['no'] }]);
   await drill('weekly', 2, [measured('bucket-1', 10, 600)]);
 }
 

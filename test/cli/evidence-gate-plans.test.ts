@@ -9,7 +9,7 @@ import { keyHistoryPath } from '../../runtime/evidence-key-history';
 import type { EvidenceGateOutput } from '../../operator/output-shapes';
 import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { runCliInProcess } from '../helpers/cli-in-process';
-import { measured, writeDrill, writePlan, type PlanSpec } from '../history/fixtures';
+import { ago, measured, writeDrill, writePlan, type PlanSpec } from '../history/fixtures';
 
 let root: string;
 let key: EvidenceKey;
@@ -24,9 +24,6 @@ afterEach(() => rm(root, { recursive: true, force: true }));
 
 const output = () => join(root, 'output');
 const plansDir = () => join(output(), 'plan-reports');
-const DAY_MS = 86_400_000;
-/** A time `days` ago: the gate counts back from now. */
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
 
 let runs = 0;
 /** One run of a plan (`payments` unless named), finished `days` ago and sealed then: write them oldest first. */

@@ -13,17 +13,13 @@ import { ConsoleGuard } from '../../console/security';
 import { buildConsole } from '../../console/server';
 import { HistoryIndex } from '../../history';
 import type { CoverageOutput, EvidenceScoreOutput } from '../../operator/output-shapes';
-import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { runCliInProcess } from '../helpers/cli-in-process';
-import { measured, writeDrill } from '../history/fixtures';
+import { ago, failed, measured, writeDrill } from '../history/fixtures';
 import { listen, type Client } from './listen';
 
 const HOSTILE = 'evil<script>alert(1)</script>\u202e';
 const data = { runs: async () => [], approvals: async () => [], nudge: async () => undefined };
-const DAY_MS = 86_400_000;
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
-const failed = (id: string): DrillResourceResult => ({ ...measured(id, 60, 3600), verdict: 'FAIL', reasons: ['no'] });
 
 let root: string;
 let app: FastifyInstance;
@@ -44,7 +40,7 @@ beforeAll(async () => {
     name: 'nightly',
     runId: 'run-2',
     finishedAt: ago(30),
-    resources: [measured('db-1', 30, 3600, 'orders'), failed('db-3')],
+    resources: [measured('db-1', 30, 3600, 'orders'), { ...failed('db-3'), reasons: ['no'] }],
   });
   await writeDrill(output, key, {
     name: 'weekly',

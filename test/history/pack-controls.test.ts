@@ -12,10 +12,9 @@ import { controlFileName } from '../../history/control-evaluation';
 import { MANIFEST, MANIFEST_SUM, type PackManifest } from '../../history/pack';
 import type { ControlFile } from '../../history/pack-controls';
 import { readTarGz, writeTarGz, type TarEntry } from '../../history/tar';
-import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { loadOrCreateEvidenceKey, type EvidenceKey } from '../../runtime/evidence-key';
 import { sha256 } from '../../runtime/evidence-seal';
-import { measured, writeDrill } from './fixtures';
+import { failed, passed, writeDrill } from './fixtures';
 
 let root: string;
 let key: EvidenceKey;
@@ -36,8 +35,6 @@ afterEach(async () => {
 
 const output = () => join(root, 'output');
 const printed = () => log.mock.calls.map((c: unknown[]) => String(c[0])).join('\n');
-const passed = (id: string, name = id) => measured(id, 60, 3600, name);
-const failed = (id: string): DrillResourceResult => ({ ...passed(id), verdict: 'FAIL', reasons: ['restore failed'] });
 const ISO = CONTROLS.find((c) => c.id === 'iso27001-2022-a.8.13');
 const DORA = CONTROLS.find((c) => c.id === 'dora-art-11');
 const EARLY = '2026-02-01T03:00:00.000Z';

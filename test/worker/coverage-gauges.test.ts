@@ -7,17 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunbookMetric } from '../../contracts';
 import type { CoverageOutput, EvidenceScoreOutput } from '../../operator/output-shapes';
-import type { DrillResourceResult } from '../../runbooks/dr-drill/report';
 import { DrillReader } from '../../history/drill-index';
 import { loadOrCreateEvidenceKey } from '../../runtime/evidence-key';
 import { CoverageGauges, watchCoverage } from '../../worker/coverage-gauges';
 import { runCliInProcess } from '../helpers/cli-in-process';
 import { gaugeMeter } from '../helpers/gauge-meter';
-import { measured, writeDrill } from '../history/fixtures';
+import { ago, failed, measured, writeDrill } from '../history/fixtures';
 
 const DAY_MS = 86_400_000;
-const ago = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString();
-const failed = (id: string): DrillResourceResult => ({ ...measured(id, 60, 3600), verdict: 'FAIL', reasons: ['no'] });
 
 let root: string;
 const output = () => join(root, 'output');
@@ -35,7 +32,7 @@ beforeAll(async () => {
     name: 'nightly',
     runId: 'run-2',
     finishedAt: ago(30),
-    resources: [measured('db-1', 30, 3600), failed('db-3')],
+    resources: [measured('db-1', 30, 3600), { ...failed('db-3'), reasons: ['no'] }],
   });
   await writeDrill(output(), key, {
     name: 'weekly',
