@@ -205,6 +205,23 @@ export interface DrDrillResult {
   timestamps?: { status: 'added' | 'pending'; files: number; reason?: string };
 }
 
+/**
+ * The fields the drDrill examples share after their name and resources: vault, restore account, destination, restore
+ * kind and targets, with recoveryPoint, retentionDays and parallelism as the default example has them. An example that
+ * overrides one of them keeps its place (a spread keeps a key's position), so every example prints its fields in the
+ * same order.
+ */
+const EXAMPLE_BASE: Omit<DrDrillInput, 'name' | 'resources'> = {
+  vaultId: 'vault-1',
+  restoreAccountId: 'restore-acct-1',
+  destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
+  restoreKind: 'files',
+  targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
+  recoveryPoint: { select: 'latest', windowDays: 30 },
+  retentionDays: 7,
+  parallelism: 3,
+};
+
 export const drDrillContract = defineRunbook({
   workflowType: 'drDrill',
   input: DrDrillInput,
@@ -230,14 +247,7 @@ export const drDrillContract = defineRunbook({
   example: {
     name: 'weekly-drill',
     resources: { ids: ['res-0001', 'res-0002'] },
-    vaultId: 'vault-1',
-    restoreAccountId: 'restore-acct-1',
-    destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
-    restoreKind: 'files',
-    targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
-    recoveryPoint: { select: 'latest', windowDays: 30 },
-    retentionDays: 7,
-    parallelism: 3,
+    ...EXAMPLE_BASE,
   },
   examples: {
     // After a suspected corruption: each database restores the newest point of the window that passes the check.
@@ -247,11 +257,7 @@ export const drDrillContract = defineRunbook({
         filters: { resourceType: { in: resourceTypesOf('relationalDatabase', 'neutral') as ResourceType[] } },
         maxResources: 10,
       },
-      vaultId: 'vault-1',
-      restoreAccountId: 'restore-acct-1',
-      destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
-      restoreKind: 'files',
-      targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
+      ...EXAMPLE_BASE,
       recoveryPoint: {
         select: 'latest-clean',
         windowDays: 30,
@@ -269,8 +275,6 @@ export const drDrillContract = defineRunbook({
           ],
         },
       },
-      retentionDays: 7,
-      parallelism: 3,
     },
     // The production estate's tier-1 and tier-2 databases and VMs of one account, as the inventory holds them at each
     // run: resources tagged or untagged later join or leave the drill without an edit.
@@ -290,13 +294,7 @@ export const drDrillContract = defineRunbook({
         exclude: ['res-0007'],
         maxResources: 200,
       },
-      vaultId: 'vault-1',
-      restoreAccountId: 'restore-acct-1',
-      destination: { amazonBucket: { bucketName: 'drills-pa-east-1' } },
-      restoreKind: 'files',
-      targets: { rpoSeconds: 86400, rtoSeconds: 3600 },
-      recoveryPoint: { select: 'latest', windowDays: 30 },
-      retentionDays: 7,
+      ...EXAMPLE_BASE,
       parallelism: 10,
     },
   },
